@@ -1,0 +1,88 @@
+#include "engine/weights.h"
+
+#include <sstream>
+
+#include "engine/error.h"
+
+namespace phasor {
+
+std::string ShapeToString(const Shape& shape) {
+  std::ostringstream s;
+  s << "[";
+  for (size_t i = 0; i < shape.size(); ++i) s << (i ? ", " : "") << shape[i];
+  s << "]";
+  return s.str();
+}
+
+int64_t NumElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Weights::Weights(Weights&& other) noexcept
+    : source_(std::move(other.source_)),
+      tensors_(std::move(other.tensors_)),
+      used_(std::move(other.used_)) {}
+
+Weights& Weights::operator=(Weights&& other) noexcept {
+  source_ = std::move(other.source_);
+  tensors_ = std::move(other.tensors_);
+  used_ = std::move(other.used_);
+  return *this;
+}
+
+void Weights::Add(const std::string& name, Shape shape, std::vector<float> data) {
+  if (tensors_.count(name)) throw Error(source_ + ": tensor '" + name + "' appears twice");
+  if (static_cast<int64_t>(data.size()) != NumElements(shape)) {
+    throw Error(source_ + ": tensor '" + name + "' has " + std::to_string(data.size()) +
+                " values for shape " + ShapeToString(shape));
+  }
+  tensors_[name] = Tensor{std::move(shape), std::move(data)};
+}
+
+const float* Weights::Optional(const std::string& name, const Shape& expected) const {
+  const auto it = tensors_.find(name);
+  if (it == tensors_.end()) return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(used_mutex_);
+    used_.insert(name);
+  }
+  if (it->second.shape != expected) {
+    throw Error(source_ + ": tensor '" + name + "': got " + ShapeToString(it->second.shape) +
+                ", expected " + ShapeToString(expected));
+  }
+  return it->second.data.data();
+}
+
+const float* Weights::Require(const std::string& name, const Shape& expected) const {
+  const float* p = Optional(name, expected);
+  if (!p) {
+    throw Error(source_ + ": missing tensor '" + name + "' (expected " +
+                ShapeToString(expected) + ")");
+  }
+  return p;
+}
+
+const Tensor& Weights::Get(const std::string& name) const {
+  const auto it = tensors_.find(name);
+  if (it == tensors_.end()) throw Error(source_ + ": missing tensor '" + name + "'");
+  return it->second;
+}
+
+std::vector<std::string> Weights::Names() const {
+  std::vector<std::string> names;
+  for (const auto& kv : tensors_) names.push_back(kv.first);
+  return names;
+}
+
+std::vector<std::string> Weights::UnusedNames() const {
+  std::lock_guard<std::mutex> lock(used_mutex_);
+  std::vector<std::string> names;
+  for (const auto& kv : tensors_) {
+    if (!used_.count(kv.first)) names.push_back(kv.first);
+  }
+  return names;
+}
+
+}  // namespace phasor

@@ -1,0 +1,48 @@
+// The embedding layer: token rows, optionally scaled by sqrt(d_model), plus the
+// positional encoding of each token's position. Its output is the encoder's
+// input, the residual stream.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/weights.h"
+#include "layers/sinusoidal.h"
+
+namespace phasor {
+
+struct EmbeddingOptions {
+  int64_t vocab_size = 0;
+  int64_t d_model = 0;
+  bool scale_embedding = false;  // multiply token rows by sqrt(d_model)
+  int64_t offset = 0;            // position of the first token of every sequence
+};
+
+class Embedding {
+ public:
+  // Requires "embedding.weight" [vocab_size, d_model]. pe (may be null: no PE)
+  // and learned (may be null; [max_len, d_model] rows added by position) must
+  // outlive this object; at most one of them is set.
+  Embedding(const Weights& weights, const EmbeddingOptions& options, const SinusoidalEncoding* pe,
+            const float* learned = nullptr, int64_t learned_rows = 0);
+
+  // ids: [batch, seq] row-major; out: [batch * seq, d_model].
+  // Token j of every sequence sits at position offset + j.
+  // Throws Error naming the id, sequence and position for an id outside
+  // [0, vocab_size), or for a position the PE cannot produce. Zero tokens: no-op.
+  void Forward(const int32_t* ids, int64_t batch, int64_t seq, float* out) const;
+
+  // Throws as Forward would, without computing anything.
+  void Check(const int32_t* ids, int64_t batch, int64_t seq) const;
+
+  const EmbeddingOptions& options() const { return options_; }
+
+ private:
+  EmbeddingOptions options_;
+  const float* weight_;  // [vocab_size, d_model]
+  const SinusoidalEncoding* pe_;
+  const float* learned_;  // [learned_rows, d_model]
+  int64_t learned_rows_;
+  float scale_;
+};
+
+}  // namespace phasor

@@ -1,0 +1,212 @@
+#include "layers/sinusoidal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "engine/error.h"
+#include "engine/kernels/rotate_rows.h"
+#include "engine/parallel.h"
+#include "layers/frequencies.h"
+
+namespace phasor {
+namespace {
+
+// Largest table a SinusoidalEncoding builds (bytes).
+constexpr int64_t kMaxTableBytes = int64_t{8} << 30;
+
+// Per-thread scratch of the rotation: sized on first use, then reused.
+struct RotationScratch {
+  std::vector<double> cos_q, sin_q;  // [half] the current block-start angles
+  std::vector<float> a, b;           // [d_model] block-start row, and with sin/cos swapped
+  void Reserve(int64_t half) {
+    if (static_cast<int64_t>(cos_q.size()) < half) {
+      cos_q.resize(half);
+      sin_q.resize(half);
+      a.resize(2 * half);
+      b.resize(2 * half);
+    }
+  }
+};
+
+thread_local RotationScratch tls_scratch;
+
+}  // namespace
+
+SinusoidalEncoding::SinusoidalEncoding(const SinusoidalOptions& options) : options_(options) {
+  freq_ = FrequencyLadder(options.d_model, options.base, options.denominator);
+  if (options.max_len < 0) {
+    throw Error("positional max_len must be >= 0, got " + std::to_string(options.max_len));
+  }
+  const int64_t d = options.d_model;
+  half_ = d / 2;
+  step_cos_.resize(half_);
+  step_sin_.resize(half_);
+  rot_c_.resize(kBlock * d);
+  rot_s_.resize(kBlock * d);
+  for (int64_t i = 0; i < half_; ++i) {
+    const double f = freq_[i];
+    step_cos_[i] = std::cos(static_cast<double>(kBlock) * f);
+    step_sin_[i] = std::sin(static_cast<double>(kBlock) * f);
+    for (int64_t r = 0; r < kBlock; ++r) {
+      const double phi = static_cast<double>(r) * f;
+      const float c = static_cast<float>(std::cos(phi));
+      const float s = static_cast<float>(std::sin(phi));
+      rot_c_[r * d + SinIndex(i)] = c;
+      rot_c_[r * d + CosIndex(i)] = c;
+      rot_s_[r * d + SinIndex(i)] = s;
+      rot_s_[r * d + CosIndex(i)] = -s;
+    }
+  }
+  if (options.mode != PeMode::kOnTheFly && options.max_len > 0) {
+    if (options.max_len > kMaxTableBytes / 4 / d) {
+      throw Error("a cached PE table of " + std::to_string(options.max_len) + " x " +
+                  std::to_string(d) + " floats is too large; lower max_len or use mode on_the_fly");
+    }
+    table_rows_ = options.max_len;
+    table_.resize(table_rows_ * d);
+    const int64_t grain = kBlock * kBlocksPerAnchor;
+    ParallelFor((table_rows_ + grain - 1) / grain, 1, [&](int64_t begin, int64_t end) {
+      const int64_t first = begin * grain;
+      const int64_t last = std::min(end * grain, table_rows_);
+      FillRotation(first, last - first, nullptr, table_.data() + first * d);
+    });
+  }
+}
+
+int64_t SinusoidalEncoding::SinIndex(int64_t i) const {
+  return options_.layout == PeLayout::kInterleaved ? 2 * i : i;
+}
+
+int64_t SinusoidalEncoding::CosIndex(int64_t i) const {
+  return options_.layout == PeLayout::kInterleaved ? 2 * i + 1 : half_ + i;
+}
+
+void SinusoidalEncoding::CheckRange(int64_t first_pos, int64_t n) const {
+  if (n < 0) throw Error("negative row count " + std::to_string(n));
+  if (first_pos < 0) throw Error("negative position " + std::to_string(first_pos));
+  if (n == 0) return;
+  if (first_pos > kMaxPosition - n) {
+    throw Error("position " + std::to_string(first_pos + n - 1) + " is past the largest supported (2^40)");
+  }
+  if (options_.mode == PeMode::kCached && first_pos + n > table_rows_) {
+    throw Error("position " + std::to_string(std::max(first_pos, table_rows_)) +
+                " is past the cached PE table (max_len " + std::to_string(table_rows_) +
+                "); raise max_len or use mode auto or on_the_fly");
+  }
+}
+
+void SinusoidalEncoding::Fill(int64_t first_pos, int64_t n, float* out) const {
+  CheckRange(first_pos, n);
+  const int64_t d = options_.d_model;
+  const int64_t grain = kBlock * 8;
+  ParallelFor((n + grain - 1) / grain, 1, [&](int64_t begin, int64_t end) {
+    const int64_t j0 = begin * grain;
+    const int64_t j1 = std::min(end * grain, n);
+    FillSerial(first_pos + j0, j1 - j0, nullptr, out + j0 * d);
+  });
+}
+
+void SinusoidalEncoding::FillSerial(int64_t first_pos, int64_t n, const RowSource* src,
+                                    float* out) const {
+  CheckRange(first_pos, n);
+  const int64_t d = options_.d_model;
+  int64_t j = 0;
+  if (options_.mode != PeMode::kOnTheFly) {
+    // Rows inside the table are read from it.
+    const int64_t in_table = std::clamp<int64_t>(table_rows_ - first_pos, 0, n);
+    for (; j < in_table; ++j) {
+      const float* t = table_.data() + (first_pos + j) * d;
+      const float* x = src ? src->table + static_cast<int64_t>(src->ids[j]) * d : nullptr;
+      kernels::ScaleAddRow(x, src ? src->scale : 1.0f, t, d, out + j * d);
+    }
+  }
+  if (j < n) {
+    RowSource shifted;
+    if (src) shifted = {src->table, src->ids + j, src->scale};
+    FillRotation(first_pos + j, n - j, src ? &shifted : nullptr, out + j * d);
+  }
+}
+
+void SinusoidalEncoding::FillRotation(int64_t first_pos, int64_t n, const RowSource* src,
+                                      float* out) const {
+  const int64_t d = options_.d_model;
+  RotationScratch& w = tls_scratch;
+  w.Reserve(half_);
+  double* cq = w.cos_q.data();
+  double* sq = w.sin_q.data();
+  float* a = w.a.data();
+  float* b = w.b.data();
+
+  const auto exact_block_start = [&](int64_t q) {
+    const double pos = static_cast<double>(q * kBlock);
+    for (int64_t i = 0; i < half_; ++i) {
+      const double angle = pos * freq_[i];
+      cq[i] = std::cos(angle);
+      sq[i] = std::sin(angle);
+    }
+  };
+  const auto step_block_start = [&]() {
+    for (int64_t i = 0; i < half_; ++i) {
+      const double c = cq[i] * step_cos_[i] - sq[i] * step_sin_[i];
+      const double s = sq[i] * step_cos_[i] + cq[i] * step_sin_[i];
+      cq[i] = c;
+      sq[i] = s;
+    }
+  };
+
+  // Block-start angles come from the anchor at or before the first block, so a
+  // block's row is the same whichever call or thread produces it.
+  const int64_t q_first = first_pos / kBlock;
+  const int64_t anchor = q_first / kBlocksPerAnchor * kBlocksPerAnchor;
+  int64_t j = 0;
+  for (int64_t q = anchor; j < n; ++q) {
+    if (q == anchor || q % kBlocksPerAnchor == 0) {
+      exact_block_start(q);
+    } else {
+      step_block_start();
+    }
+    if (q < q_first) continue;
+    for (int64_t i = 0; i < half_; ++i) {
+      const float c = static_cast<float>(cq[i]);
+      const float s = static_cast<float>(sq[i]);
+      a[SinIndex(i)] = s;
+      a[CosIndex(i)] = c;
+      b[SinIndex(i)] = c;
+      b[CosIndex(i)] = s;
+    }
+    const int64_t r0 = (first_pos + j) - q * kBlock;
+    const int64_t rows = std::min(kBlock - r0, n - j);
+    for (int64_t r = r0; r < r0 + rows; ++r, ++j) {
+      const float* c = rot_c_.data() + r * d;
+      const float* s = rot_s_.data() + r * d;
+      if (src) {
+        const float* x = src->table + static_cast<int64_t>(src->ids[j]) * d;
+        kernels::RotateRowAdd(a, b, c, s, x, src->scale, d, out + j * d);
+      } else {
+        kernels::RotateRow(a, b, c, s, d, out + j * d);
+      }
+    }
+  }
+}
+
+void SinusoidalEncoding::FillDirect(int64_t first_pos, int64_t n, const RowSource* src,
+                                    float* out) const {
+  if (n < 0 || first_pos < 0 || first_pos > kMaxPosition - n) CheckRange(first_pos, n);
+  const int64_t d = options_.d_model;
+  for (int64_t j = 0; j < n; ++j) {
+    float* row = out + j * d;
+    const double pos = static_cast<double>(first_pos + j);
+    for (int64_t i = 0; i < half_; ++i) {
+      const double angle = pos * freq_[i];
+      row[SinIndex(i)] = static_cast<float>(std::sin(angle));
+      row[CosIndex(i)] = static_cast<float>(std::cos(angle));
+    }
+    if (src) {
+      const float* x = src->table + static_cast<int64_t>(src->ids[j]) * d;
+      for (int64_t k = 0; k < d; ++k) row[k] += x[k] * src->scale;
+    }
+  }
+}
+
+}  // namespace phasor

@@ -1,0 +1,65 @@
+// A model's config.json, parsed and validated (see README "Model directory").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "layers/sinusoidal.h"
+
+namespace phasor {
+
+enum class Activation { kRelu, kGelu };  // gelu: the exact erf form
+enum class PositionalKind { kSinusoidal, kLearned, kRope, kNone };
+
+// The "positional" object of config.json.
+struct PositionalConfig {
+  PositionalKind kind = PositionalKind::kSinusoidal;
+  double base = 10000.0;
+  PeLayout layout = PeLayout::kInterleaved;
+  PeDenominator denominator = PeDenominator::kDModel;
+  int64_t offset = 0;      // position of the first token of a sequence
+  int64_t max_len = 4096;  // rows of the cached (or learned) table
+  PeMode mode = PeMode::kAuto;
+
+  SinusoidalOptions Sinusoidal(int64_t d_model) const {
+    return SinusoidalOptions{d_model, base, layout, denominator, max_len, mode};
+  }
+};
+
+struct ModelConfig {
+  int64_t vocab_size = 1000;
+  int64_t d_model = 256;
+  int64_t n_heads = 4;
+  int64_t n_layers = 4;
+  int64_t d_ff = 1024;
+  Activation activation = Activation::kRelu;
+  bool norm_first = false;  // false: post-LN, true: pre-LN
+  bool final_norm = false;  // tensors norm.weight / norm.bias exist
+  double layer_norm_eps = 1e-5;
+  bool scale_embedding = false;  // token embedding × sqrt(d_model) before PE
+  std::optional<int32_t> pad_token_id;
+  PositionalConfig positional;
+
+  int64_t d_head() const { return d_model / n_heads; }
+};
+
+// Parses config.json text. source names the file in messages. Throws Error
+// naming the key for: invalid JSON, a wrong type, a value out of range, an
+// unknown key or value (activation, kind, layout, denominator, mode), n_heads
+// not dividing d_model, pad_token_id outside the vocabulary.
+ModelConfig ParseConfig(const std::string& json_text, const std::string& source);
+
+// Reads and parses a config.json file; Error if it cannot be read.
+ModelConfig LoadConfig(const std::string& path);
+
+// The JSON text of a config, which ParseConfig reads back to the same values.
+std::string ConfigToJson(const ModelConfig& config);
+
+// Throws Error (prefixed with source) unless every field is in range.
+void ValidateConfig(const ModelConfig& config, const std::string& source);
+
+const char* ToString(Activation v);
+const char* ToString(PositionalKind v);
+
+}  // namespace phasor

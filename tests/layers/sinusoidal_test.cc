@@ -1,0 +1,315 @@
+// Sinusoidal PE against an independent long double evaluation of the formula.
+#include "layers/sinusoidal.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <tuple>
+
+#include "engine/error.h"
+#include "engine/kernels/rotate_rows.h"
+#include "engine/parallel.h"
+#include "tests/support/pe_reference.h"
+
+namespace phasor {
+namespace {
+
+using testing::RefDenominator;
+using testing::RefLayout;
+using testing::RefPeRow;
+
+// The contract: every value within 2e-6 of the exact formula below 2^24.
+constexpr double kExact = 2e-6;
+constexpr int64_t k2p24 = int64_t{1} << 24;
+
+RefLayout Ref(PeLayout l) { return l == PeLayout::kInterleaved ? RefLayout::kInterleaved : RefLayout::kSplit; }
+RefDenominator Ref(PeDenominator d) {
+  return d == PeDenominator::kDModel ? RefDenominator::kDModel : RefDenominator::kHalfMinusOne;
+}
+
+// Max abs error of rows [n, d] for positions first.. against the reference.
+double MaxError(const SinusoidalEncoding& pe, int64_t first, int64_t n, const float* rows) {
+  const auto& o = pe.options();
+  double err = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const auto ref = RefPeRow(first + j, o.d_model, o.base, Ref(o.layout), Ref(o.denominator));
+    for (int64_t k = 0; k < o.d_model; ++k) {
+      err = std::max(err, static_cast<double>(std::fabs(ref[k] - rows[j * o.d_model + k])));
+    }
+  }
+  return err;
+}
+
+TEST(SinusoidalTest, WorkedVectorDModel8) {
+  SinusoidalOptions o;
+  o.d_model = 8;
+  o.mode = PeMode::kOnTheFly;
+  SinusoidalEncoding pe(o);
+  std::vector<float> rows(2 * 8);
+  pe.Fill(0, 2, rows.data());
+  // The published vector for position 1, to the digits shown there.
+  const double expected[8] = {0.841, 0.540, 0.0998, 0.995, 0.0100, 0.99995, 0.0010, 0.9999995};
+  const double digits[8] = {5e-4, 5e-4, 5e-5, 5e-4, 5e-5, 5e-6, 5e-5, 5e-8};
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_NEAR(rows[8 + k], expected[k], digits[k] + 6e-8) << "dimension " << k;
+  }
+  // Position 0: sin 0 = 0, cos 0 = 1 in every pair.
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(rows[k], k % 2 ? 1.0f : 0.0f);
+}
+
+TEST(SinusoidalTest, FrequenciesOfTheWorkedExample) {
+  SinusoidalOptions o;
+  o.d_model = 8;
+  o.mode = PeMode::kOnTheFly;
+  SinusoidalEncoding pe(o);
+  const double expected[4] = {1.0, 0.1, 0.01, 0.001};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(pe.freq()[i], expected[i], 1e-15 * expected[i] * 10);
+}
+
+// mode × layout × denominator.
+class SinusoidalExactTest
+    : public ::testing::TestWithParam<std::tuple<PeMode, PeLayout, PeDenominator>> {};
+
+TEST_P(SinusoidalExactTest, MatchesLongDoubleAtListedAndRandomPositions) {
+  const auto [mode, layout, den] = GetParam();
+  std::mt19937_64 rng(42);
+  // A table of 2^24 rows is affordable at d_model 4 only; the wider model
+  // checks the table up to 10^6 + 1.
+  for (int64_t d : {int64_t{4}, int64_t{64}}) {
+    SinusoidalOptions o;
+    o.d_model = d;
+    o.layout = layout;
+    o.denominator = den;
+    o.mode = mode;
+    const int64_t limit = (mode == PeMode::kCached && d > 4) ? 1000001 : k2p24;
+    // auto: a small table, so both the table and the rotation are exercised.
+    o.max_len = mode == PeMode::kCached ? limit : (mode == PeMode::kAuto ? 2048 : 0);
+    SinusoidalEncoding pe(o);
+    std::vector<int64_t> positions = {0, 1, 1023, 1024, 2047, 2048, 1000000, k2p24 - 1};
+    std::uniform_int_distribution<int64_t> any(0, limit - 1);
+    for (int k = 0; k < 40; ++k) positions.push_back(any(rng));
+    std::vector<float> row(d);
+    for (int64_t p : positions) {
+      if (p >= limit) continue;
+      pe.Fill(p, 1, row.data());
+      EXPECT_LE(MaxError(pe, p, 1, row.data()), kExact) << "d_model " << d << " position " << p;
+    }
+    // A long run ending at 2^24 - 1 crosses many blocks and anchors.
+    const int64_t n = 3000;
+    std::vector<float> rows(n * d);
+    pe.Fill(limit - n, n, rows.data());
+    EXPECT_LE(MaxError(pe, limit - n, n, rows.data()), kExact) << "d_model " << d;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllModes, SinusoidalExactTest,
+    ::testing::Combine(::testing::Values(PeMode::kCached, PeMode::kOnTheFly, PeMode::kAuto),
+                       ::testing::Values(PeLayout::kInterleaved, PeLayout::kSplit),
+                       ::testing::Values(PeDenominator::kDModel, PeDenominator::kHalfMinusOne)),
+    [](const auto& info) {
+      return std::string(ToString(std::get<0>(info.param))) + "_" +
+             ToString(std::get<1>(info.param)) + "_" + ToString(std::get<2>(info.param));
+    });
+
+// Bases across [2, 1e7] and widths from 2 to 65536.
+TEST(SinusoidalTest, ExactForExtremeBasesAndWidths) {
+  for (double base : {2.0, 10.0, 10000.0, 1e7}) {
+    for (int64_t d : {int64_t{2}, int64_t{6}, int64_t{510}, int64_t{65536}}) {
+      for (PeDenominator den : {PeDenominator::kDModel, PeDenominator::kHalfMinusOne}) {
+        if (den == PeDenominator::kHalfMinusOne && d < 4) continue;
+        SinusoidalOptions o;
+        o.d_model = d;
+        o.base = base;
+        o.denominator = den;
+        o.mode = PeMode::kOnTheFly;
+        SinusoidalEncoding pe(o);
+        const int64_t n = d > 1000 ? 3 : 40;
+        std::vector<float> rows(n * d);
+        for (int64_t first : {int64_t{0}, int64_t{123456}, k2p24 - n}) {
+          pe.Fill(first, n, rows.data());
+          EXPECT_LE(MaxError(pe, first, n, rows.data()), kExact)
+              << "base " << base << " d_model " << d << " first " << first;
+        }
+      }
+    }
+  }
+}
+
+// Shifting a position by k rotates pair i by k·freq_i: a 2x2 map that depends
+// on k alone, made here in long double from the formula's frequencies.
+TEST(SinusoidalTest, ShiftIsARotation) {
+  for (PeLayout layout : {PeLayout::kInterleaved, PeLayout::kSplit}) {
+    SinusoidalOptions o;
+    o.d_model = 64;
+    o.layout = layout;
+    o.mode = PeMode::kOnTheFly;
+    SinusoidalEncoding pe(o);
+    const int64_t d = o.d_model, half = d / 2;
+    std::vector<float> a(d), b(d);
+    for (int64_t k : {1, 7, 1000, 123457}) {
+      for (int64_t p : {0, 3, 999, 65536, 5000000}) {
+        pe.Fill(p, 1, a.data());
+        pe.Fill(p + k, 1, b.data());
+        for (int64_t i = 0; i < half; ++i) {
+          const long double phi =
+              static_cast<long double>(k) * testing::RefFreq(i, d, o.base, RefDenominator::kDModel);
+          const int64_t si = layout == PeLayout::kInterleaved ? 2 * i : i;
+          const int64_t ci = layout == PeLayout::kInterleaved ? 2 * i + 1 : half + i;
+          const long double s = a[si], c = a[ci];
+          const long double rs = s * cosl(phi) + c * sinl(phi);
+          const long double rc = c * cosl(phi) - s * sinl(phi);
+          EXPECT_NEAR(static_cast<double>(rs), b[si], 1e-5) << "k " << k << " p " << p << " i " << i;
+          EXPECT_NEAR(static_cast<double>(rc), b[ci], 1e-5) << "k " << k << " p " << p << " i " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(SinusoidalTest, ValuesStayInUnitRange) {
+  SinusoidalOptions o;
+  o.d_model = 128;
+  o.mode = PeMode::kOnTheFly;
+  SinusoidalEncoding pe(o);
+  const int64_t n = 5000;
+  std::vector<float> rows(n * o.d_model);
+  for (int64_t first : {int64_t{0}, int64_t{10000000}}) {
+    pe.Fill(first, n, rows.data());
+    for (float v : rows) {
+      ASSERT_LE(v, 1.0f);
+      ASSERT_GE(v, -1.0f);
+    }
+  }
+}
+
+TEST(SinusoidalTest, CachedEqualsOnTheFly) {
+  SinusoidalOptions o;
+  o.d_model = 96;
+  o.max_len = 20000;
+  o.mode = PeMode::kCached;
+  SinusoidalEncoding cached(o);
+  o.mode = PeMode::kOnTheFly;
+  SinusoidalEncoding fly(o);
+  const int64_t n = 20000;
+  std::vector<float> a(n * o.d_model), b(n * o.d_model);
+  cached.Fill(0, n, a.data());
+  fly.Fill(0, n, b.data());
+  for (size_t k = 0; k < a.size(); ++k) ASSERT_NEAR(a[k], b[k], kExact) << "value " << k;
+}
+
+TEST(SinusoidalTest, DirectBaselineIsExact) {
+  SinusoidalOptions o;
+  o.d_model = 64;
+  o.layout = PeLayout::kSplit;
+  o.mode = PeMode::kOnTheFly;
+  SinusoidalEncoding pe(o);
+  const int64_t n = 50;
+  std::vector<float> rows(n * o.d_model);
+  pe.FillDirect(k2p24 - n, n, nullptr, rows.data());
+  EXPECT_LE(MaxError(pe, k2p24 - n, n, rows.data()), kExact);
+}
+
+// Rows do not depend on the thread count or on how a range is split.
+TEST(SinusoidalTest, IdenticalForOneAndTwoThreadsAndAnySplit) {
+  for (PeMode mode : {PeMode::kOnTheFly, PeMode::kAuto}) {
+    SinusoidalOptions o;
+    o.d_model = 256;
+    o.mode = mode;
+    o.max_len = 3000;
+    SinusoidalEncoding pe(o);
+    const int64_t n = 10000, first = 777;
+    std::vector<float> one(n * o.d_model), two(n * o.d_model), split(n * o.d_model);
+    SetNumThreads(1);
+    pe.Fill(first, n, one.data());
+    SetNumThreads(2);
+    pe.Fill(first, n, two.data());
+    SetNumThreads(0);
+    EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float)));
+    // Serial pieces at odd boundaries.
+    int64_t j = 0;
+    for (int64_t len : {1, 15, 17, 1000, 1023, 3}) {
+      pe.FillSerial(first + j, len, nullptr, split.data() + j * o.d_model);
+      j += len;
+    }
+    pe.FillSerial(first + j, n - j, nullptr, split.data() + j * o.d_model);
+    EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(float)));
+  }
+}
+
+TEST(SinusoidalTest, RotateKernelsMatchTheirNaiveTwins) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (int64_t n : {1, 2, 7, 8, 31, 512, 1030}) {
+    std::vector<float> a(n), b(n), c(n), s(n), x(n), fast(n), naive(n);
+    for (int64_t k = 0; k < n; ++k) a[k] = u(rng), b[k] = u(rng), c[k] = u(rng), s[k] = u(rng), x[k] = u(rng);
+    kernels::RotateRow(a.data(), b.data(), c.data(), s.data(), n, fast.data());
+    kernels::RotateRowNaive(a.data(), b.data(), c.data(), s.data(), n, naive.data());
+    for (int64_t k = 0; k < n; ++k) ASSERT_NEAR(fast[k], naive[k], 1e-6f);
+    kernels::RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 3.0f, n, fast.data());
+    kernels::RotateRowAddNaive(a.data(), b.data(), c.data(), s.data(), x.data(), 3.0f, n, naive.data());
+    for (int64_t k = 0; k < n; ++k) ASSERT_NEAR(fast[k], naive[k], 1e-6f);
+  }
+}
+
+TEST(SinusoidalTest, BadOptionsAreErrors) {
+  const auto make = [](int64_t d, double base, PeDenominator den) {
+    SinusoidalOptions o;
+    o.d_model = d;
+    o.base = base;
+    o.denominator = den;
+    o.mode = PeMode::kOnTheFly;
+    SinusoidalEncoding pe(o);
+  };
+  EXPECT_THROW(make(7, 10000, PeDenominator::kDModel), Error);
+  EXPECT_THROW(make(0, 10000, PeDenominator::kDModel), Error);
+  EXPECT_THROW(make(-2, 10000, PeDenominator::kDModel), Error);
+  EXPECT_THROW(make(2, 10000, PeDenominator::kHalfMinusOne), Error);
+  EXPECT_THROW(make(8, 1.0, PeDenominator::kDModel), Error);
+  EXPECT_THROW(make(8, 0.5, PeDenominator::kDModel), Error);
+  EXPECT_THROW(make(8, std::nan(""), PeDenominator::kDModel), Error);
+  EXPECT_THROW(make(8, INFINITY, PeDenominator::kDModel), Error);
+  EXPECT_NO_THROW(make(2, 2.0, PeDenominator::kDModel));
+  EXPECT_NO_THROW(make(4, 10000, PeDenominator::kHalfMinusOne));
+  try {
+    make(7, 10000, PeDenominator::kDModel);
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("7"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SinusoidalTest, CachedPositionPastTableIsAnError) {
+  SinusoidalOptions o;
+  o.d_model = 16;
+  o.max_len = 100;
+  o.mode = PeMode::kCached;
+  SinusoidalEncoding pe(o);
+  std::vector<float> rows(16 * 200, -7.0f);
+  EXPECT_NO_THROW(pe.Fill(0, 100, rows.data()));
+  try {
+    pe.Fill(50, 51, rows.data());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("position 100"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("max_len 100"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(pe.Fill(-1, 1, rows.data()), Error);
+  // Auto mode goes past the table instead.
+  o.mode = PeMode::kAuto;
+  SinusoidalEncoding auto_pe(o);
+  EXPECT_NO_THROW(auto_pe.Fill(50, 150, rows.data()));
+  EXPECT_LE(MaxError(auto_pe, 50, 150, rows.data()), kExact);
+}
+
+TEST(SinusoidalTest, ZeroRowsIsANoOp) {
+  SinusoidalOptions o;
+  o.d_model = 8;
+  SinusoidalEncoding pe(o);
+  EXPECT_NO_THROW(pe.Fill(0, 0, nullptr));
+}
+
+}  // namespace
+}  // namespace phasor

@@ -1,0 +1,12 @@
+// The subcommands of the phasor CLI. Each Add* registers one subcommand on the
+// root app; its callback runs the command and throws phasor::Error (exit 1) or
+// phasor::UsageError (exit 2) on failure.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace phasor::cli {
+
+void AddPeCommand(CLI::App& app);
+
+}  // namespace phasor::cli

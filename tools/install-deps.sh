@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages phasor builds with, only those that are missing.
+# As root it runs apt-get; otherwise it prints the command to run.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libeigen3-dev      # matrices, vectorised rows
+  libomp-dev         # OpenMP runtime (libgomp comes with g++)
+  libcli11-dev       # command line
+  nlohmann-json3-dev # config.json, safetensors headers, --json output
+  libstb-dev         # PNG heatmaps (stb_image_write)
+  libgtest-dev       # tests
+  libbenchmark-dev   # benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
+if [ "$(id -u)" -ne 0 ]; then
+  echo "phasor: missing packages: ${missing[*]}" >&2
+  echo "run as root: apt-get update && ${cmd[*]}" >&2
+  exit 1
+fi
+echo "phasor: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+"${cmd[@]}" -qq

@@ -1,0 +1,34 @@
+// phasor: a Transformer encoder inference engine built around positional encoding.
+#include <omp.h>
+
+#include <iostream>
+
+#include "engine/error.h"
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"phasor: a fast, exact Transformer encoder engine built around positional encoding"};
+  app.set_version_flag("--version", std::string("phasor ") + PHASOR_VERSION);
+  app.require_subcommand(1);
+  phasor::cli::AddPeCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "phasor: error: " << e.what() << " (see --help)\n";
+    return 2;
+  } catch (const phasor::UsageError& e) {
+    std::cerr << "phasor: error: " << e.what() << "\n";
+    return 2;
+  } catch (const phasor::Error& e) {
+    std::cerr << "phasor: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "phasor: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "phasor: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
