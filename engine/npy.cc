@@ -24,7 +24,8 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 }
 
 // The value of key in a Python dict literal header, e.g. 'descr': '<f4'.
-std::string HeaderValue(const std::string& header, const std::string& key, const std::string& path) {
+std::string HeaderValue(const std::string& header, const std::string& key,
+                        const std::string& path) {
   const size_t k = header.find("'" + key + "'");
   if (k == std::string::npos) throw Error(path + ": npy header has no '" + key + "'");
   size_t v = header.find(':', k);

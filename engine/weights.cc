@@ -58,8 +58,8 @@ const float* Weights::Optional(const std::string& name, const Shape& expected) c
 const float* Weights::Require(const std::string& name, const Shape& expected) const {
   const float* p = Optional(name, expected);
   if (!p) {
-    throw Error(source_ + ": missing tensor '" + name + "' (expected " +
-                ShapeToString(expected) + ")");
+    throw Error(source_ + ": missing tensor '" + name + "' (expected " + ShapeToString(expected) +
+                ")");
   }
   return p;
 }

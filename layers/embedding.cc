@@ -24,8 +24,9 @@ Embedding::Embedding(const Weights& weights, const EmbeddingOptions& options,
       pe_(pe),
       learned_(learned),
       learned_rows_(learned_rows),
-      scale_(options.scale_embedding ? static_cast<float>(std::sqrt(static_cast<double>(options.d_model)))
-                                     : 1.0f) {
+      scale_(options.scale_embedding
+                 ? static_cast<float>(std::sqrt(static_cast<double>(options.d_model)))
+                 : 1.0f) {
   if (pe && learned) throw Error("an embedding takes sinusoidal or learned PE, not both");
   if (pe && pe->d_model() != options.d_model) {
     throw Error("PE d_model " + std::to_string(pe->d_model()) + " differs from the embedding's " +

@@ -87,7 +87,8 @@ void SinusoidalEncoding::CheckRange(int64_t first_pos, int64_t n) const {
   if (first_pos < 0) throw Error("negative position " + std::to_string(first_pos));
   if (n == 0) return;
   if (first_pos > kMaxPosition - n) {
-    throw Error("position " + std::to_string(first_pos + n - 1) + " is past the largest supported (2^40)");
+    throw Error("position " + std::to_string(first_pos + n - 1) +
+                " is past the largest supported (2^40)");
   }
   if (options_.mode == PeMode::kCached && first_pos + n > table_rows_) {
     throw Error("position " + std::to_string(std::max(first_pos, table_rows_)) +

@@ -83,12 +83,12 @@ class SinusoidalEncoding {
 
   SinusoidalOptions options_;
   int64_t half_ = 0;
-  std::vector<double> freq_;        // [half]
-  std::vector<double> step_cos_;    // [half] cos(kBlock·freq_i)
-  std::vector<double> step_sin_;    // [half] sin(kBlock·freq_i)
-  std::vector<float> rot_c_;        // [kBlock, d_model] cos(r·freq_i) on both slots of pair i
-  std::vector<float> rot_s_;        // [kBlock, d_model] sin(r·freq_i) on the sin slot, -sin on cos
-  std::vector<float> table_;        // [table_rows, d_model]
+  std::vector<double> freq_;      // [half]
+  std::vector<double> step_cos_;  // [half] cos(kBlock·freq_i)
+  std::vector<double> step_sin_;  // [half] sin(kBlock·freq_i)
+  std::vector<float> rot_c_;      // [kBlock, d_model] cos(r·freq_i) on both slots of pair i
+  std::vector<float> rot_s_;      // [kBlock, d_model] sin(r·freq_i) on the sin slot, -sin on cos
+  std::vector<float> table_;      // [table_rows, d_model]
   int64_t table_rows_ = 0;
 };
 

@@ -66,7 +66,8 @@ Weights ToyWeights(const ModelConfig& c, uint64_t seed) {
   const double bff = 1.0 / std::sqrt(static_cast<double>(ff));
   for (int64_t l = 0; l < c.n_layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
-    w.Add(p + "self_attn.in_proj_weight", {3 * d, d}, Uniform(rng, 3 * d * d, std::sqrt(6.0 / (4 * d))));
+    w.Add(p + "self_attn.in_proj_weight", {3 * d, d},
+          Uniform(rng, 3 * d * d, std::sqrt(6.0 / (4 * d))));
     w.Add(p + "self_attn.in_proj_bias", {3 * d}, Uniform(rng, 3 * d, 0.1));
     w.Add(p + "self_attn.out_proj.weight", {d, d}, Uniform(rng, d * d, bd));
     w.Add(p + "self_attn.out_proj.bias", {d}, Uniform(rng, d, 0.1));
@@ -84,7 +85,8 @@ Weights ToyWeights(const ModelConfig& c, uint64_t seed) {
     w.Add("norm.bias", {d}, Around(rng, d, 0.0, 0.1));
   }
   if (c.positional.kind == PositionalKind::kLearned) {
-    w.Add("positional.weight", {c.positional.max_len, d}, Uniform(rng, c.positional.max_len * d, 0.5));
+    w.Add("positional.weight", {c.positional.max_len, d},
+          Uniform(rng, c.positional.max_len * d, 0.5));
   }
   return w;
 }

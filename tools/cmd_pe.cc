@@ -30,7 +30,8 @@ struct PeArgs {
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 void WriteCsv(std::ostream& out, const float* pe, int64_t start, int64_t n, int64_t d) {
@@ -103,12 +104,14 @@ void RunPe(const PeArgs& a) {
 
 void AddPeCommand(CLI::App& app) {
   auto args = std::make_shared<PeArgs>();
-  CLI::App* cmd = app.add_subcommand("pe", "Write the sinusoidal PE table for a range of positions");
+  CLI::App* cmd =
+      app.add_subcommand("pe", "Write the sinusoidal PE table for a range of positions");
   cmd->add_option("--d-model", args->d_model, "Model width (even)")->required();
   cmd->add_option("--length", args->length, "Number of positions")->required();
   cmd->add_option("--start", args->start, "First position")->capture_default_str();
   cmd->add_option("--base", args->base, "Frequency base")->capture_default_str();
-  cmd->add_option("--layout", args->layout, "interleaved (sin, cos per pair) or split (sins, then cosines)")
+  cmd->add_option("--layout", args->layout,
+                  "interleaved (sin, cos per pair) or split (sins, then cosines)")
       ->capture_default_str();
   cmd->add_option("--denominator", args->denominator,
                   "d_model: base^(-2i/d_model); half_minus_one: base^(-i/(d_model/2-1))")

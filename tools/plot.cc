@@ -20,7 +20,8 @@ std::array<uint8_t, 3> Diverging(float t) {
   const float* end = t < 0 ? blue : red;
   const float w = std::fabs(t);
   std::array<uint8_t, 3> rgb;
-  for (int k = 0; k < 3; ++k) rgb[k] = static_cast<uint8_t>(std::lround(255.0f * (1 - w) + end[k] * w));
+  for (int k = 0; k < 3; ++k)
+    rgb[k] = static_cast<uint8_t>(std::lround(255.0f * (1 - w) + end[k] * w));
   return rgb;
 }
 
@@ -50,7 +51,8 @@ void WriteHeatmapPng(const std::string& path, const float* values, int64_t rows,
       std::copy(rgb.begin(), rgb.end(), img.begin() + (y * width + x) * 3);
     }
     // The colour bar: vmax at the top, vmin at the bottom.
-    const float t = 1.0f - 2.0f * static_cast<float>(y) / static_cast<float>(std::max<int64_t>(height - 1, 1));
+    const float t =
+        1.0f - 2.0f * static_cast<float>(y) / static_cast<float>(std::max<int64_t>(height - 1, 1));
     const auto rgb = Diverging(t);
     for (int64_t x = map_width + gap; x < width; ++x) {
       std::copy(rgb.begin(), rgb.end(), img.begin() + (y * width + x) * 3);

@@ -10,7 +10,8 @@ namespace phasor::kernels {
 void RotateRow(const float* a, const float* b, const float* c, const float* s, int64_t n,
                float* out) {
   assert(n >= 0 && out != a && out != b);
-  MapArray(out, n) = ConstMapArray(a, n) * ConstMapArray(c, n) + ConstMapArray(b, n) * ConstMapArray(s, n);
+  MapArray(out, n) =
+      ConstMapArray(a, n) * ConstMapArray(c, n) + ConstMapArray(b, n) * ConstMapArray(s, n);
 }
 
 void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,
@@ -21,8 +22,8 @@ void RotateRowNaive(const float* a, const float* b, const float* c, const float*
 void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
                   float scale, int64_t n, float* out) {
   assert(n >= 0 && out != a && out != b);
-  MapArray(out, n) = ConstMapArray(x, n) * scale +
-                     (ConstMapArray(a, n) * ConstMapArray(c, n) + ConstMapArray(b, n) * ConstMapArray(s, n));
+  MapArray(out, n) = ConstMapArray(x, n) * scale + (ConstMapArray(a, n) * ConstMapArray(c, n) +
+                                                    ConstMapArray(b, n) * ConstMapArray(s, n));
 }
 
 void RotateRowAddNaive(const float* a, const float* b, const float* c, const float* s,

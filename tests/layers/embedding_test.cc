@@ -54,8 +54,9 @@ TEST_P(EmbeddingTest, TokenRowsPlusExactPe) {
   double err = 0;
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t j = 0; j < seq; ++j) {
-      const auto ref = testing::RefPeRow(c.offset + j, d, 10000.0L, testing::RefLayout::kInterleaved,
-                                         testing::RefDenominator::kDModel);
+      const auto ref =
+          testing::RefPeRow(c.offset + j, d, 10000.0L, testing::RefLayout::kInterleaved,
+                            testing::RefDenominator::kDModel);
       for (int64_t k = 0; k < d; ++k) {
         const long double want = table[ids[b * seq + j] * d + k] * scale + ref[k];
         err = std::max(err, static_cast<double>(fabsl(want - out[(b * seq + j) * d + k])));

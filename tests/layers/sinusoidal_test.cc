@@ -25,7 +25,9 @@ using testing::RefPeRow;
 constexpr double kExact = 2e-6;
 constexpr int64_t k2p24 = int64_t{1} << 24;
 
-RefLayout Ref(PeLayout l) { return l == PeLayout::kInterleaved ? RefLayout::kInterleaved : RefLayout::kSplit; }
+RefLayout Ref(PeLayout l) {
+  return l == PeLayout::kInterleaved ? RefLayout::kInterleaved : RefLayout::kSplit;
+}
 RefDenominator Ref(PeDenominator d) {
   return d == PeDenominator::kDModel ? RefDenominator::kDModel : RefDenominator::kHalfMinusOne;
 }
@@ -162,8 +164,10 @@ TEST(SinusoidalTest, ShiftIsARotation) {
           const long double s = a[si], c = a[ci];
           const long double rs = s * cosl(phi) + c * sinl(phi);
           const long double rc = c * cosl(phi) - s * sinl(phi);
-          EXPECT_NEAR(static_cast<double>(rs), b[si], 1e-5) << "k " << k << " p " << p << " i " << i;
-          EXPECT_NEAR(static_cast<double>(rc), b[ci], 1e-5) << "k " << k << " p " << p << " i " << i;
+          EXPECT_NEAR(static_cast<double>(rs), b[si], 1e-5)
+              << "k " << k << " p " << p << " i " << i;
+          EXPECT_NEAR(static_cast<double>(rc), b[ci], 1e-5)
+              << "k " << k << " p " << p << " i " << i;
         }
       }
     }
@@ -245,12 +249,14 @@ TEST(SinusoidalTest, RotateKernelsMatchTheirNaiveTwins) {
   std::uniform_real_distribution<float> u(-1, 1);
   for (int64_t n : {1, 2, 7, 8, 31, 512, 1030}) {
     std::vector<float> a(n), b(n), c(n), s(n), x(n), fast(n), naive(n);
-    for (int64_t k = 0; k < n; ++k) a[k] = u(rng), b[k] = u(rng), c[k] = u(rng), s[k] = u(rng), x[k] = u(rng);
+    for (int64_t k = 0; k < n; ++k)
+      a[k] = u(rng), b[k] = u(rng), c[k] = u(rng), s[k] = u(rng), x[k] = u(rng);
     kernels::RotateRow(a.data(), b.data(), c.data(), s.data(), n, fast.data());
     kernels::RotateRowNaive(a.data(), b.data(), c.data(), s.data(), n, naive.data());
     for (int64_t k = 0; k < n; ++k) ASSERT_NEAR(fast[k], naive[k], 1e-6f);
     kernels::RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 3.0f, n, fast.data());
-    kernels::RotateRowAddNaive(a.data(), b.data(), c.data(), s.data(), x.data(), 3.0f, n, naive.data());
+    kernels::RotateRowAddNaive(a.data(), b.data(), c.data(), s.data(), x.data(), 3.0f, n,
+                               naive.data());
     for (int64_t k = 0; k < n; ++k) ASSERT_NEAR(fast[k], naive[k], 1e-6f);
   }
 }

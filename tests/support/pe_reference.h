@@ -12,9 +12,10 @@ enum class RefLayout { kInterleaved, kSplit };
 enum class RefDenominator { kDModel, kHalfMinusOne };
 
 inline long double RefFreq(int64_t i, int64_t d_model, long double base, RefDenominator den) {
-  const long double e = den == RefDenominator::kDModel
-                            ? 2.0L * static_cast<long double>(i) / static_cast<long double>(d_model)
-                            : static_cast<long double>(i) / static_cast<long double>(d_model / 2 - 1);
+  const long double e =
+      den == RefDenominator::kDModel
+          ? 2.0L * static_cast<long double>(i) / static_cast<long double>(d_model)
+          : static_cast<long double>(i) / static_cast<long double>(d_model / 2 - 1);
   return powl(base, -e);
 }
 

@@ -1,6 +1,7 @@
 // Runs the built phasor CLI as a user would and captures what it prints.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -8,8 +9,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace phasor::testing {
 
@@ -30,8 +29,8 @@ inline std::string ReadFile(const std::string& path) {
 inline RunResult RunPhasor(const std::string& args) {
   static int counter = 0;
   const std::string base = ::testing::TempDir() + "phasor_run_" + std::to_string(++counter);
-  const std::string cmd = std::string(PHASOR_CLI) + " " + args + " > " + base + ".out 2> " + base +
-                          ".err < /dev/null";
+  const std::string cmd =
+      std::string(PHASOR_CLI) + " " + args + " > " + base + ".out 2> " + base + ".err < /dev/null";
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -33,7 +33,8 @@ TEST(PeCliTest, SplitHalfMinusOneAtLargeStart) {
   const std::string path = ::testing::TempDir() + "pe_cli_split.npy";
   const auto r = RunPhasor(
       "pe --d-model 16 --length 4 --start 16777212 --layout split --denominator half_minus_one "
-      "--base 500 --mode cached --output " + path);
+      "--base 500 --mode cached --output " +
+      path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const NpyArray a = ReadNpy(path);
   ASSERT_EQ(a.shape, (std::vector<int64_t>{4, 16}));
@@ -76,10 +77,11 @@ TEST(PeCliTest, UsageErrorsExitTwoWithOneLine) {
   for (const char* args :
        {"pe --d-model 7 --length 2", "pe --d-model 8 --length 0", "pe --d-model 8 --length -3",
         "pe --d-model 8 --length abc", "pe --d-model 8 --length 2 --base 1",
-        "pe --d-model 8 --length 2 --layout diagonal", "pe --d-model 2 --length 2 --denominator half_minus_one",
+        "pe --d-model 8 --length 2 --layout diagonal",
+        "pe --d-model 2 --length 2 --denominator half_minus_one",
         "pe --d-model 8 --length 2 --mode sometimes", "pe --d-model 8 --length 2 --output x.txt",
-        "pe --d-model 65536 --length 100000000", "pe --length 2", "pe --d-model 8 --length 2 --start -1",
-        "frobnicate"}) {
+        "pe --d-model 65536 --length 100000000", "pe --length 2",
+        "pe --d-model 8 --length 2 --start -1", "frobnicate"}) {
     const auto r = RunPhasor(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     testing::ExpectOneErrorLine(r);
