@@ -31,12 +31,21 @@ class Embedding {
   // [0, vocab_size), or for a position the PE cannot produce. Zero tokens: no-op.
   void Forward(const int32_t* ids, int64_t batch, int64_t seq, float* out) const;
 
-  // Throws as Forward would, without computing anything.
-  void Check(const int32_t* ids, int64_t batch, int64_t seq) const;
+  // A piece of one long sequence: tokens first_index .. first_index + n - 1,
+  // at positions offset + first_index + j. ids: [n]; out: [n, d_model]. Calls
+  // over consecutive pieces give the same bits as one call over the whole.
+  void ForwardRange(const int32_t* ids, int64_t n, int64_t first_index, float* out) const;
+
+  // Throws as Forward would, without computing anything. first_index as in
+  // ForwardRange.
+  void Check(const int32_t* ids, int64_t batch, int64_t seq, int64_t first_index = 0) const;
 
   const EmbeddingOptions& options() const { return options_; }
 
  private:
+  // rows tokens at positions first_pos.., on the calling thread. y: [rows, d_model].
+  void EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, float* y) const;
+
   EmbeddingOptions options_;
   const float* weight_;  // [vocab_size, d_model]
   const SinusoidalEncoding* pe_;

@@ -8,5 +8,6 @@
 namespace phasor::cli {
 
 void AddPeCommand(CLI::App& app);
+void AddEmbedCommand(CLI::App& app);
 
 }  // namespace phasor::cli

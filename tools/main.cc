@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("phasor ") + PHASOR_VERSION);
   app.require_subcommand(1);
   phasor::cli::AddPeCommand(app);
+  phasor::cli::AddEmbedCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

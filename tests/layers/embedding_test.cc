@@ -175,3 +175,35 @@ TEST(EmbeddingTest, IdenticalForOneAndTwoThreads) {
 
 }  // namespace
 }  // namespace phasor
+
+namespace phasor {
+namespace {
+
+// A long sequence embedded in pieces equals one call over the whole, bit for bit.
+TEST(EmbeddingTest, ChunkedEqualsUnchunked) {
+  const int64_t vocab = 64, d = 32, n = 5000;
+  Weights w = RandomEmbedding(vocab, d, 9);
+  for (PeMode mode : {PeMode::kOnTheFly, PeMode::kAuto}) {
+    SinusoidalOptions po;
+    po.d_model = d;
+    po.mode = mode;
+    po.max_len = 1500;
+    SinusoidalEncoding pe(po);
+    Embedding emb(w, {vocab, d, true, 5}, &pe);
+    std::vector<int32_t> ids(n);
+    for (int64_t j = 0; j < n; ++j) ids[j] = static_cast<int32_t>((j * 7919) % vocab);
+    std::vector<float> whole(n * d), pieces(n * d);
+    emb.Forward(ids.data(), 1, n, whole.data());
+    int64_t j = 0;
+    for (int64_t len : {1, 255, 257, 999, 1000}) {
+      emb.ForwardRange(ids.data() + j, len, j, pieces.data() + j * d);
+      j += len;
+    }
+    emb.ForwardRange(ids.data() + j, n - j, j, pieces.data() + j * d);
+    EXPECT_EQ(0, std::memcmp(whole.data(), pieces.data(), whole.size() * sizeof(float)))
+        << ToString(mode);
+  }
+}
+
+}  // namespace
+}  // namespace phasor

@@ -1,0 +1,49 @@
+// Token lines as users write them.
+#include "models/tokens.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/error.h"
+
+namespace phasor {
+namespace {
+
+std::string ErrorOf(const std::string& text, std::optional<int32_t> pad) {
+  try {
+    ParseTokens(text, "t.txt", pad);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TokensTest, SpacesCommasAndBlankLines) {
+  const TokenBatch b = ParseTokens("3 14 15\n\n92,65, 35\r\n", "t.txt", std::nullopt);
+  EXPECT_EQ(b.batch, 2);
+  EXPECT_EQ(b.seq, 3);
+  EXPECT_EQ(b.ids, (std::vector<int32_t>{3, 14, 15, 92, 65, 35}));
+  EXPECT_EQ(b.lengths, (std::vector<int64_t>{3, 3}));
+}
+
+TEST(TokensTest, RaggedLinesArePaddedWithThePadId) {
+  const TokenBatch b = ParseTokens("1 2 3 4\n5\n6 7", "t.txt", 9);
+  EXPECT_EQ(b.seq, 4);
+  EXPECT_EQ(b.ids, (std::vector<int32_t>{1, 2, 3, 4, 5, 9, 9, 9, 6, 7, 9, 9}));
+  EXPECT_EQ(b.lengths, (std::vector<int64_t>{4, 1, 2}));
+}
+
+TEST(TokensTest, BadInputNamesLineAndToken) {
+  EXPECT_NE(ErrorOf("1 2\n3 x4 5", std::nullopt).find("t.txt: line 2, token 2: 'x4'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("1 2.5", std::nullopt).find("line 1, token 2: '2.5'"), std::string::npos);
+  EXPECT_NE(ErrorOf("99999999999", std::nullopt).find("out of range"), std::string::npos);
+  EXPECT_NE(ErrorOf("", std::nullopt).find("no token ids"), std::string::npos);
+  EXPECT_NE(ErrorOf("\n \n,\n", std::nullopt).find("no token ids"), std::string::npos);
+  EXPECT_NE(ErrorOf("1 2\n3", std::nullopt).find("line 2 has 1 tokens"), std::string::npos);
+  EXPECT_NE(ErrorOf("+5", std::nullopt).find("not a token id"), std::string::npos);
+  // Negative ids parse; the embedding rejects them with sequence and position.
+  EXPECT_EQ(ErrorOf("-1 4", std::nullopt), "");
+}
+
+}  // namespace
+}  // namespace phasor

@@ -1,0 +1,45 @@
+// Small helpers shared by the subcommands.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+
+namespace phasor::cli {
+
+inline double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+inline double Median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Throws UsageError unless lo <= value <= hi.
+inline void CheckRange(const std::string& flag, int64_t value, int64_t lo, int64_t hi) {
+  if (value < lo || value > hi) {
+    throw UsageError(flag + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "], got " + std::to_string(value));
+  }
+}
+
+// The id of token j of the benchmark sequences: a fixed pseudo-random function of
+// j (splitmix64), so a sequence is the same however it is cut into chunks.
+inline int32_t BenchTokenId(int64_t j, int64_t vocab) {
+  uint64_t z = static_cast<uint64_t>(j) + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<int32_t>(z % static_cast<uint64_t>(vocab));
+}
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+}  // namespace phasor::cli
