@@ -33,6 +33,10 @@ Weights& Weights::operator=(Weights&& other) noexcept {
 }
 
 void Weights::Add(const std::string& name, Shape shape, std::vector<float> data) {
+  AddAligned(name, std::move(shape), AlignedFloats(data.begin(), data.end()));
+}
+
+void Weights::AddAligned(const std::string& name, Shape shape, AlignedFloats data) {
   if (tensors_.count(name)) throw Error(source_ + ": tensor '" + name + "' appears twice");
   if (static_cast<int64_t>(data.size()) != NumElements(shape)) {
     throw Error(source_ + ": tensor '" + name + "' has " + std::to_string(data.size()) +

@@ -7,6 +7,7 @@
 //   model.safetensors: tensor 'layers.0.norm1.weight': got [255], expected [256]
 #pragma once
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -21,9 +22,13 @@ using Shape = std::vector<int64_t>;
 std::string ShapeToString(const Shape& shape);  // "[3, 4]"
 int64_t NumElements(const Shape& shape);
 
+// 64-byte aligned storage: a product's result must not depend on where a
+// tensor happens to sit in memory (Eigen peels unaligned heads differently).
+using AlignedFloats = std::vector<float, Eigen::aligned_allocator<float>>;
+
 struct Tensor {
   Shape shape;
-  std::vector<float> data;  // row-major, NumElements(shape) values
+  AlignedFloats data;  // row-major, NumElements(shape) values
 };
 
 class Weights {
@@ -35,6 +40,7 @@ class Weights {
 
   // Adds a tensor. Throws Error if the name exists or data does not match shape.
   void Add(const std::string& name, Shape shape, std::vector<float> data);
+  void AddAligned(const std::string& name, Shape shape, AlignedFloats data);  // no copy
 
   // The tensor's data, which stays valid while this object lives.
   // Throws Error if it is missing or its shape differs from the expected one.

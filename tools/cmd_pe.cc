@@ -91,7 +91,12 @@ void RunPe(const PeArgs& a) {
     WriteCsv(out, table.data(), a.start, a.length, a.d_model);
     if (!out) throw Error("cannot write " + a.output);
   } else if (EndsWith(a.output, ".png")) {
-    WriteHeatmapPng(a.output, table.data(), a.length, a.d_model, -1.0f, 1.0f);
+    HeatmapSpec spec;
+    spec.title = "Sinusoidal PE, d_model " + std::to_string(a.d_model) + ", base " +
+                 std::to_string(static_cast<long long>(a.base)) + ", " + a.layout + ", " +
+                 a.denominator;
+    spec.first_row = a.start;
+    WriteHeatmapPng(a.output, table.data(), a.length, a.d_model, spec);
     std::cerr << "phasor: wrote " << a.output << ": positions " << a.start << ".."
               << a.start + a.length - 1 << " top to bottom, dimensions 0.." << a.d_model - 1
               << " left to right; blue -1, white 0, red +1\n";

@@ -9,5 +9,8 @@ namespace phasor::cli {
 
 void AddPeCommand(CLI::App& app);
 void AddEmbedCommand(CLI::App& app);
+void AddEncodeCommand(CLI::App& app);
+void AddMakeToyCommand(CLI::App& app);
+void AddBenchPeCommand(CLI::App& app);
 
 }  // namespace phasor::cli

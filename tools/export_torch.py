@@ -6,8 +6,7 @@ A phasor model is a directory holding ``config.json`` and ``model.safetensors``
 modules; it needs torch and numpy, nothing else (the safetensors file is written
 by hand with struct + json).
 
-Run it with a Python that has torch, e.g. ``/usr/bin/python3`` on the phasor dev
-machines (the ``python3`` first on PATH there may be a pyenv without torch).
+Run it with a Python that has torch and numpy (Debian: python3-torch).
 
 As a library::
 
@@ -19,7 +18,7 @@ As a library::
 
 As a command (a freshly initialised encoder, for trying phasor against PyTorch)::
 
-    /usr/bin/python3 tools/export_torch.py --out /tmp/m --d-model 64 --n-heads 4 \\
+    python3 tools/export_torch.py --out /tmp/m --d-model 64 --n-heads 4 \\
         --check-tokens "3 14 15" --check-output /tmp/m/expected.npy
     build/bin/phasor encode --model /tmp/m --tokens "3 14 15" --output /tmp/out.npy
     # then compare /tmp/out.npy with /tmp/m/expected.npy (max abs diff ~1e-6)
@@ -29,7 +28,7 @@ positions j = 0..seq-1 (and what ``reference_output`` computes in PyTorch)::
 
     x[j] = embedding.weight[t[j]] * (sqrt(d_model) if scale_embedding else 1)
            + PE[offset + j]
-    PE   = the sinusoidal formula of the CONTRACT           (kind "sinusoidal")
+    PE   = the sinusoidal formula in README           (kind "sinusoidal")
          | positional.weight[offset + j]                    (kind "learned")
          | 0                                                (kind "none")
     y    = encoder(x, src_key_padding_mask = (ids == pad_token_id))   # eval mode

@@ -9,7 +9,7 @@ packages=(
   libomp-dev         # OpenMP runtime (libgomp comes with g++)
   libcli11-dev       # command line
   nlohmann-json3-dev # config.json, safetensors headers, --json output
-  libstb-dev         # PNG heatmaps (stb_image_write)
+  libgd-dev          # PNG pictures: heatmaps and charts with text (libpng underneath)
   libgtest-dev       # tests
   libbenchmark-dev   # benchmarks
 )

@@ -11,7 +11,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("phasor ") + PHASOR_VERSION);
   app.require_subcommand(1);
   phasor::cli::AddPeCommand(app);
+  phasor::cli::AddEncodeCommand(app);
   phasor::cli::AddEmbedCommand(app);
+  phasor::cli::AddMakeToyCommand(app);
+  phasor::cli::AddBenchPeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,16 +1,15 @@
 #!/usr/bin/env python3
 """Regenerates the golden cases in tests/data/golden/ from PyTorch.
 
-Run from anywhere with a Python that has torch and numpy (on the phasor dev
-machines: ``/usr/bin/python3 tests/data/make_golden.py``; the ``python3`` first on
-PATH there may be a pyenv without torch). CI never runs this script; it only
-reads the committed files. Output is deterministic for a given torch version
+Run from anywhere with a Python that has torch and numpy (Debian:
+python3-torch): ``python3 tests/data/make_golden.py``. The tests never run this
+script; they only read the committed files. Output is deterministic for a given torch version
 (torch.manual_seed per case).
 
 Layout: tests/data/golden/manifest.json lists the cases; each case is a
 directory tests/data/golden/<case>/ holding
 
-  config.json        the model config (README / CONTRACT "Model directory").
+  config.json        the model config (README "Model directory").
   model.safetensors  F32 weights, written by tools/export_torch.py:export.
                      in_proj_weight stacks q, k, v in that order (rows [0,d),
                      [d,2d), [2d,3d)), as PyTorch does.
@@ -30,7 +29,7 @@ directory tests/data/golden/<case>/ holding
                      Rows at padded positions (j >= length of line b) are 0.0:
                      compare only real positions.
 
-Tolerances (CONTRACT): embeddings to 2e-6, expected to 1e-4 (max abs).
+Tolerances: embeddings to 2e-6, expected to 1e-4 (max abs).
 
 manifest.json: {"cases": [{"name", "description", "batch", "seq_len",
 "lengths", "d_model", "embeddings_vs_torch_f32_max_abs",
@@ -110,7 +109,7 @@ CASES = [
 
 def numpy_pe(positions: np.ndarray, d_model: int, base: float, layout: str,
              denominator: str) -> np.ndarray:
-    """CONTRACT PE formula in float64: [len(positions), d_model]."""
+    """The PE formula in float64: [len(positions), d_model]."""
     half = d_model // 2
     i = np.arange(half, dtype=np.float64)
     if denominator == "d_model":

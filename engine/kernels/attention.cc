@@ -1,0 +1,93 @@
+#include "engine/kernels/attention.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "engine/kernels/linear.h"
+#include "engine/kernels/vector_math.h"
+#include "engine/tensor.h"
+
+namespace phasor::kernels {
+namespace {
+
+using Stride = Eigen::OuterStride<>;
+using StridedMap = Eigen::Map<MatRM, 0, Stride>;
+using ConstStridedMap = Eigen::Map<const MatRM, 0, Stride>;
+
+}  // namespace
+
+int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head) {
+  // q·scale [max_q, d_head], scores [max_q, key tile], running max and sum [max_q] each.
+  return max_q * d_head + max_q * kAttentionKeyTile + 2 * max_q;
+}
+
+void AttentionTile(const AttentionArgs& a, float* scratch) {
+  assert(a.n_q >= 0 && a.n_keys >= 0 && a.d_head > 0);
+  const int64_t n_q = a.n_q, d_head = a.d_head;
+  StridedMap out(a.out, n_q, d_head, Stride(a.ldo));
+  if (n_q == 0) return;
+  if (a.n_keys == 0) {  // every key masked
+    out.setZero();
+    return;
+  }
+  PinEigenToOneThread();
+  constexpr int64_t kt_max = kAttentionKeyTile;
+  MapRM q(scratch, n_q, d_head);                // [n_q, d_head], pre-scaled
+  float* scores_data = scratch + n_q * d_head;  // [n_q, kt_max]
+  float* run_max = scores_data + n_q * kt_max;  // [n_q]
+  float* run_sum = run_max + n_q;               // [n_q]
+  q = ConstStridedMap(a.q, n_q, d_head, Stride(a.ldq)) * a.scale;
+  std::fill(run_max, run_max + n_q, -std::numeric_limits<float>::infinity());
+  std::fill(run_sum, run_sum + n_q, 0.0f);
+  out.setZero();  // the running, unnormalised Σ p·v
+
+  for (int64_t j0 = 0; j0 < a.n_keys; j0 += kt_max) {
+    const int64_t kt = std::min(kt_max, a.n_keys - j0);
+    const ConstStridedMap k(a.k + j0 * a.ldk, kt, d_head, Stride(a.ldk));  // [kt, d_head]
+    const ConstStridedMap v(a.v + j0 * a.ldv, kt, d_head, Stride(a.ldv));  // [kt, d_head]
+    StridedMap s(scores_data, n_q, kt, Stride(kt_max));                    // [n_q, kt]
+    s.noalias() = q * k.transpose();
+    for (int64_t i = 0; i < n_q; ++i) {
+      MapArray row(scores_data + i * kt_max, kt);
+      const float new_max = std::max(run_max[i], row.maxCoeff());
+      // exp(-inf) = 0 on the first tile: nothing to rescale yet.
+      const float rescale = std::exp(run_max[i] - new_max);
+      ExpShifted(row.data(), new_max, kt, row.data());
+      run_sum[i] = run_sum[i] * rescale + Sum(row.data(), kt);
+      run_max[i] = new_max;
+      if (rescale != 1.0f) out.row(i) *= rescale;
+    }
+    out.noalias() += s * v;
+  }
+  for (int64_t i = 0; i < n_q; ++i) out.row(i) *= 1.0f / run_sum[i];  // run_sum >= 1
+}
+
+void AttentionNaive(const AttentionArgs& a) {
+  std::vector<double> p(static_cast<size_t>(a.n_keys));
+  for (int64_t i = 0; i < a.n_q; ++i) {
+    double max = -std::numeric_limits<double>::infinity();
+    for (int64_t j = 0; j < a.n_keys; ++j) {
+      double dot = 0.0;
+      for (int64_t c = 0; c < a.d_head; ++c) {
+        dot += static_cast<double>(a.q[i * a.ldq + c]) * a.k[j * a.ldk + c];
+      }
+      p[j] = dot * a.scale;
+      max = std::max(max, p[j]);
+    }
+    double sum = 0.0;
+    for (int64_t j = 0; j < a.n_keys; ++j) {
+      p[j] = std::exp(p[j] - max);
+      sum += p[j];
+    }
+    for (int64_t c = 0; c < a.d_head; ++c) {
+      double acc = 0.0;
+      for (int64_t j = 0; j < a.n_keys; ++j) acc += p[j] * a.v[j * a.ldv + c];
+      a.out[i * a.ldo + c] = a.n_keys > 0 ? static_cast<float>(acc / sum) : 0.0f;
+    }
+  }
+}
+
+}  // namespace phasor::kernels

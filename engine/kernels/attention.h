@@ -1,0 +1,47 @@
+// Scaled dot-product attention of one head over one sequence, for a tile of
+// queries, with an online softmax (a running max and sum per query, as in
+// FlashAttention):
+//
+//   out[i] = Σ_{j < n_keys} softmax_j(scale · q[i]·k[j]) · v[j]
+//
+// Keys j >= n_keys are masked out (key padding); n_keys == 0 gives out = 0,
+// never NaN. Keys are visited kAttentionKeyTile at a time, so the only score
+// matrix is [n_q, kAttentionKeyTile]: memory O(n_q · key tile), whatever the
+// sequence length.
+//
+// All matrices are row-major views with a row stride, so q, k and v can be
+// the head's columns of a packed [tokens, 3·d_model] projection buffer and out
+// the head's columns of a [tokens, d_model] buffer.
+#pragma once
+
+#include <cstdint>
+
+namespace phasor::kernels {
+
+inline constexpr int64_t kAttentionKeyTile = 256;
+
+struct AttentionArgs {
+  const float* q = nullptr;  // [n_q, d_head], row stride ldq
+  const float* k = nullptr;  // [n_keys, d_head], row stride ldk
+  const float* v = nullptr;  // [n_keys, d_head], row stride ldv
+  float* out = nullptr;      // [n_q, d_head], row stride ldo; may not overlap q, k, v
+  int64_t ldq = 0, ldk = 0, ldv = 0, ldo = 0;
+  int64_t n_q = 0;
+  int64_t n_keys = 0;
+  int64_t d_head = 0;
+  float scale = 1.0f;  // usually 1/sqrt(d_head)
+};
+
+// Floats of scratch that AttentionTile needs for up to max_q queries.
+int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head);
+
+// scratch: AttentionScratchFloats(n_q or more, d_head) floats, owned by the
+// calling thread. The result depends only on the inputs' values and shapes,
+// not on where they or the scratch sit in memory. Serial; uses single-threaded
+// Eigen products.
+void AttentionTile(const AttentionArgs& a, float* scratch);
+
+// The naive twin: full softmax over all keys, plain loops in double.
+void AttentionNaive(const AttentionArgs& a);
+
+}  // namespace phasor::kernels

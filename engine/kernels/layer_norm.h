@@ -1,0 +1,28 @@
+// Layer normalisation over the last dimension, as torch.nn.LayerNorm:
+//
+//   out[r, j] = (x[r, j] - mean_r) / sqrt(var_r + eps) · gamma[j] + beta[j]
+//
+// with mean_r and the biased variance var_r (divided by n) of row r. A
+// constant row gives beta. The kernels are serial over the rows they are given;
+// callers parallelise over rows.
+#pragma once
+
+#include <cstdint>
+
+namespace phasor::kernels {
+
+// x, out: [rows, n]; gamma, beta: [n]. out may equal x.
+void LayerNorm(const float* x, int64_t rows, int64_t n, const float* gamma, const float* beta,
+               float eps, float* out);
+// The naive twin: plain loops, mean and variance in double.
+void LayerNormNaive(const float* x, int64_t rows, int64_t n, const float* gamma, const float* beta,
+                    float eps, float* out);
+
+// The residual variant: out = LayerNorm(x + residual), in one pass over the
+// rows (post-LN: norm1(x + attention(x))). out may equal x or residual.
+void AddLayerNorm(const float* x, const float* residual, int64_t rows, int64_t n,
+                  const float* gamma, const float* beta, float eps, float* out);
+void AddLayerNormNaive(const float* x, const float* residual, int64_t rows, int64_t n,
+                       const float* gamma, const float* beta, float eps, float* out);
+
+}  // namespace phasor::kernels

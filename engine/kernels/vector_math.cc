@@ -1,0 +1,72 @@
+#include "engine/kernels/vector_math.h"
+
+#include <algorithm>
+#include <limits>
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include "engine/tensor.h"
+
+namespace phasor::kernels {
+namespace {
+
+constexpr int kLanes = 16;
+constexpr float kInvSqrt2 = 0.70710678118654752440f;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr int64_t kChunk = 256;  // floats per pass through the aligned buffer
+using AlignedArray = Eigen::Map<ArrayF, Eigen::Aligned64>;
+
+// Sums f(v[j]) into kLanes independent lanes (the compiler vectorises the
+// inner loop without reassociating anything), then adds the lanes in a fixed
+// tree.
+template <class F>
+float LaneSum(const float* v, int64_t n, F f) {
+  float lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    for (int k = 0; k < kLanes; ++k) lanes[k] += f(v[j + k]);
+  }
+  for (int k = 0; j + k < n; ++k) lanes[k] += f(v[j + k]);
+  for (int width = kLanes / 2; width >= 1; width /= 2) {
+    for (int k = 0; k < width; ++k) lanes[k] += lanes[k + width];
+  }
+  return lanes[0];
+}
+
+// Runs op on x in chunks copied to an aligned buffer, so Eigen's vectorised
+// loop always starts at the chunk's first value: which values go through the
+// scalar tail depends on n only.
+template <class Op>
+void ThroughAlignedBuffer(const float* x, int64_t n, float* out, Op op) {
+  alignas(64) float buffer[kChunk];
+  for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+    const int64_t m = std::min(kChunk, n - j0);
+    AlignedArray b(buffer, m);
+    b = ConstMapArray(x + j0, m);
+    op(b);
+    MapArray(out + j0, m) = b;
+  }
+}
+
+}  // namespace
+
+float Sum(const float* v, int64_t n) {
+  return LaneSum(v, n, [](float a) { return a; });
+}
+
+float SumOfSquares(const float* v, int64_t n) {
+  return LaneSum(v, n, [](float a) { return a * a; });
+}
+
+void ExpShifted(const float* x, float shift, int64_t n, float* out) {
+  // Eigen clamps exp's argument (exp(-inf) would be 2.9e-39), but a masked
+  // score must weigh exactly 0.
+  ThroughAlignedBuffer(
+      x, n, out, [shift](AlignedArray& b) { b = (b == kNegInf).select(0.0f, (b - shift).exp()); });
+}
+
+void GeluErf(const float* x, int64_t n, float* out) {
+  ThroughAlignedBuffer(x, n, out,
+                       [](AlignedArray& b) { b = 0.5f * b * (1.0f + (b * kInvSqrt2).erf()); });
+}
+
+}  // namespace phasor::kernels

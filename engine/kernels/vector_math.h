@@ -1,0 +1,30 @@
+// Vectorised building blocks whose results depend only on the values, never
+// on where the values sit in memory.
+//
+// Eigen vectorises a map from its first aligned address and handles the
+// unaligned head with scalar code, so an Eigen sum, exp or erf over a row
+// gives bits that depend on the row's address modulo 64 bytes: the same row in
+// another buffer (or in the same buffer after another allocation) would give a
+// slightly different result. These helpers fix the order of every operation
+// (sums: 16 lanes, then a fixed tree; exp and erf: through a 64-byte aligned
+// buffer), so kernels built on them are reproducible bit for bit.
+#pragma once
+
+#include <cstdint>
+
+namespace phasor::kernels {
+
+// Σ v[j], j < n, in a fixed order (more accurate than a running sum, too).
+float Sum(const float* v, int64_t n);
+// Σ v[j]², j < n, in the same fixed order.
+float SumOfSquares(const float* v, int64_t n);
+
+// out[j] = exp(x[j] - shift) (Eigen's vectorised exp, about 1 ulp; exactly 0
+// for x[j] = -inf, a masked score). out may equal x.
+void ExpShifted(const float* x, float shift, int64_t n, float* out);
+
+// out[j] = 0.5·x[j]·(1 + erf(x[j]/√2)) with Eigen's vectorised rational erf (a
+// few ulp on [-4, 4], exactly ±1 beyond). out may equal x.
+void GeluErf(const float* x, int64_t n, float* out);
+
+}  // namespace phasor::kernels

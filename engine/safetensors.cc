@@ -1,0 +1,507 @@
+#include "engine/safetensors.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "engine/error.h"
+
+namespace phasor {
+namespace {
+
+using Json = nlohmann::json;
+
+enum class Dtype { kF32, kF16, kBF16 };
+
+int DtypeBytes(Dtype dtype) { return dtype == Dtype::kF32 ? 4 : 2; }
+
+const char* DtypeName(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kF32:
+      return "F32";
+    case Dtype::kF16:
+      return "F16";
+    case Dtype::kBF16:
+      return "BF16";
+  }
+  return "?";
+}
+
+// Text from the file (or from a parser quoting it), made safe for a one-line
+// message: control and non-ASCII bytes escaped as \xNN, cut after max bytes.
+std::string Printable(const std::string& text, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < max; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
+// A name or value from the file, quoted for a message.
+std::string Quote(const std::string& text) { return "'" + Printable(text, 120) + "'"; }
+
+// Appends a short rendering of value to out, stopping near kFoundChars.
+constexpr size_t kFoundChars = 80;
+
+void AppendBrief(const Json& value, std::string* out) {
+  if (out->size() > kFoundChars) return;
+  if (!value.is_structured()) {
+    *out += value.dump(-1, ' ', true, Json::error_handler_t::replace);
+    return;
+  }
+  const bool object = value.is_object();
+  *out += object ? '{' : '[';
+  bool first = true;
+  for (const auto& item : value.items()) {
+    if (!first) *out += ',';
+    first = false;
+    if (out->size() > kFoundChars) break;
+    if (object) *out += Json(item.key()).dump(-1, ' ', true, Json::error_handler_t::replace) + ":";
+    AppendBrief(item.value(), out);
+  }
+  *out += object ? '}' : ']';
+}
+
+// A JSON value as found in the file, for "found ..." in messages.
+std::string Found(const Json& value) {
+  std::string text;
+  AppendBrief(value, &text);
+  if (text.size() > kFoundChars) text = text.substr(0, kFoundChars - 3) + "...";
+  return text;
+}
+
+std::string ErrnoText() {
+  return errno != 0 ? std::string(" (") + std::strerror(errno) + ")" : std::string();
+}
+
+// Parses JSON, refusing an object that repeats a key (nlohmann would keep the
+// last one silently) and nesting deeper than kMaxJsonDepth (no valid file
+// nests more than 3 levels; a deep one would only cost memory and stack).
+// Throws StructureError for those.
+struct StructureError {
+  std::string message;
+};
+constexpr int kMaxJsonDepth = 16;
+
+Json ParseStrictJson(const std::string& text) {
+  struct Object {
+    std::string path;  // dotted keys from the root; "[]" for an array element
+    std::string last_key;
+    std::set<std::string> keys;
+  };
+  std::vector<Object> objects;
+  std::vector<bool> is_object;  // one per open container
+  const Json::parser_callback_t callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        if (depth >= kMaxJsonDepth) {
+          throw StructureError{"nested deeper than " + std::to_string(kMaxJsonDepth) +
+                               " levels, expected a shallow object"};
+        }
+        if (event == Json::parse_event_t::object_start) {
+          std::string path;
+          if (!objects.empty()) {
+            const Object& parent = objects.back();
+            path = parent.path.empty() ? parent.last_key : parent.path + "." + parent.last_key;
+            if (!is_object.back()) path += "[]";
+          }
+          objects.push_back(Object{std::move(path), "", {}});
+        }
+        is_object.push_back(event == Json::parse_event_t::object_start);
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!is_object.empty()) {
+          if (is_object.back() && !objects.empty()) objects.pop_back();
+          is_object.pop_back();
+        }
+        break;
+      case Json::parse_event_t::key: {
+        Object& object = objects.back();
+        object.last_key = parsed.get<std::string>();
+        if (!object.keys.insert(object.last_key).second) {
+          const std::string key =
+              object.path.empty() ? object.last_key : object.path + "." + object.last_key;
+          throw StructureError{"key " + Quote(key) + " appears twice, expected once"};
+        }
+        break;
+      }
+      case Json::parse_event_t::value:
+        break;
+    }
+    return true;
+  };
+  return Json::parse(text, callback);
+}
+
+// One tensor's header entry, validated.
+struct Entry {
+  std::string name;
+  Dtype dtype;
+  Shape shape;
+  int64_t elements;
+  uint64_t begin;  // byte offsets in the data section
+  uint64_t end;
+};
+
+// Stores a JSON integer >= 0 in *out; false for anything else.
+bool NonNegativeInteger(const Json& value, uint64_t* out) {
+  if (value.is_number_unsigned()) {
+    *out = value.get<uint64_t>();
+    return true;
+  }
+  if (value.is_number_integer() && value.get<int64_t>() >= 0) {
+    *out = static_cast<uint64_t>(value.get<int64_t>());
+    return true;
+  }
+  return false;
+}
+
+Entry ParseEntry(const std::string& path, const std::string& name, const Json& value,
+                 uint64_t data_size) {
+  const std::string where = path + ": tensor " + Quote(name) + ": ";
+  if (!value.is_object()) {
+    throw Error(where + "expected an object with dtype, shape and data_offsets, found " +
+                Found(value));
+  }
+  for (const auto& item : value.items()) {
+    if (item.key() != "dtype" && item.key() != "shape" && item.key() != "data_offsets") {
+      throw Error(where + "unknown field " + Quote(item.key()) +
+                  ", expected only dtype, shape and data_offsets");
+    }
+  }
+  for (const char* field : {"dtype", "shape", "data_offsets"}) {
+    if (!value.contains(field)) throw Error(where + "missing field '" + field + "'");
+  }
+  Entry entry;
+  entry.name = name;
+
+  const Json& dtype = value["dtype"];
+  if (!dtype.is_string()) throw Error(where + "dtype: expected a string, found " + Found(dtype));
+  const std::string& dtype_name = dtype.get_ref<const std::string&>();
+  if (dtype_name == "F32") {
+    entry.dtype = Dtype::kF32;
+  } else if (dtype_name == "F16") {
+    entry.dtype = Dtype::kF16;
+  } else if (dtype_name == "BF16") {
+    entry.dtype = Dtype::kBF16;
+  } else {
+    throw Error(where + "unsupported dtype " + Quote(dtype_name) + ", expected F32, F16 or BF16");
+  }
+
+  const Json& shape = value["shape"];
+  if (!shape.is_array()) {
+    throw Error(where + "shape: expected an array of integers, found " + Found(shape));
+  }
+  entry.elements = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const Json& dim = shape[i];
+    const std::string at = where + "shape[" + std::to_string(i) + "]: ";
+    if (!dim.is_number_integer()) {
+      throw Error(at + "expected a non-negative integer, found " + Found(dim));
+    }
+    uint64_t d = 0;
+    if (!NonNegativeInteger(dim, &d)) {
+      throw Error(at + "negative dimension " + Found(dim) + ", expected >= 0");
+    }
+    // Checked before multiplying, so the product never overflows.
+    const uint64_t limit = static_cast<uint64_t>(kSafetensorsMaxElements);
+    if (d > limit || (d != 0 && static_cast<uint64_t>(entry.elements) > limit / d)) {
+      throw Error(where + "shape " + Found(shape) +
+                  " has more than 2^40 elements, expected at most 2^40");
+    }
+    entry.elements *= static_cast<int64_t>(d);
+    entry.shape.push_back(static_cast<int64_t>(d));
+  }
+
+  const Json& offsets = value["data_offsets"];
+  uint64_t begin = 0, end = 0;
+  if (!offsets.is_array() || offsets.size() != 2 || !NonNegativeInteger(offsets[0], &begin) ||
+      !NonNegativeInteger(offsets[1], &end)) {
+    throw Error(where + "data_offsets: expected two non-negative integers [begin, end], found " +
+                Found(offsets));
+  }
+  if (begin > end) {
+    throw Error(where + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                "]: expected begin <= end");
+  }
+  if (end > data_size) {
+    throw Error(where + "data_offsets end " + std::to_string(end) +
+                " is past the end of the data section, expected <= " + std::to_string(data_size));
+  }
+  // elements <= 2^40 and at most 4 bytes each: no overflow.
+  const uint64_t expected_bytes =
+      static_cast<uint64_t>(entry.elements) * static_cast<uint64_t>(DtypeBytes(entry.dtype));
+  if (end - begin != expected_bytes) {
+    throw Error(where + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                "] span " + std::to_string(end - begin) + " bytes, expected " +
+                std::to_string(expected_bytes) + " (shape " + ShapeToString(entry.shape) + " of " +
+                DtypeName(entry.dtype) + ")");
+  }
+  entry.begin = begin;
+  entry.end = end;
+  return entry;
+}
+
+void CheckMetadata(const std::string& path, const Json& metadata) {
+  if (!metadata.is_object()) {
+    throw Error(path + ": '__metadata__': expected an object of strings, found " + Found(metadata));
+  }
+  for (const auto& item : metadata.items()) {
+    if (!item.value().is_string()) {
+      throw Error(path + ": '__metadata__' key " + Quote(item.key()) +
+                  ": expected a string, found " + Found(item.value()));
+    }
+  }
+}
+
+bool HostIsLittleEndian() {
+  const uint32_t one = 1;
+  unsigned char first;
+  std::memcpy(&first, &one, 1);
+  return first == 1;
+}
+
+// Little-endian bytes to floats: n values of dtype from bytes into out.
+void Convert(Dtype dtype, const unsigned char* bytes, int64_t n, float* out) {
+  switch (dtype) {
+    case Dtype::kF32:
+      for (int64_t i = 0; i < n; ++i) {
+        const unsigned char* b = bytes + 4 * i;
+        const uint32_t bits = uint32_t{b[0]} | (uint32_t{b[1]} << 8) | (uint32_t{b[2]} << 16) |
+                              (uint32_t{b[3]} << 24);
+        std::memcpy(&out[i], &bits, 4);
+      }
+      break;
+    case Dtype::kF16:
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = HalfToFloat(static_cast<uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8)));
+      }
+      break;
+    case Dtype::kBF16:
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = BFloat16ToFloat(static_cast<uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8)));
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+float HalfToFloat(uint16_t bits) {
+  const uint32_t sign = static_cast<uint32_t>(bits >> 15) << 31;
+  const uint32_t exponent = (bits >> 10) & 0x1f;
+  const uint32_t mantissa = bits & 0x3ff;
+  uint32_t out;
+  if (exponent == 0x1f) {
+    out = sign | 0x7f800000u | (mantissa << 13);  // inf, or NaN with its payload
+  } else if (exponent != 0) {
+    out = sign | ((exponent + 112) << 23) | (mantissa << 13);  // rebias 15 -> 127
+  } else {
+    // Zero or subnormal: mantissa * 2^-24, exact in float.
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -magnitude : magnitude;
+  }
+  float value;
+  std::memcpy(&value, &out, 4);
+  return value;
+}
+
+float BFloat16ToFloat(uint16_t bits) {
+  const uint32_t out = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &out, 4);
+  return value;
+}
+
+Weights LoadSafetensors(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path + ": is a directory, expected a safetensors file");
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open for reading" + ErrnoText());
+  in.seekg(0, std::ios::end);
+  const std::streamoff size_or_error = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size_or_error < 0 || !in) throw Error(path + ": cannot read the file's size");
+  const uint64_t file_size = static_cast<uint64_t>(size_or_error);
+  if (file_size < 8) {
+    throw Error(path + ": file is " + std::to_string(file_size) +
+                " bytes, expected at least 8 (the header length)");
+  }
+
+  unsigned char length_bytes[8];
+  if (!in.read(reinterpret_cast<char*>(length_bytes), 8)) {
+    throw Error(path + ": cannot read the header length");
+  }
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | length_bytes[i];
+  // Every check on the length comes before anything is allocated for it.
+  if (header_len == 0) {
+    throw Error(path + ": header length is 0, expected a JSON object of at least 2 bytes");
+  }
+  if (header_len > file_size - 8) {
+    throw Error(path + ": header length " + std::to_string(header_len) +
+                " is past the end of the file, expected <= " + std::to_string(file_size - 8) +
+                " (file of " + std::to_string(file_size) + " bytes)");
+  }
+  if (header_len > kSafetensorsMaxHeaderBytes) {
+    throw Error(path + ": header length " + std::to_string(header_len) + " exceeds the limit of " +
+                std::to_string(kSafetensorsMaxHeaderBytes) + " bytes");
+  }
+  std::string header_text(header_len, '\0');
+  if (!in.read(header_text.data(), static_cast<std::streamsize>(header_len))) {
+    throw Error(path + ": file ended inside the header (changed while being read?)");
+  }
+  const uint64_t data_start = 8 + header_len;
+  const uint64_t data_size = file_size - data_start;
+
+  Json header;
+  try {
+    header = ParseStrictJson(header_text);
+  } catch (const StructureError& e) {
+    throw Error(path + ": header: " + e.message);
+  } catch (const Json::exception& e) {
+    throw Error(path + ": header is not valid JSON: " + Printable(e.what(), 300));
+  }
+  if (!header.is_object()) {
+    throw Error(path + ": header: expected a JSON object, found " +
+                std::string(header.type_name()));
+  }
+
+  std::vector<Entry> entries;
+  entries.reserve(header.size());
+  for (const auto& item : header.items()) {
+    if (item.key() == "__metadata__") {
+      CheckMetadata(path, item.value());
+      continue;
+    }
+    entries.push_back(ParseEntry(path, item.key(), item.value(), data_size));
+  }
+
+  // Non-empty byte ranges must be disjoint; this also bounds the memory we
+  // allocate below by (data section size) * 2.
+  std::vector<const Entry*> by_begin;
+  for (const Entry& e : entries) {
+    if (e.end > e.begin) by_begin.push_back(&e);
+  }
+  std::sort(by_begin.begin(), by_begin.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  for (size_t i = 1; i < by_begin.size(); ++i) {
+    const Entry& a = *by_begin[i - 1];
+    const Entry& b = *by_begin[i];
+    if (b.begin < a.end) {
+      throw Error(path + ": tensors " + Quote(a.name) + " [" + std::to_string(a.begin) + ", " +
+                  std::to_string(a.end) + ") and " + Quote(b.name) + " [" +
+                  std::to_string(b.begin) + ", " + std::to_string(b.end) +
+                  ") overlap, expected disjoint byte ranges");
+    }
+  }
+
+  Weights weights(path);
+  std::vector<unsigned char> bytes;
+  const bool direct_f32 = HostIsLittleEndian();
+  for (const Entry& e : entries) {
+    AlignedFloats data(static_cast<size_t>(e.elements));
+    const uint64_t n_bytes = e.end - e.begin;
+    if (n_bytes > 0) {
+      in.seekg(static_cast<std::streamoff>(data_start + e.begin), std::ios::beg);
+      char* target;
+      if (e.dtype == Dtype::kF32 && direct_f32) {
+        target = reinterpret_cast<char*>(data.data());
+      } else {
+        bytes.resize(n_bytes);
+        target = reinterpret_cast<char*>(bytes.data());
+      }
+      if (!in.read(target, static_cast<std::streamsize>(n_bytes))) {
+        throw Error(path + ": tensor " + Quote(e.name) +
+                    ": file ended inside its data (changed while being read?)");
+      }
+      if (!(e.dtype == Dtype::kF32 && direct_f32)) {
+        Convert(e.dtype, bytes.data(), e.elements, data.data());
+      }
+    }
+    weights.AddAligned(e.name, e.shape, std::move(data));
+  }
+  return weights;
+}
+
+void SaveSafetensors(const std::string& path, const Weights& weights) {
+  // Names() is sorted; data is packed in the same order.
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  uint64_t offset = 0;
+  for (const std::string& name : weights.Names()) {
+    const Tensor& t = weights.Get(name);
+    const uint64_t n_bytes = static_cast<uint64_t>(t.data.size()) * 4;
+    header[name] = {
+        {"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + n_bytes}}};
+    offset += n_bytes;
+  }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const nlohmann::ordered_json::exception& e) {
+    throw Error(path + ": cannot write the header, a tensor name is not valid UTF-8: " +
+                Printable(e.what(), 300));
+  }
+  text.append((8 - text.size() % 8) % 8, ' ');
+
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(path + ": cannot open for writing" + ErrnoText());
+  unsigned char length_bytes[8];
+  uint64_t len = text.size();
+  for (unsigned char& b : length_bytes) {
+    b = static_cast<unsigned char>(len & 0xff);
+    len >>= 8;
+  }
+  out.write(reinterpret_cast<const char*>(length_bytes), 8);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  const bool little = HostIsLittleEndian();
+  std::vector<unsigned char> swapped;
+  for (const std::string& name : weights.Names()) {
+    const auto& data = weights.Get(name).data;
+    if (little) {
+      out.write(reinterpret_cast<const char*>(data.data()),
+                static_cast<std::streamsize>(data.size() * 4));
+    } else {
+      swapped.resize(data.size() * 4);
+      for (size_t i = 0; i < data.size(); ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, &data[i], 4);
+        for (int k = 0; k < 4; ++k) {
+          swapped[4 * i + k] = static_cast<unsigned char>(bits >> (8 * k));
+        }
+      }
+      out.write(reinterpret_cast<const char*>(swapped.data()),
+                static_cast<std::streamsize>(swapped.size()));
+    }
+  }
+  out.close();
+  if (!out) {
+    std::remove(path.c_str());
+    throw Error(path + ": cannot write (disk full?)" + ErrnoText());
+  }
+}
+
+}  // namespace phasor

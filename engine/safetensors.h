@@ -1,0 +1,59 @@
+// Safetensors files (https://github.com/huggingface/safetensors): the weights of
+// a model directory.
+//
+// Layout: 8 bytes, a little-endian u64 N; N bytes of JSON header; the data
+// section. The header maps each tensor name to
+//   {"dtype": "F32" | "F16" | "BF16", "shape": [d0, d1, ...], "data_offsets": [begin, end]}
+// with byte offsets relative to the start of the data section, plus an optional
+// "__metadata__" object of string values (read, checked and dropped). Data is
+// little-endian, row-major.
+//
+// Example, one F32 tensor of shape [2] (a 54-byte header padded to 56):
+//   56 as u64 | {"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}+2 spaces | 8 bytes
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/weights.h"
+
+namespace phasor {
+
+// Limits on what LoadSafetensors accepts. The header cap is the reference
+// implementation's; the element cap keeps sizes far from int64 overflow.
+inline constexpr uint64_t kSafetensorsMaxHeaderBytes = 100'000'000;
+inline constexpr int64_t kSafetensorsMaxElements = int64_t{1} << 40;
+
+// Reads a whole safetensors file into Weights (source = path). F16 and BF16
+// tensors are converted to float32. The file is read with ordinary reads, never
+// mapped: a file that changes while (or after) it is read cannot crash us.
+//
+// Throws Error naming path (and the tensor where there is one), saying what was
+// expected and what was found, for: a file that is missing, a directory or
+// unreadable; fewer than 8 bytes; a header length of 0, past the end of the
+// file, or over kSafetensorsMaxHeaderBytes; a header that is not a JSON object
+// or repeats a key; an entry that is not an object with exactly the fields
+// dtype (string), shape (array of non-negative integers) and data_offsets (two
+// non-negative integers, begin <= end); an unknown dtype; more than
+// kSafetensorsMaxElements elements (checked before any multiplication
+// overflows); data past the end of the data section; a byte span that is not
+// elements * dtype size; two tensors whose bytes overlap; a "__metadata__" that
+// is not an object of strings; a file that shrinks while it is read.
+// Gaps between tensors and bytes after the last one are allowed.
+Weights LoadSafetensors(const std::string& path);
+
+// Writes every tensor of weights as F32, names in sorted order, data packed in
+// that order, the header padded with spaces to a multiple of 8 bytes (as the
+// reference implementation does). Throws Error naming path if it cannot be
+// written (a partly written file is removed) or a name is not valid UTF-8.
+void SaveSafetensors(const std::string& path, const Weights& weights);
+
+// IEEE 754 binary16 bits to float, exactly: subnormals, infinities and NaN
+// (payload kept) included. HalfToFloat(0x3C00) == 1.0f, (0x0001) == 2^-24.
+float HalfToFloat(uint16_t bits);
+
+// bfloat16 bits (the top half of a float32) to float, exactly.
+// BFloat16ToFloat(0x3F80) == 1.0f.
+float BFloat16ToFloat(uint16_t bits);
+
+}  // namespace phasor

@@ -1,0 +1,135 @@
+#include "layers/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <new>
+
+#include "engine/error.h"
+#include "engine/kernels/attention.h"
+#include "engine/kernels/linear.h"
+#include "engine/parallel.h"
+
+namespace phasor {
+namespace {
+
+constexpr int64_t kMaxFloats = int64_t{1} << 40;  // 4 TiB: a size past this is a mistake
+constexpr int64_t kAlignFloats = 16;              // 64 bytes
+
+const AttentionOptions& Checked(const AttentionOptions& options, const std::string& where) {
+  if (options.d_model < 1 || options.n_heads < 1 || options.d_model % options.n_heads != 0) {
+    throw Error(where + ": n_heads (" + std::to_string(options.n_heads) +
+                ") must be positive and divide d_model (" + std::to_string(options.d_model) + ")");
+  }
+  return options;
+}
+
+// Resizes v to rows · cols floats, or throws Error naming what.
+void Allocate(std::vector<float>& v, int64_t rows, int64_t cols, const char* what) {
+  if (rows < 0 || cols < 0 || (cols > 0 && rows > kMaxFloats / cols)) {
+    throw Error(std::string("attention workspace: ") + what + " of " + std::to_string(rows) +
+                " x " + std::to_string(cols) + " floats is too large");
+  }
+  try {
+    v.assign(static_cast<size_t>(rows * cols), 0.0f);
+  } catch (const std::bad_alloc&) {
+    throw Error(std::string("attention workspace: cannot allocate ") + what + " of " +
+                std::to_string(rows) + " x " + std::to_string(cols) + " floats");
+  }
+}
+
+}  // namespace
+
+AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOptions& options,
+                                       int threads)
+    : max_tokens_(max_tokens),
+      options_(Checked(options, "attention workspace")),
+      threads_(threads > 0 ? threads : std::max(NumThreads(), 1)) {
+  const int64_t d_head = options.d_model / options.n_heads;
+  const int64_t per_tile =
+      kernels::AttentionScratchFloats(MultiHeadSelfAttention::kQueryTile, d_head);
+  tile_floats_ = (per_tile + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
+  Allocate(qkv_, max_tokens, 3 * options.d_model, "q, k, v");
+  Allocate(heads_, max_tokens, options.d_model, "head outputs");
+  Allocate(tiles_, threads_, tile_floats_, "tile scratch");
+  tiles_.resize(tiles_.size() + kAlignFloats);  // slack to align the first slot
+}
+
+float* AttentionWorkspace::TileScratch(int slot) {
+  const uintptr_t misalignment = reinterpret_cast<uintptr_t>(tiles_.data()) % 64;
+  const int64_t skip = misalignment == 0 ? 0 : (64 - misalignment) / sizeof(float);
+  return tiles_.data() + skip + slot * tile_floats_;
+}
+
+MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std::string& prefix,
+                                               const AttentionOptions& options)
+    : options_(Checked(options, "attention '" + prefix + "'")),
+      w_in_(weights.Require(prefix + "in_proj_weight", {3 * options.d_model, options.d_model})),
+      b_in_(weights.Require(prefix + "in_proj_bias", {3 * options.d_model})),
+      w_out_(weights.Require(prefix + "out_proj.weight", {options.d_model, options.d_model})),
+      b_out_(weights.Require(prefix + "out_proj.bias", {options.d_model})) {}
+
+void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
+                                     const int64_t* lengths, float* out,
+                                     AttentionWorkspace& ws) const {
+  const int64_t d_model = options_.d_model, n_heads = options_.n_heads, d_head = this->d_head();
+  if (batch < 0 || seq < 0 || (seq > 0 && batch > kMaxFloats / seq)) {
+    throw Error("attention: bad batch " + std::to_string(batch) + " x seq " + std::to_string(seq));
+  }
+  const int64_t tokens = batch * seq;
+  if (ws.options_.d_model != d_model || ws.options_.n_heads != n_heads || tokens > ws.max_tokens_) {
+    throw Error("attention: workspace holds " + std::to_string(ws.max_tokens_) +
+                " tokens of d_model " + std::to_string(ws.options_.d_model) + " with " +
+                std::to_string(ws.options_.n_heads) + " heads, needs " + std::to_string(tokens) +
+                " of d_model " + std::to_string(d_model) + " with " + std::to_string(n_heads));
+  }
+  for (int64_t b = 0; lengths != nullptr && b < batch; ++b) {
+    if (lengths[b] < 0 || lengths[b] > seq) {
+      throw Error("attention: length " + std::to_string(lengths[b]) + " of sequence " +
+                  std::to_string(b) + " is outside [0, " + std::to_string(seq) + "]");
+    }
+  }
+  if (tokens == 0) return;
+
+  // q | k | v of every token: [tokens, 3·d_model].
+  const int64_t ld_qkv = 3 * d_model;
+  float* qkv = ws.qkv_.data();
+  kernels::Linear(x, tokens, d_model, w_in_, b_in_, ld_qkv, qkv);
+
+  // One task per (sequence, head, query tile). Slot s takes tasks s, s + slots,
+  // s + 2·slots, .. (round robin: sequences of different lengths still balance)
+  // and owns tile scratch s, so no two threads share scratch whatever
+  // ParallelFor does with the slots. A task's result does not depend on its slot.
+  float* heads = ws.heads_.data();  // [tokens, d_model]
+  const int64_t q_tiles = (seq + kQueryTile - 1) / kQueryTile;
+  const int64_t tasks = batch * n_heads * q_tiles;
+  const int64_t slots = std::min<int64_t>({NumThreads(), ws.threads_, tasks});
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
+  ParallelFor(slots, 1, [&](int64_t slot_begin, int64_t slot_end) {
+    for (int64_t slot = slot_begin; slot < slot_end; ++slot) {
+      float* scratch = ws.TileScratch(static_cast<int>(slot));
+      for (int64_t t = slot; t < tasks; t += slots) {
+        const int64_t b = t / (n_heads * q_tiles);
+        const int64_t h = t / q_tiles % n_heads;
+        const int64_t q0 = t % q_tiles * kQueryTile;
+        const float* seq_qkv = qkv + b * seq * ld_qkv;
+        kernels::AttentionArgs a;
+        a.q = seq_qkv + q0 * ld_qkv + h * d_head;
+        a.k = seq_qkv + d_model + h * d_head;
+        a.v = seq_qkv + 2 * d_model + h * d_head;
+        a.out = heads + (b * seq + q0) * d_model + h * d_head;
+        a.ldq = a.ldk = a.ldv = ld_qkv;
+        a.ldo = d_model;
+        a.n_q = std::min(kQueryTile, seq - q0);
+        a.n_keys = lengths != nullptr ? lengths[b] : seq;
+        a.d_head = d_head;
+        a.scale = scale;
+        kernels::AttentionTile(a, scratch);
+      }
+    }
+  });
+
+  kernels::Linear(heads, tokens, d_model, w_out_, b_out_, d_model, out);
+}
+
+}  // namespace phasor

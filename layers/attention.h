@@ -1,0 +1,91 @@
+// Multi-head self-attention, as torch.nn.MultiheadAttention(batch_first) in
+// eval mode with a key padding mask:
+//
+//   q, k, v = x·W_inᵀ + b_in      (in_proj rows 0..d-1: q, then k, then v)
+//   head h (d_head = d_model / n_heads, columns h·d_head ..):
+//     o_h = softmax(q_h k_hᵀ / sqrt(d_head), keys j >= valid_len masked) v_h
+//   out = concat_h(o_h)·W_outᵀ + b_out
+//
+// Attention runs per (sequence, head, tile of kQueryTile queries) across
+// threads, each tile with an online softmax over key tiles (see
+// engine/kernels/attention.h), so no [seq, seq] score matrix is ever made.
+// Results are bit-identical for any thread count.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/weights.h"
+
+namespace phasor {
+
+struct AttentionOptions {
+  int64_t d_model = 0;
+  int64_t n_heads = 0;  // must divide d_model
+};
+
+// Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens
+// tokens (batch · seq) and `threads` threads, and reused by every call and by
+// every layer of the same d_model and n_heads. One workspace per concurrent
+// caller.
+class AttentionWorkspace {
+ public:
+  AttentionWorkspace() = default;
+  // threads: how many threads may work on one call (< 1: NumThreads() now); a
+  // call uses min(NumThreads(), threads). Throws Error for bad sizes or if the
+  // memory cannot be allocated.
+  AttentionWorkspace(int64_t max_tokens, const AttentionOptions& options, int threads = 0);
+
+  int64_t max_tokens() const { return max_tokens_; }
+  int threads() const { return threads_; }
+
+ private:
+  friend class MultiHeadSelfAttention;
+  float* TileScratch(int slot);  // 64-byte aligned, per thread
+
+  int64_t max_tokens_ = 0;
+  AttentionOptions options_;
+  int threads_ = 0;
+  int64_t tile_floats_ = 0;   // per slot, a multiple of 16 floats (64 bytes)
+  std::vector<float> qkv_;    // [max_tokens, 3·d_model]: q | k | v of every token
+  std::vector<float> heads_;  // [max_tokens, d_model]: o_h of every head, concatenated
+  std::vector<float> tiles_;  // [threads, tile_floats] (+ alignment slack)
+};
+
+class MultiHeadSelfAttention {
+ public:
+  // Tokens per query tile (one task of the parallel loop).
+  static constexpr int64_t kQueryTile = 128;
+
+  // Requires, under prefix (the module's, e.g. "layers.0.self_attn."):
+  //   in_proj_weight [3·d_model, d_model], in_proj_bias [3·d_model],
+  //   out_proj.weight [d_model, d_model], out_proj.bias [d_model].
+  // weights must outlive this object. Throws Error naming the tensor if one is
+  // missing or misshapen, or for sizes where n_heads does not divide d_model.
+  MultiHeadSelfAttention(const Weights& weights, const std::string& prefix,
+                         const AttentionOptions& options);
+
+  // x, out: [batch·seq, d_model] row-major, sequence b in rows b·seq ..; out
+  // may equal x. lengths: [batch] valid tokens per sequence (null: all seq);
+  // keys at positions >= lengths[b] are masked out. Queries at padded positions
+  // are computed like the others (their rows are well defined but meaningless;
+  // the caller zeroes them if it needs to). A sequence of length 0 attends to
+  // nothing: its head outputs are 0, so its rows are out_proj.bias.
+  // Throws Error if a length is outside [0, seq] or ws is too small or for
+  // other sizes.
+  void Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths, float* out,
+               AttentionWorkspace& ws) const;
+
+  const AttentionOptions& options() const { return options_; }
+  int64_t d_head() const { return options_.d_model / options_.n_heads; }
+
+ private:
+  AttentionOptions options_;
+  const float* w_in_;   // [3·d_model, d_model]
+  const float* b_in_;   // [3·d_model]
+  const float* w_out_;  // [d_model, d_model]
+  const float* b_out_;  // [d_model]
+};
+
+}  // namespace phasor

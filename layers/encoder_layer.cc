@@ -1,0 +1,85 @@
+#include "layers/encoder_layer.h"
+
+#include <new>
+
+#include "engine/error.h"
+#include "engine/kernels/elementwise.h"
+#include "engine/parallel.h"
+
+namespace phasor {
+namespace {
+
+constexpr int64_t kRowGrain = 16;  // rows per ParallelFor chunk of a residual add
+
+AttentionOptions AttentionOf(const EncoderLayerOptions& o) { return {o.d_model, o.n_heads}; }
+FeedForwardOptions FeedForwardOf(const EncoderLayerOptions& o) {
+  return {o.d_model, o.d_ff, o.activation};
+}
+LayerNormOptions NormOf(const EncoderLayerOptions& o) { return {o.d_model, o.layer_norm_eps}; }
+
+// out = a + b on [tokens, d_model], rows in parallel. out may equal a or b.
+void AddRows(const float* a, const float* b, int64_t tokens, int64_t d_model, float* out) {
+  ParallelFor(tokens, kRowGrain, [&](int64_t begin, int64_t end) {
+    kernels::Add(a + begin * d_model, b + begin * d_model, (end - begin) * d_model,
+                 out + begin * d_model);
+  });
+}
+
+}  // namespace
+
+EncoderLayerWorkspace::EncoderLayerWorkspace(int64_t max_tokens, const EncoderLayerOptions& options,
+                                             int threads)
+    : max_tokens_(max_tokens),
+      d_model_(options.d_model),
+      attention_(max_tokens, AttentionOf(options), threads),
+      feed_forward_(max_tokens, options.d_ff) {
+  // The attention workspace has checked max_tokens and d_model.
+  try {
+    const size_t n = static_cast<size_t>(max_tokens * options.d_model);
+    sublayer_.assign(n, 0.0f);
+    normed_.assign(n, 0.0f);
+  } catch (const std::bad_alloc&) {
+    throw Error("encoder layer workspace: cannot allocate " + std::to_string(max_tokens) + " x " +
+                std::to_string(options.d_model) + " floats");
+  }
+}
+
+EncoderLayer::EncoderLayer(const Weights& weights, const std::string& prefix,
+                           const EncoderLayerOptions& options)
+    : options_(options),
+      self_attn_(weights, prefix + "self_attn.", AttentionOf(options)),
+      feed_forward_(weights, prefix, FeedForwardOf(options)),
+      norm1_(weights, prefix + "norm1.", NormOf(options)),
+      norm2_(weights, prefix + "norm2.", NormOf(options)) {}
+
+void EncoderLayer::Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths,
+                           float* out, EncoderLayerWorkspace& ws) const {
+  const int64_t d_model = options_.d_model;
+  if (batch < 0 || seq < 0 || (seq > 0 && batch > ws.max_tokens_ / seq)) {
+    throw Error("encoder layer: batch " + std::to_string(batch) + " x seq " + std::to_string(seq) +
+                " does not fit a workspace of " + std::to_string(ws.max_tokens_) + " tokens");
+  }
+  if (ws.d_model_ != d_model) {
+    throw Error("encoder layer: workspace was made for d_model " + std::to_string(ws.d_model_) +
+                ", layer has d_model " + std::to_string(d_model));
+  }
+  // The sublayers check the rest (lengths, n_heads, d_ff).
+  const int64_t tokens = batch * seq;
+  float* sub = ws.sublayer_.data();  // [tokens, d_model]: sa(.) then ff(.)
+  if (!options_.norm_first) {
+    self_attn_.Forward(x, batch, seq, lengths, sub, ws.attention_);
+    norm1_.ForwardAdd(x, sub, tokens, out);  // out = norm1(x + sa(x))
+    feed_forward_.Forward(out, tokens, sub, ws.feed_forward_);
+    norm2_.ForwardAdd(out, sub, tokens, out);  // out = norm2(out + ff(out))
+  } else {
+    float* normed = ws.normed_.data();  // [tokens, d_model]
+    norm1_.Forward(x, tokens, normed);
+    self_attn_.Forward(normed, batch, seq, lengths, sub, ws.attention_);
+    AddRows(x, sub, tokens, d_model, out);  // out = x + sa(norm1(x))
+    norm2_.Forward(out, tokens, normed);
+    feed_forward_.Forward(normed, tokens, sub, ws.feed_forward_);
+    AddRows(out, sub, tokens, d_model, out);  // out = out + ff(norm2(out))
+  }
+}
+
+}  // namespace phasor

@@ -1,0 +1,81 @@
+// One layer of nn.TransformerEncoder: torch.nn.TransformerEncoderLayer
+// (batch_first) in eval mode, so without dropout.
+//
+//   post-LN (norm_first false):  x = norm1(x + sa(x));  x = norm2(x + ff(x))
+//   pre-LN  (norm_first true):   x = x + sa(norm1(x));  x = x + ff(norm2(x))
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/kernels/activations.h"
+#include "engine/weights.h"
+#include "layers/attention.h"
+#include "layers/feed_forward.h"
+#include "layers/layer_norm.h"
+
+namespace phasor {
+
+struct EncoderLayerOptions {
+  int64_t d_model = 0;
+  int64_t n_heads = 0;  // must divide d_model
+  int64_t d_ff = 0;
+  kernels::Activation activation = kernels::Activation::kRelu;
+  bool norm_first = false;  // false: post-LN, true: pre-LN
+  float layer_norm_eps = 1e-5f;
+};
+
+// Everything EncoderLayer::Forward needs besides its input and output, sized
+// once for up to max_tokens tokens (batch · seq) and `threads` threads (< 1:
+// NumThreads() now). Every layer of a model has the same shape, so one
+// workspace serves the whole stack; one workspace per concurrent caller.
+// Throws Error for bad sizes or if the memory cannot be allocated.
+class EncoderLayerWorkspace {
+ public:
+  EncoderLayerWorkspace() = default;
+  EncoderLayerWorkspace(int64_t max_tokens, const EncoderLayerOptions& options, int threads = 0);
+
+  int64_t max_tokens() const { return max_tokens_; }
+
+ private:
+  friend class EncoderLayer;
+  int64_t max_tokens_ = 0;
+  int64_t d_model_ = 0;
+  AttentionWorkspace attention_;
+  FeedForwardWorkspace feed_forward_;
+  std::vector<float> sublayer_;  // [max_tokens, d_model]: sa(.) or ff(.)
+  std::vector<float> normed_;    // [max_tokens, d_model]: pre-LN's norm1(x), norm2(x)
+};
+
+class EncoderLayer {
+ public:
+  // Declares, under prefix (e.g. "layers.0."): self_attn.in_proj_weight,
+  // self_attn.in_proj_bias, self_attn.out_proj.weight, self_attn.out_proj.bias,
+  // linear1.weight, linear1.bias, linear2.weight, linear2.bias, norm1.weight,
+  // norm1.bias, norm2.weight, norm2.bias (shapes as in PyTorch). weights must
+  // outlive this object. Throws Error naming the tensor if one is missing or
+  // misshapen, or for inconsistent sizes.
+  EncoderLayer(const Weights& weights, const std::string& prefix,
+               const EncoderLayerOptions& options);
+
+  // x, out: [batch·seq, d_model] row-major (sequence b in rows b·seq ..); out
+  // may equal x, so a stack of layers can run in place. lengths: [batch] valid
+  // tokens per sequence (null: all seq); keys past a sequence's length are
+  // masked out of attention. Rows at padded positions are computed but
+  // meaningless: the caller zeroes them if it needs to. Throws Error as
+  // MultiHeadSelfAttention::Forward does, or if ws has another shape.
+  void Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths, float* out,
+               EncoderLayerWorkspace& ws) const;
+
+  const EncoderLayerOptions& options() const { return options_; }
+
+ private:
+  EncoderLayerOptions options_;
+  MultiHeadSelfAttention self_attn_;
+  FeedForward feed_forward_;
+  LayerNorm norm1_;
+  LayerNorm norm2_;
+};
+
+}  // namespace phasor

@@ -1,0 +1,50 @@
+#include "layers/layer_norm.h"
+
+#include <cmath>
+
+#include "engine/error.h"
+#include "engine/kernels/layer_norm.h"
+#include "engine/parallel.h"
+
+namespace phasor {
+namespace {
+
+// Rows per ParallelFor chunk: a row is only a few hundred values.
+constexpr int64_t kRowGrain = 16;
+
+const LayerNormOptions& Checked(const LayerNormOptions& options, const std::string& prefix) {
+  if (options.d_model < 1) {
+    throw Error("layer norm '" + prefix + "': d_model must be positive, got " +
+                std::to_string(options.d_model));
+  }
+  if (!(options.eps >= 0.0f) || !std::isfinite(options.eps)) {
+    throw Error("layer norm '" + prefix + "': eps must be finite and >= 0");
+  }
+  return options;
+}
+
+}  // namespace
+
+LayerNorm::LayerNorm(const Weights& weights, const std::string& prefix,
+                     const LayerNormOptions& options)
+    : options_(Checked(options, prefix)),
+      gamma_(weights.Require(prefix + "weight", {options.d_model})),
+      beta_(weights.Require(prefix + "bias", {options.d_model})) {}
+
+void LayerNorm::Forward(const float* x, int64_t tokens, float* out) const {
+  const int64_t d = options_.d_model;
+  ParallelFor(tokens, kRowGrain, [&](int64_t begin, int64_t end) {
+    kernels::LayerNorm(x + begin * d, end - begin, d, gamma_, beta_, options_.eps, out + begin * d);
+  });
+}
+
+void LayerNorm::ForwardAdd(const float* x, const float* residual, int64_t tokens,
+                           float* out) const {
+  const int64_t d = options_.d_model;
+  ParallelFor(tokens, kRowGrain, [&](int64_t begin, int64_t end) {
+    kernels::AddLayerNorm(x + begin * d, residual + begin * d, end - begin, d, gamma_, beta_,
+                          options_.eps, out + begin * d);
+  });
+}
+
+}  // namespace phasor

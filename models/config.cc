@@ -1,0 +1,471 @@
+#include "models/config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
+
+#include "engine/error.h"
+#include "layers/positional.h"
+
+namespace phasor {
+namespace {
+
+using Json = nlohmann::json;
+
+// Ranges (see README "Model directory"). Weight counts above kMaxFloats (64 GiB
+// of float32) are refused as absurd rather than left to fail in an allocator.
+constexpr int64_t kMaxVocab = (int64_t{1} << 31) - 1;
+constexpr int64_t kMaxDModel = 65536;
+constexpr int64_t kMaxDFF = int64_t{1} << 20;
+constexpr int64_t kMaxLayers = 1024;
+constexpr int64_t kMaxOffset = int64_t{1} << 40;
+constexpr int64_t kMaxMaxLen = int64_t{1} << 26;
+constexpr int64_t kMaxFloats = int64_t{1} << 34;
+constexpr std::streamoff kMaxFileBytes = 64 << 20;
+
+const std::vector<std::string>& TopKeys() {
+  static const std::vector<std::string> keys = {"vocab_size",      "d_model",      "n_heads",
+                                                "n_layers",        "d_ff",         "activation",
+                                                "norm_first",      "final_norm",   "layer_norm_eps",
+                                                "scale_embedding", "pad_token_id", "positional"};
+  return keys;
+}
+const std::vector<std::string>& RequiredKeys() {
+  static const std::vector<std::string> keys = {"vocab_size", "d_model", "n_heads", "n_layers",
+                                                "d_ff"};
+  return keys;
+}
+const std::vector<std::string>& PositionalKeys() {
+  static const std::vector<std::string> keys = {"kind",   "base",    "layout", "denominator",
+                                                "offset", "max_len", "mode"};
+  return keys;
+}
+
+// Text from the file (or from a parser quoting it), made safe for a one-line
+// message: control and non-ASCII bytes escaped as \xNN, cut after max bytes.
+std::string Printable(const std::string& text, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < max; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
+// A name or value from the file, quoted for a message.
+std::string Quote(const std::string& text) { return "'" + Printable(text, 80) + "'"; }
+
+// Appends a short rendering of value to out, stopping near kFoundChars.
+constexpr size_t kFoundChars = 80;
+
+void AppendBrief(const Json& value, std::string* out) {
+  if (out->size() > kFoundChars) return;
+  if (!value.is_structured()) {
+    *out += value.dump(-1, ' ', true, Json::error_handler_t::replace);
+    return;
+  }
+  const bool object = value.is_object();
+  *out += object ? '{' : '[';
+  bool first = true;
+  for (const auto& item : value.items()) {
+    if (!first) *out += ',';
+    first = false;
+    if (out->size() > kFoundChars) break;
+    if (object) *out += Json(item.key()).dump(-1, ' ', true, Json::error_handler_t::replace) + ":";
+    AppendBrief(item.value(), out);
+  }
+  *out += object ? '}' : ']';
+}
+
+// A JSON value as found in the file, for "found ..." in messages.
+std::string Found(const Json& value) {
+  std::string text;
+  AppendBrief(value, &text);
+  if (text.size() > kFoundChars) text = text.substr(0, kFoundChars - 3) + "...";
+  return text;
+}
+
+std::string Join(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) out += (i ? ", " : "") + words[i];
+  return out;
+}
+
+// Edit distance, for "did you mean" on a misspelt key.
+size_t Distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+[[noreturn]] void UnknownKey(const std::string& source, const std::string& prefix,
+                             const std::string& key, const std::vector<std::string>& known) {
+  std::string message = source + ": unknown key " + Quote(prefix + key);
+  if (key.size() < 64) {
+    for (const std::string& candidate : known) {
+      if (Distance(key, candidate) <= 2) {
+        message.append(" (did you mean '").append(prefix).append(candidate).append("'?)");
+        break;
+      }
+    }
+  }
+  throw Error(message + ", expected one of " + Join(known));
+}
+
+// Parses JSON, refusing an object that repeats a key (nlohmann would keep the
+// last one silently) and nesting deeper than kMaxJsonDepth (no valid file
+// nests more than 3 levels; a deep one would only cost memory and stack).
+// Throws StructureError for those.
+struct StructureError {
+  std::string message;
+};
+constexpr int kMaxJsonDepth = 16;
+
+Json ParseStrictJson(const std::string& text) {
+  struct Object {
+    std::string path;  // dotted keys from the root; "[]" for an array element
+    std::string last_key;
+    std::set<std::string> keys;
+  };
+  std::vector<Object> objects;
+  std::vector<bool> is_object;  // one per open container
+  const Json::parser_callback_t callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start:
+        if (depth >= kMaxJsonDepth) {
+          throw StructureError{"nested deeper than " + std::to_string(kMaxJsonDepth) +
+                               " levels, expected a shallow object"};
+        }
+        if (event == Json::parse_event_t::object_start) {
+          std::string path;
+          if (!objects.empty()) {
+            const Object& parent = objects.back();
+            path = parent.path.empty() ? parent.last_key : parent.path + "." + parent.last_key;
+            if (!is_object.back()) path += "[]";
+          }
+          objects.push_back(Object{std::move(path), "", {}});
+        }
+        is_object.push_back(event == Json::parse_event_t::object_start);
+        break;
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!is_object.empty()) {
+          if (is_object.back() && !objects.empty()) objects.pop_back();
+          is_object.pop_back();
+        }
+        break;
+      case Json::parse_event_t::key: {
+        Object& object = objects.back();
+        object.last_key = parsed.get<std::string>();
+        if (!object.keys.insert(object.last_key).second) {
+          const std::string key =
+              object.path.empty() ? object.last_key : object.path + "." + object.last_key;
+          throw StructureError{"key " + Quote(key) + " appears twice, expected once"};
+        }
+        break;
+      }
+      case Json::parse_event_t::value:
+        break;
+    }
+    return true;
+  };
+  return Json::parse(text, callback);
+}
+
+// Typed reads of one key; name is the dotted key for messages.
+class Reader {
+ public:
+  explicit Reader(const std::string& source) : source_(source) {}
+
+  [[noreturn]] void Fail(const std::string& name, const std::string& what) const {
+    throw Error(source_ + ": key '" + name + "': " + what);
+  }
+
+  int64_t Int(const Json& v, const std::string& name) const {
+    if (!v.is_number_integer()) Fail(name, "expected an integer, found " + Found(v));
+    if (v.is_number_unsigned() &&
+        v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      Fail(name, Found(v) + " is out of range, expected a 64-bit signed integer");
+    }
+    return v.get<int64_t>();
+  }
+  double Number(const Json& v, const std::string& name) const {
+    if (!v.is_number()) Fail(name, "expected a number, found " + Found(v));
+    return v.get<double>();
+  }
+  bool Bool(const Json& v, const std::string& name) const {
+    if (!v.is_boolean()) Fail(name, "expected true or false, found " + Found(v));
+    return v.get<bool>();
+  }
+  std::string String(const Json& v, const std::string& name) const {
+    if (!v.is_string()) Fail(name, "expected a string, found " + Found(v));
+    return v.get<std::string>();
+  }
+  // Runs a positional.h parser, prefixing its message with the key.
+  template <typename Parse>
+  auto Enum(const Json& v, const std::string& name, Parse parse) const {
+    const std::string s = String(v, name);
+    try {
+      return parse(s);
+    } catch (const Error& e) {
+      Fail(name, e.what());
+    }
+  }
+
+ private:
+  const std::string& source_;
+};
+
+Activation ParseActivation(const Reader& r, const Json& v) {
+  const std::string s = r.String(v, "activation");
+  if (s == "relu") return Activation::kRelu;
+  if (s == "gelu") return Activation::kGelu;
+  r.Fail("activation", "unknown value " + Quote(s) + ", expected one of relu, gelu");
+}
+
+PositionalKind ParseKind(const Reader& r, const Json& v) {
+  const std::string s = r.String(v, "positional.kind");
+  if (s == "sinusoidal") return PositionalKind::kSinusoidal;
+  if (s == "learned") return PositionalKind::kLearned;
+  if (s == "rope") return PositionalKind::kRope;
+  if (s == "none") return PositionalKind::kNone;
+  r.Fail("positional.kind",
+         "unknown value " + Quote(s) + ", expected one of sinusoidal, learned, rope, none");
+}
+
+PositionalConfig ParsePositional(const std::string& source, const Reader& r, const Json& obj) {
+  if (!obj.is_object()) r.Fail("positional", "expected an object, found " + Found(obj));
+  for (const auto& item : obj.items()) {
+    const auto& known = PositionalKeys();
+    if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
+      UnknownKey(source, "positional.", item.key(), known);
+    }
+  }
+  PositionalConfig p;
+  if (obj.contains("kind")) p.kind = ParseKind(r, obj["kind"]);
+  if (obj.contains("base")) p.base = r.Number(obj["base"], "positional.base");
+  if (obj.contains("layout")) {
+    p.layout = r.Enum(obj["layout"], "positional.layout", ParsePeLayout);
+  }
+  if (obj.contains("denominator")) {
+    p.denominator = r.Enum(obj["denominator"], "positional.denominator", ParsePeDenominator);
+  }
+  if (obj.contains("offset")) p.offset = r.Int(obj["offset"], "positional.offset");
+  if (obj.contains("max_len")) p.max_len = r.Int(obj["max_len"], "positional.max_len");
+  if (obj.contains("mode")) p.mode = r.Enum(obj["mode"], "positional.mode", ParsePeMode);
+  return p;
+}
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+// The shortest text that reads back as v (as in ConfigToJson).
+std::string Str(double v) { return Json(v).dump(); }
+
+}  // namespace
+
+const char* ToString(Activation v) { return v == Activation::kGelu ? "gelu" : "relu"; }
+
+const char* ToString(PositionalKind v) {
+  switch (v) {
+    case PositionalKind::kSinusoidal:
+      return "sinusoidal";
+    case PositionalKind::kLearned:
+      return "learned";
+    case PositionalKind::kRope:
+      return "rope";
+    case PositionalKind::kNone:
+      return "none";
+  }
+  return "?";
+}
+
+ModelConfig ParseConfig(const std::string& json_text, const std::string& source) {
+  Json root;
+  try {
+    root = ParseStrictJson(json_text);
+  } catch (const StructureError& e) {
+    throw Error(source + ": " + e.message);
+  } catch (const Json::exception& e) {
+    throw Error(source + ": not valid JSON: " + Printable(e.what(), 300));
+  }
+  if (!root.is_object()) {
+    throw Error(source + ": expected a JSON object, found " + std::string(root.type_name()));
+  }
+  for (const auto& item : root.items()) {
+    const auto& known = TopKeys();
+    if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
+      UnknownKey(source, "", item.key(), known);
+    }
+  }
+  for (const std::string& key : RequiredKeys()) {
+    if (!root.contains(key)) throw Error(source + ": missing required key " + Quote(key));
+  }
+
+  const Reader r(source);
+  ModelConfig c;
+  c.vocab_size = r.Int(root["vocab_size"], "vocab_size");
+  c.d_model = r.Int(root["d_model"], "d_model");
+  c.n_heads = r.Int(root["n_heads"], "n_heads");
+  c.n_layers = r.Int(root["n_layers"], "n_layers");
+  c.d_ff = r.Int(root["d_ff"], "d_ff");
+  if (root.contains("activation")) c.activation = ParseActivation(r, root["activation"]);
+  if (root.contains("norm_first")) c.norm_first = r.Bool(root["norm_first"], "norm_first");
+  if (root.contains("final_norm")) c.final_norm = r.Bool(root["final_norm"], "final_norm");
+  if (root.contains("layer_norm_eps")) {
+    c.layer_norm_eps = r.Number(root["layer_norm_eps"], "layer_norm_eps");
+  }
+  if (root.contains("scale_embedding")) {
+    c.scale_embedding = r.Bool(root["scale_embedding"], "scale_embedding");
+  }
+  if (root.contains("pad_token_id") && !root["pad_token_id"].is_null()) {
+    const Json& v = root["pad_token_id"];
+    if (!v.is_number_integer())
+      r.Fail("pad_token_id", "expected null or an integer, found " + Found(v));
+    const int64_t id = r.Int(v, "pad_token_id");
+    if (id < 0 || id >= c.vocab_size || id > std::numeric_limits<int32_t>::max()) {
+      r.Fail("pad_token_id", Str(id) +
+                                 " is outside the vocabulary, expected 0 to vocab_size - 1 (" +
+                                 Str(c.vocab_size - 1) + ")");
+    }
+    c.pad_token_id = static_cast<int32_t>(id);
+  }
+  if (root.contains("positional")) c.positional = ParsePositional(source, r, root["positional"]);
+  ValidateConfig(c, source);
+  return c;
+}
+
+void ValidateConfig(const ModelConfig& c, const std::string& source) {
+  const Reader r(source);
+  auto in_range = [&](const char* name, int64_t v, int64_t lo, int64_t hi, const char* hi_text) {
+    if (v < lo || v > hi) {
+      r.Fail(name, Str(v) + " is out of range, expected " + Str(lo) + " to " + Str(hi) + hi_text);
+    }
+  };
+  in_range("vocab_size", c.vocab_size, 1, kMaxVocab, " (2^31 - 1)");
+  in_range("d_model", c.d_model, 1, kMaxDModel, "");
+  if (c.d_model % 2 != 0) {
+    r.Fail("d_model", Str(c.d_model) + " is odd, expected an even number (sin/cos pairs)");
+  }
+  if (c.n_heads < 1 || c.n_heads > c.d_model) {
+    r.Fail("n_heads", Str(c.n_heads) + " is out of range, expected 1 to d_model " + Str(c.d_model));
+  }
+  if (c.d_model % c.n_heads != 0) {
+    r.Fail("n_heads", Str(c.n_heads) + " does not divide d_model " + Str(c.d_model));
+  }
+  in_range("n_layers", c.n_layers, 1, kMaxLayers, "");
+  in_range("d_ff", c.d_ff, 1, kMaxDFF, " (2^20)");
+  if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps <= 0) {
+    r.Fail("layer_norm_eps",
+           Str(c.layer_norm_eps) + " is out of range, expected a finite number > 0");
+  }
+  if (c.pad_token_id && (*c.pad_token_id < 0 || *c.pad_token_id >= c.vocab_size)) {
+    r.Fail("pad_token_id", Str(int64_t{*c.pad_token_id}) +
+                               " is outside the vocabulary, expected 0 to vocab_size - 1 (" +
+                               Str(c.vocab_size - 1) + ")");
+  }
+
+  const PositionalConfig& p = c.positional;
+  if (!std::isfinite(p.base) || p.base <= 1) {
+    r.Fail("positional.base", Str(p.base) + " is out of range, expected a finite number > 1");
+  }
+  in_range("positional.offset", p.offset, 0, kMaxOffset, " (2^40)");
+  in_range("positional.max_len", p.max_len, 1, kMaxMaxLen, " (2^26)");
+  if (p.denominator == PeDenominator::kHalfMinusOne && c.d_model < 4) {
+    r.Fail("positional.denominator",
+           "half_minus_one needs d_model >= 4, found d_model " + Str(c.d_model));
+  }
+
+  // The ranges above keep every product below 2^48: no overflow.
+  const std::string limit = ", expected at most 2^34 (64 GiB of float32)";
+  if (c.vocab_size * c.d_model > kMaxFloats) {
+    r.Fail("vocab_size", "embedding of vocab_size " + Str(c.vocab_size) + " * d_model " +
+                             Str(c.d_model) + " = " + Str(c.vocab_size * c.d_model) +
+                             " floats is too large" + limit);
+  }
+  const int64_t per_layer = 4 * c.d_model * c.d_model + 2 * c.d_model * c.d_ff;
+  if (per_layer > kMaxFloats) {
+    r.Fail("d_ff", "a layer of d_model " + Str(c.d_model) + " and d_ff " + Str(c.d_ff) +
+                       " holds 4*d_model^2 + 2*d_model*d_ff = " + Str(per_layer) +
+                       " floats, too large" + limit);
+  }
+  const bool has_table = p.kind == PositionalKind::kLearned ||
+                         (p.kind == PositionalKind::kSinusoidal && p.mode != PeMode::kOnTheFly);
+  if (has_table && p.max_len * c.d_model > kMaxFloats) {
+    r.Fail("positional.max_len", "a table of max_len " + Str(p.max_len) + " * d_model " +
+                                     Str(c.d_model) + " = " + Str(p.max_len * c.d_model) +
+                                     " floats is too large" + limit);
+  }
+}
+
+ModelConfig LoadConfig(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path + ": is a directory, expected a config.json file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open for reading (missing or unreadable)");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0 || !in) throw Error(path + ": cannot read (is it a directory?)");
+  if (size > kMaxFileBytes) {
+    throw Error(path + ": file is " + Str(int64_t{size}) +
+                " bytes, expected a config.json of at most " + Str(int64_t{kMaxFileBytes}));
+  }
+  std::string text(static_cast<size_t>(size), '\0');
+  if (!in.read(text.data(), size)) throw Error(path + ": cannot read");
+  return ParseConfig(text, path);
+}
+
+std::string ConfigToJson(const ModelConfig& c) {
+  nlohmann::ordered_json positional = {
+      {"kind", ToString(c.positional.kind)},
+      {"base", c.positional.base},
+      {"layout", ToString(c.positional.layout)},
+      {"denominator", ToString(c.positional.denominator)},
+      {"offset", c.positional.offset},
+      {"max_len", c.positional.max_len},
+      {"mode", ToString(c.positional.mode)},
+  };
+  nlohmann::ordered_json j = {
+      {"vocab_size", c.vocab_size},
+      {"d_model", c.d_model},
+      {"n_heads", c.n_heads},
+      {"n_layers", c.n_layers},
+      {"d_ff", c.d_ff},
+      {"activation", ToString(c.activation)},
+      {"norm_first", c.norm_first},
+      {"final_norm", c.final_norm},
+      {"layer_norm_eps", c.layer_norm_eps},
+      {"scale_embedding", c.scale_embedding},
+      {"pad_token_id",
+       c.pad_token_id ? nlohmann::ordered_json(*c.pad_token_id) : nlohmann::ordered_json(nullptr)},
+      {"positional", positional},
+  };
+  return j.dump(2) + "\n";
+}
+
+}  // namespace phasor

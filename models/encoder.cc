@@ -1,0 +1,107 @@
+#include "models/encoder.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "engine/error.h"
+#include "engine/safetensors.h"
+
+namespace phasor {
+
+std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeMode> mode) {
+  {
+    std::ifstream probe(dir + "/config.json");
+    if (!probe) {
+      std::ifstream as_dir(dir);
+      throw Error(as_dir ? "model directory " + dir + " has no config.json"
+                         : "cannot open model directory " + dir);
+    }
+  }
+  ModelConfig config = LoadConfig(dir + "/config.json");
+  if (mode) config.positional.mode = *mode;
+  Weights weights = LoadSafetensors(dir + "/model.safetensors");
+  return std::make_unique<Encoder>(std::move(config), std::move(weights));
+}
+
+Encoder::Encoder(ModelConfig config, Weights weights)
+    : config_(std::move(config)), weights_(std::move(weights)) {
+  ValidateConfig(config_, weights_.source());
+  const ModelConfig& c = config_;
+  const PositionalConfig& pos = c.positional;
+  const float* learned = nullptr;
+  switch (pos.kind) {
+    case PositionalKind::kSinusoidal:
+      pe_ = std::make_unique<SinusoidalEncoding>(pos.Sinusoidal(c.d_model));
+      break;
+    case PositionalKind::kLearned:
+      learned = weights_.Require("positional.weight", {pos.max_len, c.d_model});
+      break;
+    case PositionalKind::kNone:
+      break;
+    case PositionalKind::kRope:
+      throw Error(weights_.source() + ": positional kind 'rope' is not supported by this build");
+  }
+  embedding_ = std::make_unique<Embedding>(
+      weights_, EmbeddingOptions{c.vocab_size, c.d_model, c.scale_embedding, pos.offset}, pe_.get(),
+      learned, learned ? pos.max_len : 0);
+  EncoderLayerOptions lo;
+  lo.d_model = c.d_model;
+  lo.n_heads = c.n_heads;
+  lo.d_ff = c.d_ff;
+  lo.activation =
+      c.activation == Activation::kGelu ? kernels::Activation::kGelu : kernels::Activation::kRelu;
+  lo.norm_first = c.norm_first;
+  lo.layer_norm_eps = static_cast<float>(c.layer_norm_eps);
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    layers_.push_back(
+        std::make_unique<EncoderLayer>(weights_, "layers." + std::to_string(l) + ".", lo));
+  }
+  if (c.final_norm) {
+    final_norm_ = std::make_unique<LayerNorm>(
+        weights_, "norm.", LayerNormOptions{c.d_model, static_cast<float>(c.layer_norm_eps)});
+  }
+}
+
+EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
+  EncoderLayerOptions lo;
+  lo.d_model = config_.d_model;
+  lo.n_heads = config_.n_heads;
+  lo.d_ff = config_.d_ff;
+  return EncoderWorkspace{
+      max_tokens, EncoderLayerWorkspace(max_tokens, lo),
+      std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(max_tokens, 1)))};
+}
+
+void Encoder::Forward(const int32_t* ids, int64_t batch, int64_t seq, const int64_t* lengths,
+                      EncoderStage stage, float* out, EncoderWorkspace& ws) const {
+  if (batch < 0 || seq < 0) throw Error("negative batch or sequence length");
+  if (batch * seq > ws.max_tokens) {
+    throw Error("batch of " + std::to_string(batch * seq) + " tokens exceeds the workspace (" +
+                std::to_string(ws.max_tokens) + ")");
+  }
+  embedding_->Forward(ids, batch, seq, out);  // out: [batch·seq, d_model]
+  if (stage == EncoderStage::kEmbeddings || batch * seq == 0) return;
+  // Effective lengths: given ones less trailing pad ids. [batch]
+  int64_t* valid = ws.lengths.data();
+  bool padded = false;
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t n = lengths ? std::clamp<int64_t>(lengths[b], 0, seq) : seq;
+    if (config_.pad_token_id) {
+      while (n > 0 && ids[b * seq + n - 1] == *config_.pad_token_id) --n;
+    }
+    valid[b] = n;
+    padded = padded || n < seq;
+  }
+  for (const auto& layer : layers_) {
+    layer->Forward(out, batch, seq, padded ? valid : nullptr, out, ws.layer);
+  }
+  if (final_norm_) final_norm_->Forward(out, batch * seq, out);
+  const int64_t d = config_.d_model;
+  for (int64_t b = 0; b < batch && padded; ++b) {
+    std::memset(out + (b * seq + valid[b]) * d, 0,
+                static_cast<size_t>((seq - valid[b]) * d) * sizeof(float));
+  }
+}
+
+}  // namespace phasor

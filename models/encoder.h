@@ -1,0 +1,78 @@
+// The encoder model: embedding + positional encoding, a stack of
+// nn.TransformerEncoderLayer-equivalent layers, and the optional final norm.
+//
+//   x = embedding[t]·(sqrt(d_model) if scale_embedding) + PE[offset + j]
+//   x = layer_{n-1}(... layer_0(x))
+//   x = norm(x)                                         (final_norm only)
+//
+// Usage:
+//   auto enc = Encoder::Load("my-model");               // a model directory
+//   EncoderWorkspace ws = enc->MakeWorkspace(batch * seq);
+//   enc->Forward(ids, batch, seq, lengths, EncoderStage::kFinal, out, ws);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/weights.h"
+#include "layers/embedding.h"
+#include "layers/encoder_layer.h"
+#include "layers/layer_norm.h"
+#include "layers/sinusoidal.h"
+#include "models/config.h"
+
+namespace phasor {
+
+enum class EncoderStage {
+  kEmbeddings,  // the encoder's input x (embedding + PE)
+  kFinal,       // the final hidden states
+};
+
+// Activations for one caller, sized once for up to max_tokens tokens
+// (batch · seq); Forward allocates nothing. One workspace per concurrent caller.
+struct EncoderWorkspace {
+  int64_t max_tokens = 0;
+  EncoderLayerWorkspace layer;
+  std::vector<int64_t> lengths;  // [max_tokens] effective lengths of a batch
+};
+
+class Encoder {
+ public:
+  // Reads dir/config.json and dir/model.safetensors. mode, if set, replaces the
+  // config's positional mode. Throws Error naming the file, key or tensor.
+  static std::unique_ptr<Encoder> Load(const std::string& dir,
+                                       std::optional<PeMode> mode = std::nullopt);
+
+  // A model from a config and its weights (e.g. the toy model). Throws Error
+  // for an invalid config or a missing or misshapen tensor.
+  Encoder(ModelConfig config, Weights weights);
+  Encoder(const Encoder&) = delete;
+  Encoder& operator=(const Encoder&) = delete;
+
+  EncoderWorkspace MakeWorkspace(int64_t max_tokens) const;
+
+  // ids: [batch, seq] row-major; lengths: [batch] real tokens per sequence
+  // (null: all seq), the rest being padding that attention masks out. With a
+  // pad_token_id, trailing pad ids count as padding too.
+  // out: [batch·seq, d_model]. Rows at padded positions are 0 in stage kFinal.
+  // Throws Error for an id outside the vocabulary (naming sequence and
+  // position), a position the PE cannot produce, or batch·seq > ws.max_tokens.
+  void Forward(const int32_t* ids, int64_t batch, int64_t seq, const int64_t* lengths,
+               EncoderStage stage, float* out, EncoderWorkspace& ws) const;
+
+  const ModelConfig& config() const { return config_; }
+  const Weights& weights() const { return weights_; }
+
+ private:
+  ModelConfig config_;
+  Weights weights_;
+  std::unique_ptr<SinusoidalEncoding> pe_;  // kind sinusoidal only
+  std::unique_ptr<Embedding> embedding_;
+  std::vector<std::unique_ptr<EncoderLayer>> layers_;
+  std::unique_ptr<LayerNorm> final_norm_;
+};
+
+}  // namespace phasor

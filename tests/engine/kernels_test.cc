@@ -1,0 +1,437 @@
+// Every fast kernel in engine/kernels against its naive twin.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine/kernels/activations.h"
+#include "engine/kernels/attention.h"
+#include "engine/kernels/elementwise.h"
+#include "engine/kernels/layer_norm.h"
+#include "engine/kernels/linear.h"
+#include "engine/kernels/softmax.h"
+#include "engine/kernels/vector_math.h"
+#include "engine/parallel.h"
+
+namespace phasor::kernels {
+namespace {
+
+// Tolerances, once for the file: |fast - naive| <= kAbsTol + kRelTol·|naive|.
+// Values are O(1); float accumulation over up to 2048 terms stays well inside.
+constexpr double kAbsTol = 2e-6;
+constexpr double kRelTol = 2e-5;
+
+std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+// Largest violation of the tolerance (<= 0: all values pass), and no NaN anywhere.
+void ExpectClose(const std::vector<float>& got, const std::vector<float>& want,
+                 const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  double worst = 0.0;
+  size_t worst_at = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_FALSE(std::isnan(got[i])) << what << " at " << i;
+    const double excess =
+        std::abs(double{got[i]} - want[i]) - (kAbsTol + kRelTol * std::abs(want[i]));
+    if (excess > worst) {
+      worst = excess;
+      worst_at = i;
+    }
+  }
+  EXPECT_LE(worst, 0.0) << what << ": at " << worst_at << " got " << got[worst_at] << ", want "
+                        << want[worst_at];
+}
+
+class ThreadsGuard {  // restores the default thread count after a test
+ public:
+  ~ThreadsGuard() { SetNumThreads(0); }
+};
+
+// --- Linear -----------------------------------------------------------------
+
+using LinearShape = std::tuple<int64_t, int64_t, int64_t>;  // rows, in, out
+
+class LinearKernelTest : public ::testing::TestWithParam<LinearShape> {};
+
+TEST_P(LinearKernelTest, MatchesNaiveForEveryActivationWithAndWithoutBias) {
+  const auto [rows, in, out] = GetParam();
+  const std::vector<float> x = Random(rows * in, 1);
+  const std::vector<float> w =
+      Random(out * in, 2, -1.0f / std::sqrt(in + 1.0f), 1.0f / std::sqrt(in + 1.0f));
+  const std::vector<float> b = Random(out, 3);
+  for (Activation act : {Activation::kIdentity, Activation::kRelu, Activation::kGelu}) {
+    for (bool bias : {true, false}) {
+      std::vector<float> y(rows * out, NAN), ref(rows * out);
+      Linear(x.data(), rows, in, w.data(), bias ? b.data() : nullptr, out, y.data(), act);
+      LinearNaive(x.data(), rows, in, w.data(), bias ? b.data() : nullptr, out, ref.data(), act);
+      ExpectClose(y, ref, std::string(ToString(act)) + (bias ? " with bias" : " without bias"));
+    }
+  }
+}
+
+TEST_P(LinearKernelTest, IdenticalForOneAndTwoThreads) {
+  ThreadsGuard guard;
+  const auto [rows, in, out] = GetParam();
+  const std::vector<float> x = Random(rows * in, 4);
+  const std::vector<float> w = Random(out * in, 5);
+  const std::vector<float> b = Random(out, 6);
+  std::vector<float> y1(rows * out), y2(rows * out);
+  SetNumThreads(1);
+  Linear(x.data(), rows, in, w.data(), b.data(), out, y1.data(), Activation::kGelu);
+  SetNumThreads(2);
+  Linear(x.data(), rows, in, w.data(), b.data(), out, y2.data(), Activation::kGelu);
+  EXPECT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(float)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, LinearKernelTest,
+                         ::testing::Values(LinearShape{1, 1, 1}, LinearShape{3, 5, 7},
+                                           LinearShape{1, 96, 288},   // one token: a GEMV
+                                           LinearShape{37, 96, 300},  // partial column tile
+                                           LinearShape{300, 64,
+                                                       513},  // partial row and column tiles
+                                           LinearShape{257, 2048, 96}, LinearShape{64, 512, 2048}));
+
+TEST(LinearKernelTest, ZeroInputsGiveTheBias) {
+  const std::vector<float> b = {0.5f, -2.0f, 3.0f};
+  std::vector<float> y(size_t{2} * 3, NAN);
+  Linear(nullptr, 2, 0, nullptr, b.data(), 3, y.data(), Activation::kRelu);
+  EXPECT_EQ(y, (std::vector<float>{0.5f, 0.0f, 3.0f, 0.5f, 0.0f, 3.0f}));
+}
+
+// --- LayerNorm --------------------------------------------------------------
+
+class LayerNormKernelTest : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(LayerNormKernelTest, MatchesNaive) {
+  const int64_t n = GetParam(), rows = 9;
+  std::vector<float> x = Random(rows * n, 7, -3.0f, 3.0f);
+  for (int64_t j = 0; j < n; ++j) x[n + j] += 1000.0f;  // a large offset: needs two passes
+  const std::vector<float> gamma = Random(n, 8, 0.5f, 1.5f), beta = Random(n, 9);
+  std::vector<float> y(rows * n), ref(rows * n);
+  LayerNorm(x.data(), rows, n, gamma.data(), beta.data(), 1e-5f, y.data());
+  LayerNormNaive(x.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ref.data());
+  ExpectClose(y, ref, "LayerNorm");
+  std::vector<float> in_place = x;
+  LayerNorm(in_place.data(), rows, n, gamma.data(), beta.data(), 1e-5f, in_place.data());
+  EXPECT_EQ(in_place, y);
+}
+
+TEST_P(LayerNormKernelTest, AddLayerNormMatchesNaiveAndMayRunInPlace) {
+  const int64_t n = GetParam(), rows = 5;
+  const std::vector<float> x = Random(rows * n, 10), r = Random(rows * n, 11);
+  const std::vector<float> gamma = Random(n, 12, 0.5f, 1.5f), beta = Random(n, 13);
+  std::vector<float> y(rows * n), ref(rows * n);
+  AddLayerNorm(x.data(), r.data(), rows, n, gamma.data(), beta.data(), 1e-5f, y.data());
+  AddLayerNormNaive(x.data(), r.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ref.data());
+  ExpectClose(y, ref, "AddLayerNorm");
+  std::vector<float> into_x = x, into_r = r;
+  AddLayerNorm(into_x.data(), r.data(), rows, n, gamma.data(), beta.data(), 1e-5f, into_x.data());
+  AddLayerNorm(x.data(), into_r.data(), rows, n, gamma.data(), beta.data(), 1e-5f, into_r.data());
+  EXPECT_EQ(into_x, y);
+  EXPECT_EQ(into_r, y);
+}
+
+INSTANTIATE_TEST_SUITE_P(Widths, LayerNormKernelTest, ::testing::Values(1, 7, 96, 512, 1000));
+
+TEST(LayerNormKernelTest, ConstantRowGivesBeta) {
+  const int64_t n = 96;
+  const std::vector<float> x(n, 0.3f), gamma = Random(n, 14), beta = Random(n, 15);
+  std::vector<float> y(n);
+  LayerNorm(x.data(), 1, n, gamma.data(), beta.data(), 1e-5f, y.data());
+  ExpectClose(y, beta, "constant row");
+}
+
+// --- Activations ------------------------------------------------------------
+
+TEST(ActivationKernelTest, GeluMatchesNaiveOverItsRange) {
+  std::vector<float> x;
+  for (int i = -2400; i <= 2400; ++i) x.push_back(i * 0.005f);  // [-12, 12]
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e4f, -1e4f, 3.4e38f, -3.4e38f}) x.push_back(v);
+  std::vector<float> y(x.size()), ref(x.size());
+  Gelu(x.data(), static_cast<int64_t>(x.size()), y.data());
+  GeluNaive(x.data(), static_cast<int64_t>(x.size()), ref.data());
+  ExpectClose(y, ref, "Gelu");
+  EXPECT_FLOAT_EQ(y[2400], 0.0f);  // gelu(0)
+}
+
+TEST(ActivationKernelTest, ReluAndIdentityAreExact) {
+  const std::vector<float> x = Random(1001, 16);
+  std::vector<float> y(x.size()), ref(x.size());
+  Relu(x.data(), 1001, y.data());
+  ReluNaive(x.data(), 1001, ref.data());
+  EXPECT_EQ(y, ref);
+  Activate(Activation::kIdentity, x.data(), 1001, y.data());
+  EXPECT_EQ(y, x);
+  for (Activation act : {Activation::kIdentity, Activation::kRelu, Activation::kGelu}) {
+    Activate(act, x.data(), 1001, y.data());
+    ActivateNaive(act, x.data(), 1001, ref.data());
+    ExpectClose(y, ref, ToString(act));
+  }
+}
+
+// --- Softmax ----------------------------------------------------------------
+
+class SoftmaxKernelTest : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(SoftmaxKernelTest, MatchesNaiveWithEveryKindOfMask) {
+  const int64_t n = GetParam(), rows = 6;
+  std::vector<float> x = Random(rows * n, 17, -8.0f, 8.0f);
+  for (int64_t j = 0; j < n; ++j) x[n + j] *= 1e4f;  // stability: large logits
+  std::vector<float> add = Random(rows * n, 18);
+  for (int64_t j = 0; j < n; j += 3) add[j] = -std::numeric_limits<float>::infinity();
+  bool masked[1000];
+  ASSERT_LE(n, 1000);
+  for (int64_t j = 0; j < n; ++j) masked[j] = j % 4 == 1;
+
+  const SoftmaxMask masks[] = {{},
+                               {add.data(), n, nullptr},
+                               {add.data(), 0, nullptr},
+                               {nullptr, 0, masked},
+                               {add.data(), n, masked}};
+  for (const SoftmaxMask& mask : masks) {
+    std::vector<float> y(rows * n), ref(rows * n);
+    Softmax(x.data(), rows, n, y.data(), mask);
+    SoftmaxNaive(x.data(), rows, n, ref.data(), mask);
+    ExpectClose(y, ref, "Softmax");
+    for (int64_t r = 0; r < rows; ++r) {
+      double sum = 0.0;
+      bool any_live = false;
+      for (int64_t j = 0; j < n; ++j) {
+        const bool off = (mask.key_masked && mask.key_masked[j]) ||
+                         (mask.add && std::isinf(mask.add[r * mask.add_stride + j]));
+        if (off) {
+          EXPECT_EQ(y[r * n + j], 0.0f);
+        }
+        any_live |= !off;
+        sum += y[r * n + j];
+      }
+      EXPECT_NEAR(sum, any_live ? 1.0 : 0.0, 1e-5);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Widths, SoftmaxKernelTest, ::testing::Values(2, 7, 64, 129, 1000));
+
+TEST(SoftmaxKernelTest, FullyMaskedRowIsZeroNotNaN) {
+  const int64_t n = 5;
+  const std::vector<float> x = Random(2 * n, 19);
+  const bool all[n] = {true, true, true, true, true};
+  const std::vector<float> minus_inf(n, -std::numeric_limits<float>::infinity());
+  for (const SoftmaxMask& mask :
+       {SoftmaxMask{nullptr, 0, all}, SoftmaxMask{minus_inf.data(), 0, nullptr}}) {
+    std::vector<float> y(2 * n, NAN), ref(2 * n, NAN);
+    Softmax(x.data(), 2, n, y.data(), mask);
+    SoftmaxNaive(x.data(), 2, n, ref.data(), mask);
+    EXPECT_EQ(y, std::vector<float>(2 * n, 0.0f));
+    EXPECT_EQ(ref, std::vector<float>(2 * n, 0.0f));
+  }
+}
+
+TEST(SoftmaxKernelTest, RunsInPlace) {
+  std::vector<float> x = Random(int64_t{3} * 33, 20), y(size_t{3} * 33);
+  Softmax(x.data(), 3, 33, y.data());
+  Softmax(x.data(), 3, 33, x.data());
+  EXPECT_EQ(x, y);
+}
+
+// --- Attention tile ---------------------------------------------------------
+
+using AttentionShape = std::tuple<int64_t, int64_t, int64_t>;  // n_q, n_keys, d_head
+
+class AttentionTileKernelTest : public ::testing::TestWithParam<AttentionShape> {};
+
+// Strided q, k, v, out as in the layer: head columns of wider rows.
+struct StridedCase {
+  int64_t n_q, n_keys, d_head, ld;
+  std::vector<float> q, k, v;
+  AttentionArgs Args(float* out) const {
+    AttentionArgs a;
+    a.q = q.data() + 3;  // not at the start of a row: an arbitrary head offset
+    a.k = k.data() + 3;
+    a.v = v.data() + 3;
+    a.out = out + 1;
+    a.ldq = a.ldk = a.ldv = ld;
+    a.ldo = d_head + 2;
+    a.n_q = n_q;
+    a.n_keys = n_keys;
+    a.d_head = d_head;
+    a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
+    return a;
+  }
+  int64_t OutFloats() const { return n_q * (d_head + 2) + 1; }
+};
+
+StridedCase MakeCase(int64_t n_q, int64_t n_keys, int64_t d_head, uint32_t seed) {
+  const int64_t ld = d_head + 5;
+  return {n_q,
+          n_keys,
+          d_head,
+          ld,
+          Random(n_q * ld, seed, -2.0f, 2.0f),
+          Random(std::max<int64_t>(n_keys, 1) * ld, seed + 1, -2.0f, 2.0f),
+          Random(std::max<int64_t>(n_keys, 1) * ld, seed + 2)};
+}
+
+float* ScratchPointer(std::vector<float>& storage, int64_t floats, int64_t slot) {
+  storage.resize(static_cast<size_t>((floats + 16) * (slot + 1) + 16));
+  float* p = storage.data();
+  while (reinterpret_cast<uintptr_t>(p) % 64 != 0) ++p;
+  return p + slot * ((floats + 15) / 16 * 16);
+}
+
+TEST_P(AttentionTileKernelTest, MatchesFullSoftmaxInDouble) {
+  const auto [n_q, n_keys, d_head] = GetParam();
+  const StridedCase c = MakeCase(n_q, n_keys, d_head, 21);
+  std::vector<float> out(c.OutFloats(), NAN), ref(c.OutFloats(), NAN), storage;
+  AttentionTile(c.Args(out.data()),
+                ScratchPointer(storage, AttentionScratchFloats(n_q, d_head), 0));
+  AttentionNaive(c.Args(ref.data()));
+  for (int64_t i = 0; i < n_q; ++i) {  // compare the written block only
+    for (int64_t j = 0; j < d_head; ++j) {
+      const size_t at = static_cast<size_t>(1 + i * (d_head + 2) + j);
+      ASSERT_FALSE(std::isnan(out[at])) << i << "," << j;
+      EXPECT_NEAR(out[at], ref[at], kAbsTol + kRelTol * std::abs(ref[at])) << i << "," << j;
+      if (n_keys == 0) {
+        EXPECT_EQ(out[at], 0.0f);
+      }
+    }
+  }
+  EXPECT_TRUE(std::isnan(out[0]));  // nothing written outside the block
+}
+
+TEST_P(AttentionTileKernelTest, SameResultInAnyAlignedScratch) {
+  const auto [n_q, n_keys, d_head] = GetParam();
+  const StridedCase c = MakeCase(n_q, n_keys, d_head, 22);
+  const int64_t floats = AttentionScratchFloats(n_q, d_head);
+  std::vector<float> out1(c.OutFloats()), out2(c.OutFloats()), storage;
+  AttentionTile(c.Args(out1.data()), ScratchPointer(storage, floats, 0));
+  std::vector<float> garbage = Random(static_cast<int64_t>(storage.size()), 23, -1e3f, 1e3f);
+  storage = garbage;
+  AttentionTile(c.Args(out2.data()), ScratchPointer(storage, floats, 3));
+  EXPECT_EQ(out1, out2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, AttentionTileKernelTest,
+                         ::testing::Values(AttentionShape{1, 1, 16}, AttentionShape{1, 300, 16},
+                                           AttentionShape{37, 0, 16},  // every key masked
+                                           AttentionShape{64, 127, 16}, AttentionShape{64, 128, 16},
+                                           AttentionShape{64, 129, 64}, AttentionShape{5, 300, 1},
+                                           AttentionShape{17, 1000, 64}));
+
+TEST(AttentionTileKernelTest, LargeScoresStayFinite) {
+  StridedCase c = MakeCase(4, 200, 8, 24);
+  for (float& v : c.q) v *= 300.0f;  // scores of order 1e5: exp would overflow without the max
+  std::vector<float> out(c.OutFloats()), storage;
+  const AttentionArgs a = c.Args(out.data());
+  AttentionTile(a, ScratchPointer(storage, AttentionScratchFloats(4, 8), 0));
+  for (int64_t i = 0; i < a.n_q; ++i) {
+    for (int64_t j = 0; j < a.d_head; ++j) {  // a convex combination of the rows of v
+      float lo = INFINITY, hi = -INFINITY;
+      for (int64_t key = 0; key < a.n_keys; ++key) {
+        lo = std::min(lo, a.v[key * a.ldv + j]);
+        hi = std::max(hi, a.v[key * a.ldv + j]);
+      }
+      const float got = a.out[i * a.ldo + j];
+      ASSERT_TRUE(std::isfinite(got)) << i << "," << j;
+      EXPECT_GE(got, lo - 1e-6f);
+      EXPECT_LE(got, hi + 1e-6f);
+    }
+  }
+}
+
+// --- Reproducibility --------------------------------------------------------
+
+// A copy of v that starts `shift` floats past a 64-byte boundary.
+class Shifted {
+ public:
+  Shifted(const std::vector<float>& v, int shift) : storage_(v.size() + 32) {
+    float* p = storage_.data();
+    while (reinterpret_cast<uintptr_t>(p) % 64 != 0) ++p;
+    data_ = p + shift;
+    std::copy(v.begin(), v.end(), data_);
+  }
+  float* data() { return data_; }
+
+ private:
+  std::vector<float> storage_;
+  float* data_;
+};
+
+std::vector<float> Copy(const float* p, int64_t n) { return std::vector<float>(p, p + n); }
+
+// Every kernel gives the same bits wherever its rows sit in memory, so results
+// do not change with allocations (or with which thread's buffer is used).
+TEST(KernelReproducibilityTest, ResultsDoNotDependOnAddresses) {
+  const int64_t rows = 5, n = 77, out_features = 45;
+  const std::vector<float> x = Random(rows * n, 27, -5.0f, 5.0f), r = Random(rows * n, 28);
+  const std::vector<float> gamma = Random(n, 29), beta = Random(n, 30);
+  const std::vector<float> w = Random(out_features * n, 31), b = Random(out_features, 32);
+  std::vector<std::vector<float>> first;
+  for (int shift = 0; shift < 16; ++shift) {
+    std::vector<std::vector<float>> results;
+    Shifted xs(x, shift), rs(r, (shift * 7) % 16),
+        ys(std::vector<float>(rows * n), (shift * 3) % 16);
+    LayerNorm(xs.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ys.data());
+    results.push_back(Copy(ys.data(), rows * n));
+    AddLayerNorm(xs.data(), rs.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ys.data());
+    results.push_back(Copy(ys.data(), rows * n));
+    Softmax(xs.data(), rows, n, ys.data());
+    results.push_back(Copy(ys.data(), rows * n));
+    Gelu(xs.data(), rows * n, ys.data());
+    results.push_back(Copy(ys.data(), rows * n));
+    ExpShifted(xs.data(), 1.5f, rows * n, ys.data());
+    results.push_back(Copy(ys.data(), rows * n));
+    results.push_back({Sum(xs.data(), rows * n), SumOfSquares(xs.data(), rows * n)});
+    Shifted linear_out(std::vector<float>(rows * out_features), (shift * 5) % 16);
+    Linear(xs.data(), rows, n, w.data(), b.data(), out_features, linear_out.data(),
+           Activation::kGelu);
+    results.push_back(Copy(linear_out.data(), rows * out_features));
+    Linear(xs.data(), 1, n, w.data(), b.data(), out_features, linear_out.data());
+    results.push_back(Copy(linear_out.data(), out_features));
+    if (shift == 0) {
+      first = results;
+    } else {
+      for (size_t i = 0; i < results.size(); ++i)
+        EXPECT_EQ(results[i], first[i]) << "case " << i << ", shift " << shift;
+    }
+  }
+}
+
+TEST(VectorMathKernelTest, SumsMatchDouble) {
+  for (int64_t n : {0, 1, 15, 16, 17, 100, 4099}) {
+    const std::vector<float> v = Random(n, 33);
+    double sum = 0.0, squares = 0.0;
+    for (float f : v) {
+      sum += f;
+      squares += double{f} * f;
+    }
+    EXPECT_NEAR(Sum(v.data(), n), sum, kAbsTol + kRelTol * std::abs(sum)) << n;
+    EXPECT_NEAR(SumOfSquares(v.data(), n), squares, kAbsTol + kRelTol * squares) << n;
+  }
+}
+
+// --- Elementwise ------------------------------------------------------------
+
+TEST(ElementwiseKernelTest, AddMatchesNaive) {
+  const std::vector<float> a = Random(333, 25), b = Random(333, 26);
+  std::vector<float> y(333), ref(333);
+  Add(a.data(), b.data(), 333, y.data());
+  AddNaive(a.data(), b.data(), 333, ref.data());
+  EXPECT_EQ(y, ref);
+}
+
+}  // namespace
+}  // namespace phasor::kernels

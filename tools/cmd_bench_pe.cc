@@ -1,0 +1,280 @@
+// phasor bench-pe: cached versus recomputed PE, side by side in one run, with
+// the memory bounds each is measured against.
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/parallel.h"
+#include "layers/embedding.h"
+#include "layers/sinusoidal.h"
+#include "tools/cli_util.h"
+#include "tools/commands.h"
+#include "tools/plot.h"
+
+namespace phasor::cli {
+namespace {
+
+// The output buffer holds at most this many tokens; longer runs are written in
+// pieces of this size, so memory stays bounded (the bytes written are the same).
+constexpr int64_t kMaxPieceTokens = int64_t{1} << 20;
+
+struct BenchArgs {
+  int64_t d_model = 512;
+  std::string lengths = "1K,16K,256K,1M,4M";
+  int threads = 0;
+  int64_t vocab = 32000;
+  double max_table_gib = 4.0;
+  double min_seconds = 0.2;
+  bool json = false;
+  std::string png;
+};
+
+int64_t ParseLength(const std::string& s) {
+  if (s.empty()) throw UsageError("--lengths has an empty entry");
+  int64_t mult = 1;
+  std::string digits = s;
+  const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
+  if (last == 'K' || last == 'M' || last == 'G') {
+    mult = last == 'K' ? 1024 : last == 'M' ? 1024 * 1024 : 1024 * 1024 * 1024;
+    digits = s.substr(0, s.size() - 1);
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+      digits.size() > 12) {
+    throw UsageError("--lengths: '" + s + "' is not a length (e.g. 4096, 16K, 1M)");
+  }
+  const int64_t v = std::stoll(digits) * mult;
+  if (v < 1 || v > (int64_t{1} << 34)) throw UsageError("--lengths: " + s + " is out of range");
+  return v;
+}
+
+struct Row {
+  std::string group;  // "pe" or "embedding+pe"
+  std::string mode;   // stream_write, cached, on_the_fly, direct, gather
+  int64_t length = 0;
+  double seconds = 0;  // median for the whole length
+  double tokens_per_s = 0;
+  double gb_per_s = 0;
+  double of_bound = 0;  // fraction of the group's bound
+  std::string note;     // why a row was skipped
+};
+
+// Median seconds of fn over the whole length: enough calls for min_seconds.
+double TimeIt(const std::function<void()>& fn, double min_seconds) {
+  fn();  // warm-up: page in the buffers, start the threads
+  std::vector<double> samples;
+  const double start = Now();
+  while (samples.size() < 3 || (Now() - start < min_seconds && samples.size() < 50)) {
+    const double t0 = Now();
+    fn();
+    samples.push_back(Now() - t0);
+  }
+  return Median(samples);
+}
+
+void RunBenchPe(const BenchArgs& a) {
+  CheckRange("--d-model", a.d_model, 2, 65536);
+  if (a.d_model % 2) throw UsageError("--d-model must be even, got " + std::to_string(a.d_model));
+  CheckRange("--threads", a.threads, 0, 1024);
+  std::vector<int64_t> lengths;
+  std::stringstream ss(a.lengths);
+  for (std::string item; std::getline(ss, item, ',');) lengths.push_back(ParseLength(item));
+  if (lengths.empty()) throw UsageError("--lengths is empty");
+  SetNumThreads(a.threads);
+  const int64_t d = a.d_model;
+
+  // Token table [vocab, d_model] and token ids [piece] (a fixed pseudo-random sequence).
+  std::vector<float> table(static_cast<size_t>(a.vocab * d));
+  for (size_t k = 0; k < table.size(); ++k) {
+    table[k] = static_cast<float>(BenchTokenId(static_cast<int64_t>(k), 2001) - 1000) * 1e-4f;
+  }
+  Weights w("bench");
+  w.Add("embedding.weight", {a.vocab, d}, std::move(table));
+  const int64_t max_piece =
+      std::min(*std::max_element(lengths.begin(), lengths.end()), kMaxPieceTokens);
+  std::vector<int32_t> ids(static_cast<size_t>(max_piece));
+  for (int64_t j = 0; j < max_piece; ++j) ids[j] = BenchTokenId(j, a.vocab);
+  std::vector<float> out(static_cast<size_t>(max_piece * d));  // [piece, d_model]
+
+  SinusoidalOptions fly_opt;
+  fly_opt.d_model = d;
+  fly_opt.mode = PeMode::kOnTheFly;
+  const SinusoidalEncoding fly(fly_opt);
+  const Embedding emb_fly(w, {a.vocab, d, false, 0}, &fly);
+  const Embedding emb_none(w, {a.vocab, d, false, 0}, nullptr);
+
+  std::vector<Row> rows;
+  for (const int64_t len : lengths) {
+    const int64_t piece = std::min(len, kMaxPieceTokens);
+    const double bytes = static_cast<double>(len) * static_cast<double>(d) * 4.0;
+    // Runs fn(first_token, n) over the whole length, piece by piece.
+    const auto over = [&](const std::function<void(int64_t, int64_t)>& fn) {
+      return [&, fn] {
+        for (int64_t j = 0; j < len; j += piece) fn(j, std::min(piece, len - j));
+      };
+    };
+    const auto parallel_rows = [&](int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+      ParallelFor((n + 255) / 256, 1,
+                  [&](int64_t b, int64_t e) { fn(b * 256, std::min(e * 256, n)); });
+    };
+    const auto add = [&](const std::string& group, const std::string& mode, double s) {
+      Row r{group, mode, len, s, static_cast<double>(len) / s, bytes / s / 1e9, 0, ""};
+      rows.push_back(r);
+    };
+
+    // Bounds: a plain stream write of the same bytes; the bare gather.
+    add("pe", "stream_write",
+        TimeIt(over([&](int64_t, int64_t n) {
+                 parallel_rows(n, [&](int64_t j0, int64_t j1) {
+                   std::fill(out.begin() + j0 * d, out.begin() + j1 * d, 1.0f);
+                 });
+               }),
+               a.min_seconds));
+    add("embedding+pe", "gather",
+        TimeIt(over([&](int64_t j, int64_t n) {
+                 emb_none.ForwardRange(ids.data(), n, j, out.data());
+               }),
+               a.min_seconds));
+
+    // The cached table holds every position of the length.
+    std::unique_ptr<SinusoidalEncoding> cached;
+    const double table_gib = static_cast<double>(len) * static_cast<double>(d) * 4.0 / kGiB;
+    if (table_gib <= a.max_table_gib) {
+      SinusoidalOptions o = fly_opt;
+      o.mode = PeMode::kCached;
+      o.max_len = len;
+      cached = std::make_unique<SinusoidalEncoding>(o);
+      const Embedding emb_cached(w, {a.vocab, d, false, 0}, cached.get());
+      add("pe", "cached",
+          TimeIt(over([&](int64_t j, int64_t n) { cached->Fill(j, n, out.data()); }),
+                 a.min_seconds));
+      add("embedding+pe", "cached",
+          TimeIt(over([&](int64_t j, int64_t n) {
+                   emb_cached.ForwardRange(ids.data(), n, j, out.data());
+                 }),
+                 a.min_seconds));
+    } else {
+      char note[128];
+      std::snprintf(note, sizeof note, "skipped: table %.1f GiB > --max-table-gib %.1f", table_gib,
+                    a.max_table_gib);
+      rows.push_back(Row{"pe", "cached", len, 0, 0, 0, 0, note});
+      rows.push_back(Row{"embedding+pe", "cached", len, 0, 0, 0, 0, note});
+    }
+    add("pe", "on_the_fly",
+        TimeIt(over([&](int64_t j, int64_t n) { fly.Fill(j, n, out.data()); }), a.min_seconds));
+    add("embedding+pe", "on_the_fly",
+        TimeIt(
+            over([&](int64_t j, int64_t n) { emb_fly.ForwardRange(ids.data(), n, j, out.data()); }),
+            a.min_seconds));
+    add("pe", "direct",
+        TimeIt(over([&](int64_t j, int64_t n) {
+                 parallel_rows(n, [&](int64_t j0, int64_t j1) {
+                   fly.FillDirect(j + j0, j1 - j0, nullptr, out.data() + j0 * d);
+                 });
+               }),
+               a.min_seconds));
+    add("embedding+pe", "direct",
+        TimeIt(
+            over([&](int64_t j, int64_t n) {
+              parallel_rows(n, [&](int64_t j0, int64_t j1) {
+                const RowSource src{w.Get("embedding.weight").data.data(), ids.data() + j0, 1.0f};
+                fly.FillDirect(j + j0, j1 - j0, &src, out.data() + j0 * d);
+              });
+            }),
+            a.min_seconds));
+  }
+  // Fractions of the bound measured for the same length in the same run.
+  for (Row& r : rows) {
+    const std::string bound = r.group == "pe" ? "stream_write" : "gather";
+    for (const Row& b : rows) {
+      if (b.length == r.length && b.group == r.group && b.mode == bound && r.seconds > 0) {
+        r.of_bound = b.seconds / r.seconds;
+      }
+    }
+  }
+
+  if (a.json) {
+    nlohmann::json j = {{"d_model", d}, {"threads", NumThreads()}, {"vocab", a.vocab}};
+    for (const Row& r : rows) {
+      nlohmann::json e = {{"group", r.group}, {"mode", r.mode}, {"length", r.length}};
+      if (r.note.empty()) {
+        e.update({{"seconds", r.seconds},
+                  {"tokens_per_s", r.tokens_per_s},
+                  {"gb_per_s", r.gb_per_s},
+                  {"fraction_of_bound", r.of_bound}});
+      } else {
+        e["skipped"] = r.note;
+      }
+      j["rows"].push_back(e);
+    }
+    std::cout << j.dump(1) << "\n";
+  } else {
+    std::printf(
+        "phasor bench-pe: d_model %lld, %d threads; medians; bounds: stream_write (PE alone), "
+        "gather (embedding + PE)\n",
+        static_cast<long long>(d), NumThreads());
+    std::printf("%-13s %-13s %9s %12s %8s %9s\n", "group", "mode", "length", "tokens/s", "GB/s",
+                "of bound");
+    for (const Row& r : rows) {
+      if (!r.note.empty()) {
+        std::printf("%-13s %-13s %9lld   %s\n", r.group.c_str(), r.mode.c_str(),
+                    static_cast<long long>(r.length), r.note.c_str());
+        continue;
+      }
+      std::printf("%-13s %-13s %9lld %12.4g %8.2f %8.2fx\n", r.group.c_str(), r.mode.c_str(),
+                  static_cast<long long>(r.length), r.tokens_per_s, r.gb_per_s, r.of_bound);
+    }
+  }
+  if (!a.png.empty()) {
+    LinePlotSpec spec;
+    spec.title = "PE throughput, d_model " + std::to_string(d) + ", " +
+                 std::to_string(NumThreads()) + " threads";
+    spec.x_label = "sequence length (tokens)";
+    spec.y_label = "GB/s written";
+    spec.log_x = true;
+    for (const char* group : {"pe", "embedding+pe"}) {
+      for (const char* mode : {"stream_write", "gather", "cached", "on_the_fly", "direct"}) {
+        Series s;
+        s.name = std::string(group) + " " + mode;
+        s.dashed = std::string(mode) == "stream_write" || std::string(mode) == "gather";
+        for (const Row& r : rows) {
+          if (r.group == group && r.mode == mode && r.note.empty()) {
+            s.x.push_back(static_cast<double>(r.length));
+            s.y.push_back(r.gb_per_s);
+          }
+        }
+        if (s.name.find("pe stream") == 0 || s.name.find("embedding+pe gather") == 0 || !s.dashed) {
+          if (!s.x.empty()) spec.series.push_back(s);
+        }
+      }
+    }
+    WriteLinePlotPng(a.png, spec);
+  }
+}
+
+}  // namespace
+
+void AddBenchPeCommand(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench-pe", "Cached versus recomputed PE (and embedding + PE) throughput, side by side");
+  cmd->add_option("--d-model", args->d_model, "Model width (even)")->capture_default_str();
+  cmd->add_option("--lengths", args->lengths,
+                  "Comma-separated sequence lengths (K = 1024, M = 1024²)")
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--vocab", args->vocab, "Vocabulary of the token table")->capture_default_str();
+  cmd->add_option("--max-table-gib", args->max_table_gib,
+                  "Skip cached mode where its table would exceed this")
+      ->capture_default_str();
+  cmd->add_option("--min-seconds", args->min_seconds, "Least time spent per measurement")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print JSON instead of a table");
+  cmd->add_option("--png", args->png, "Draw throughput against length to this PNG");
+  cmd->callback([args] { RunBenchPe(*args); });
+}
+
+}  // namespace phasor::cli
