@@ -56,7 +56,7 @@ class AttentionWorkspace {
 class MultiHeadSelfAttention {
  public:
   // Tokens per query tile (one task of the parallel loop).
-  static constexpr int64_t kQueryTile = 128;
+  static constexpr int64_t kQueryTile = 64;
 
   // Requires, under prefix (the module's, e.g. "layers.0.self_attn."):
   //   in_proj_weight [3·d_model, d_model], in_proj_bias [3·d_model],

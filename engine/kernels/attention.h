@@ -18,7 +18,7 @@
 
 namespace phasor::kernels {
 
-inline constexpr int64_t kAttentionKeyTile = 256;
+inline constexpr int64_t kAttentionKeyTile = 128;
 
 struct AttentionArgs {
   const float* q = nullptr;  // [n_q, d_head], row stride ldq

@@ -5,9 +5,10 @@
 // The output is cut into fixed tiles of kLinearRowTile x kLinearColTile values;
 // each tile is one single-threaded Eigen GEMM and tiles are spread over threads
 // with ParallelFor. Because the tiles do not depend on the thread count, the
-// result is bit-identical for any number of threads. (Measured on 2 cores for
-// [512 x 512]·[512 x 2048]: as fast as Eigen's own OpenMP GEMM, which is not
-// reproducible across thread counts since its blocking depends on them.)
+// result is bit-identical for any number of threads (Eigen's own OpenMP GEMM is
+// not: its blocking depends on the thread count). Measured on 2 cores for
+// [512 x 512]·[512 x 2048]: 7.2 ms (~148 GFLOP/s) here against 7.8-8.1 ms for
+// one Eigen GEMM on Eigen's OpenMP; about 14 ms for either on one thread.
 #pragma once
 
 #include <cstdint>

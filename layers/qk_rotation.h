@@ -1,0 +1,24 @@
+// A position-dependent rotation of queries and keys inside attention (RoPE and
+// its scalings implement it). MultiHeadSelfAttention applies it, when given
+// one, to q and k of every head after the in-projection (bias included) and
+// before the 1/sqrt(d_head) scaling; v is untouched.
+#pragma once
+
+#include <cstdint>
+
+namespace phasor {
+
+class QkRotation {
+ public:
+  virtual ~QkRotation() = default;
+
+  // qkv: [batch·seq, 3·d_model] row-major, each row q | k | v, heads of d_head
+  // columns side by side inside q and inside k. Token j of every sequence sits
+  // at position offset + j (the implementation knows its offset). Rotates q and
+  // k in place; const and thread-safe: it may run on many threads at once.
+  // Throws Error for a position it cannot produce.
+  virtual void Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model,
+                     int64_t n_heads) const = 0;
+};
+
+}  // namespace phasor
