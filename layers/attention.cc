@@ -95,6 +95,7 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
   const int64_t ld_qkv = 3 * d_model;
   float* qkv = ws.qkv_.data();
   kernels::Linear(x, tokens, d_model, w_in_, b_in_, ld_qkv, qkv);
+  if (options_.rotation != nullptr) options_.rotation->Apply(qkv, batch, seq, d_model, n_heads);
 
   // One task per (sequence, head, query tile). Slot s takes tasks s, s + slots,
   // s + 2·slots, .. (round robin: sequences of different lengths still balance)

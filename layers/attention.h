@@ -17,12 +17,16 @@
 #include <vector>
 
 #include "engine/weights.h"
+#include "layers/qk_rotation.h"
 
 namespace phasor {
 
 struct AttentionOptions {
   int64_t d_model = 0;
   int64_t n_heads = 0;  // must divide d_model
+  // Applied to q and k after the in-projection (bias included), before the
+  // scores; null: none. Must outlive the layer.
+  const QkRotation* rotation = nullptr;
 };
 
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens

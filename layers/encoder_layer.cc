@@ -11,7 +11,9 @@ namespace {
 
 constexpr int64_t kRowGrain = 16;  // rows per ParallelFor chunk of a residual add
 
-AttentionOptions AttentionOf(const EncoderLayerOptions& o) { return {o.d_model, o.n_heads}; }
+AttentionOptions AttentionOf(const EncoderLayerOptions& o) {
+  return {o.d_model, o.n_heads, o.rotation};
+}
 FeedForwardOptions FeedForwardOf(const EncoderLayerOptions& o) {
   return {o.d_model, o.d_ff, o.activation};
 }

@@ -24,6 +24,8 @@ struct EncoderLayerOptions {
   kernels::Activation activation = kernels::Activation::kRelu;
   bool norm_first = false;  // false: post-LN, true: pre-LN
   float layer_norm_eps = 1e-5f;
+  // Passed to self-attention (AttentionOptions::rotation); null: none.
+  const QkRotation* rotation = nullptr;
 };
 
 // Everything EncoderLayer::Forward needs besides its input and output, sized

@@ -43,7 +43,8 @@ Weights AttentionWeights(const std::string& prefix, int64_t d) {
 // query) a full softmax over the sequence's valid keys, then out_proj.
 std::vector<double> Reference(const std::vector<float>& x, const Weights& w,
                               const std::string& prefix, int64_t d, int64_t n_heads, int64_t batch,
-                              int64_t seq, const std::vector<int64_t>& lengths) {
+                              int64_t seq, const std::vector<int64_t>& lengths,
+                              bool negate_q = false) {
   const float* w_in = w.Get(prefix + "in_proj_weight").data.data();
   const float* b_in = w.Get(prefix + "in_proj_bias").data.data();
   const float* w_out = w.Get(prefix + "out_proj.weight").data.data();
@@ -54,7 +55,7 @@ std::vector<double> Reference(const std::vector<float>& x, const Weights& w,
     for (int64_t o = 0; o < 3 * d; ++o) {
       double s = b_in[o];
       for (int64_t i = 0; i < d; ++i) s += double{x[t * d + i]} * w_in[o * d + i];
-      qkv[t * 3 * d + o] = s;
+      qkv[t * 3 * d + o] = negate_q && o < d ? -s : s;
     }
   }
   for (int64_t b = 0; b < batch; ++b) {
@@ -136,6 +137,37 @@ TEST_P(AttentionTest, MatchesNaiveFullSoftmax) {
   std::vector<float> in_place = x;  // out may equal x
   attn.Forward(in_place.data(), batch, c.seq, nullptr, in_place.data(), ws);
   EXPECT_EQ(in_place, out);
+}
+
+// A trivial QkRotation: negates q, so every score flips sign.
+class NegateQ : public QkRotation {
+ public:
+  void Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model,
+             int64_t /*n_heads*/) const override {
+    for (int64_t t = 0; t < batch * seq; ++t) {
+      for (int64_t j = 0; j < d_model; ++j) qkv[t * 3 * d_model + j] = -qkv[t * 3 * d_model + j];
+    }
+  }
+};
+
+TEST_P(AttentionTest, RotationIsAppliedToTheProjection) {
+  const Case& c = GetParam();
+  const int64_t batch = static_cast<int64_t>(c.lengths.size()), tokens = batch * c.seq;
+  const Weights w = AttentionWeights("", c.d_model);
+  const NegateQ negate_q;
+  const MultiHeadSelfAttention attn(w, "", {c.d_model, c.n_heads, &negate_q});
+  AttentionWorkspace ws(tokens, {c.d_model, c.n_heads});
+  const std::vector<float> x = Random(tokens * c.d_model, 9, 1.5f);
+  std::vector<float> out(x.size(), NAN);
+  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
+  const std::vector<double> ref =
+      Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths, /*negate_q=*/true);
+  EXPECT_LE(MaxAbsDiff(out.data(), ref.data(), tokens * c.d_model), kTol);
+  if (c.seq > 1) {  // and it differs from no rotation
+    const std::vector<double> plain =
+        Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths);
+    EXPECT_GT(MaxAbsDiff(out.data(), plain.data(), tokens * c.d_model), 1e-2);
+  }
 }
 
 TEST_P(AttentionTest, PaddedKeysAreIgnored) {

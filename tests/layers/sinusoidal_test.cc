@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <tuple>
@@ -97,7 +98,12 @@ TEST_P(SinusoidalExactTest, MatchesLongDoubleAtListedAndRandomPositions) {
     for (int64_t p : positions) {
       if (p >= limit) continue;
       pe.Fill(p, 1, row.data());
-      EXPECT_LE(MaxError(pe, p, 1, row.data()), kExact) << "d_model " << d << " position " << p;
+      const double err = MaxError(pe, p, 1, row.data());
+      EXPECT_LE(err, kExact) << "d_model " << d << " position " << p;
+      if (p == k2p24 - 1) {
+        std::printf("max abs error at 2^24-1: %-10s %-11s %-14s d_model %-3lld %.3g\n",
+                    ToString(mode), ToString(layout), ToString(den), static_cast<long long>(d), err);
+      }
     }
     // A long run ending at 2^24 - 1 crosses many blocks and anchors.
     const int64_t n = 3000;
