@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <vector>
 
 namespace phasor {
 
@@ -19,5 +20,11 @@ using ConstMapRow = Eigen::Map<const RowVec>;
 using ArrayF = Eigen::Array<float, Eigen::Dynamic, 1>;
 using MapArray = Eigen::Map<ArrayF>;
 using ConstMapArray = Eigen::Map<const ArrayF>;
+
+// A float buffer aligned to 64 bytes (a cache line, an AVX-512 register). Rows
+// of row-major buffers whose width is a multiple of 16 stay aligned, so Eigen
+// vectorises them without scalar peeling, and results do not depend on where a
+// buffer happens to sit in memory.
+using AlignedFloats = std::vector<float, Eigen::aligned_allocator<float>>;
 
 }  // namespace phasor

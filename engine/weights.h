@@ -7,7 +7,6 @@
 //   model.safetensors: tensor 'layers.0.norm1.weight': got [255], expected [256]
 #pragma once
 
-#include <Eigen/Core>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -15,16 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "engine/tensor.h"
+
 namespace phasor {
 
 using Shape = std::vector<int64_t>;
 
 std::string ShapeToString(const Shape& shape);  // "[3, 4]"
 int64_t NumElements(const Shape& shape);
-
-// 64-byte aligned storage: a product's result must not depend on where a
-// tensor happens to sit in memory (Eigen peels unaligned heads differently).
-using AlignedFloats = std::vector<float, Eigen::aligned_allocator<float>>;
 
 struct Tensor {
   Shape shape;

@@ -18,7 +18,7 @@ constexpr int64_t kMaxTableBytes = int64_t{8} << 30;
 // Per-thread scratch of the rotation: sized on first use, then reused.
 struct RotationScratch {
   std::vector<double> cos_q, sin_q;  // [half] the current block-start angles
-  std::vector<float> a, b;           // [d_model] block-start row, and with sin/cos swapped
+  AlignedFloats a, b;                // [d_model] block-start row, and with sin/cos swapped
   void Reserve(int64_t half) {
     if (static_cast<int64_t>(cos_q.size()) < half) {
       cos_q.resize(half);

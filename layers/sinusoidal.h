@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/tensor.h"
 #include "layers/positional.h"
 
 namespace phasor {
@@ -86,9 +87,9 @@ class SinusoidalEncoding {
   std::vector<double> freq_;      // [half]
   std::vector<double> step_cos_;  // [half] cos(kBlock·freq_i)
   std::vector<double> step_sin_;  // [half] sin(kBlock·freq_i)
-  std::vector<float> rot_c_;      // [kBlock, d_model] cos(r·freq_i) on both slots of pair i
-  std::vector<float> rot_s_;      // [kBlock, d_model] sin(r·freq_i) on the sin slot, -sin on cos
-  std::vector<float> table_;      // [table_rows, d_model]
+  AlignedFloats rot_c_;           // [kBlock, d_model] cos(r·freq_i) on both slots of pair i
+  AlignedFloats rot_s_;           // [kBlock, d_model] sin(r·freq_i) on the sin slot, -sin on cos
+  AlignedFloats table_;           // [table_rows, d_model]
   int64_t table_rows_ = 0;
 };
 

@@ -87,17 +87,17 @@ void RunBenchPe(const BenchArgs& a) {
   const int64_t d = a.d_model;
 
   // Token table [vocab, d_model] and token ids [piece] (a fixed pseudo-random sequence).
-  std::vector<float> table(static_cast<size_t>(a.vocab * d));
+  AlignedFloats table(static_cast<size_t>(a.vocab * d));
   for (size_t k = 0; k < table.size(); ++k) {
     table[k] = static_cast<float>(BenchTokenId(static_cast<int64_t>(k), 2001) - 1000) * 1e-4f;
   }
   Weights w("bench");
-  w.Add("embedding.weight", {a.vocab, d}, std::move(table));
+  w.AddAligned("embedding.weight", {a.vocab, d}, std::move(table));
   const int64_t max_piece =
       std::min(*std::max_element(lengths.begin(), lengths.end()), kMaxPieceTokens);
   std::vector<int32_t> ids(static_cast<size_t>(max_piece));
   for (int64_t j = 0; j < max_piece; ++j) ids[j] = BenchTokenId(j, a.vocab);
-  std::vector<float> out(static_cast<size_t>(max_piece * d));  // [piece, d_model]
+  AlignedFloats out(static_cast<size_t>(max_piece * d));  // [piece, d_model]
 
   SinusoidalOptions fly_opt;
   fly_opt.d_model = d;

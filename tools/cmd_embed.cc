@@ -57,12 +57,12 @@ void RunEmbed(const EmbedArgs& a) {
   SetNumThreads(a.threads);
 
   // The token table: small values from a fixed seed.
-  std::vector<float> table(static_cast<size_t>(a.vocab * a.d_model));  // [vocab, d_model]
+  AlignedFloats table(static_cast<size_t>(a.vocab * a.d_model));  // [vocab, d_model]
   for (size_t k = 0; k < table.size(); ++k) {
     table[k] = static_cast<float>(BenchTokenId(static_cast<int64_t>(k), 2001) - 1000) * 1e-4f;
   }
   Weights w("embed");
-  w.Add("embedding.weight", {a.vocab, a.d_model}, std::move(table));
+  w.AddAligned("embedding.weight", {a.vocab, a.d_model}, std::move(table));
 
   SinusoidalOptions po;
   po.d_model = a.d_model;
@@ -73,8 +73,8 @@ void RunEmbed(const EmbedArgs& a) {
   const double table_seconds = Now() - t0;
   const Embedding emb(w, {a.vocab, a.d_model, false, 0}, &pe);
 
-  std::vector<int32_t> ids(static_cast<size_t>(chunk));            // [chunk]
-  std::vector<float> out(static_cast<size_t>(chunk * a.d_model));  // [chunk, d_model]
+  std::vector<int32_t> ids(static_cast<size_t>(chunk));       // [chunk]
+  AlignedFloats out(static_cast<size_t>(chunk * a.d_model));  // [chunk, d_model]
   std::vector<double> seconds;
   double checksum = 0;
   Progress progress(a.seq_len * a.repeat, "tokens", !a.json);

@@ -70,7 +70,7 @@ void RunEncode(const EncodeArgs& a) {
   }
   const EncoderStage stage = a.stage == "final" ? EncoderStage::kFinal : EncoderStage::kEmbeddings;
   EncoderWorkspace ws = enc->MakeWorkspace(tokens);
-  std::vector<float> out(static_cast<size_t>(tokens * c.d_model));  // [batch·seq, d_model]
+  AlignedFloats out(static_cast<size_t>(tokens * c.d_model));  // [batch·seq, d_model]
   std::vector<double> seconds;
   for (int r = 0; r < a.repeat; ++r) {
     const double t0 = Now();
