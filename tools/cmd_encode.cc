@@ -59,6 +59,12 @@ void RunEncode(const EncodeArgs& a) {
   } else {
     enc = Encoder::Load(a.model, mode);
     model_name = a.model;
+    // A tensor nothing asked for is most often a misspelt name.
+    const auto unused = enc->weights().UnusedNames();
+    if (!unused.empty()) {
+      std::cerr << "phasor: warning: " << enc->weights().source() << ": " << unused.size()
+                << " tensor(s) not used by the model, first '" << unused[0] << "'\n";
+    }
   }
   const ModelConfig& c = enc->config();
   const TokenBatch tb = a.tokens.empty() ? LoadTokens(a.tokens_file, c.pad_token_id)
