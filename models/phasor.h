@@ -1,0 +1,156 @@
+// phasor's public C++ API: load a model directory and encode batches of token
+// ids; make sinusoidal positional-encoding (PE) rows for any position range, in
+// any layout, denominator and mode.
+//
+// Include it as "phasor/models/phasor.h" from an installed phasor
+// (find_package(phasor) + phasor::phasor, or pkg-config phasor), or as
+// "models/phasor.h" inside phasor's own tree.
+//
+// Stability: this header and the ones it includes (engine/error.h,
+// engine/parallel.h, engine/version.h, layers/positional.h) are the public API.
+// They include no Eigen and depend on no compiler flag, so a program may be
+// built with any flags against a library built with -march=native (the
+// default). The other installed headers are internals: they may change in any
+// release, and code that includes them must be compiled with the library's own
+// ISA flags (Eigen's alignment, hence its allocations, depends on them).
+//
+// Layout: every buffer is float32, row-major [tokens, features], owned by the
+// caller; rows are d_model values.
+//
+// Errors: a call that rejects its input throws phasor::Error (engine/error.h), a
+// std::runtime_error whose what() is the one-line message the CLI prints after
+// "phasor: error: ", naming the file, key, tensor, token or position. A bad
+// argument (null buffer, negative size) throws its subclass phasor::UsageError.
+// std::bad_alloc if memory runs out. After a throw the object is still usable;
+// an output buffer may be partly written.
+//
+// Threads: calls split their rows over OpenMP threads (SetNumThreads below, or
+// OMP_NUM_THREADS). Every method is const and may be called from many threads
+// at once.
+//
+// Example (tests/install/consumer/main.cc, built and run by the install test):
+//   phasor::Model model = phasor::Model::Load("toy");  // phasor make-toy --out toy
+//   std::vector<int32_t> ids = {3, 14, 15};            // [batch 1, seq 3]
+//   std::vector<float> out(ids.size() * model.d_model());
+//   model.Encode(ids.data(), 1, 3, out.data());       // out: [1, 3, d_model]
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/error.h"       // Error, UsageError
+#include "engine/parallel.h"    // SetNumThreads(n), NumThreads()
+#include "engine/version.h"     // PHASOR_VERSION_STRING, PHASOR_VERSION_MAJOR, ...
+#include "layers/positional.h"  // PeMode, PeLayout, PeDenominator, Parse*/ToString
+
+namespace phasor {
+
+// The version of the linked library, e.g. "0.1.0". PHASOR_VERSION_STRING is the
+// version of the headers; the two differ only if they were mixed up.
+const char* Version();
+
+class Encoder;                 // models/encoder.h
+class SinusoidalEncoding;      // layers/sinusoidal.h
+struct EncoderWorkspaceCache;  // models/phasor.cc
+
+// Per-call options of Model::Encode.
+struct EncodeOptions {
+  // [batch] real tokens per sequence; the rest of each row is padding, masked
+  // out of attention and 0 in the output. Null: every sequence has seq tokens.
+  // With a pad_token_id in the config, trailing pad ids are padding too.
+  const int64_t* lengths = nullptr;
+  // true: write the encoder's input x = embedding (× √d_model if
+  // scale_embedding) + PE instead of the final hidden states.
+  bool embeddings_only = false;
+};
+
+// An encoder model (README "Model directory"): embedding + positional encoding,
+// n_layers layers equivalent to PyTorch's nn.TransformerEncoderLayer in eval
+// mode, and the optional final LayerNorm.
+class Model {
+ public:
+  // Reads dir/config.json and dir/model.safetensors. pe_mode, if set, replaces
+  // the config's positional mode. Throws Error naming the file, key or tensor
+  // for anything missing, malformed or misshapen.
+  static Model Load(const std::string& dir, std::optional<PeMode> pe_mode = std::nullopt);
+
+  // Movable, not copyable; a moved-from Model may only be assigned or destroyed.
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
+  int64_t vocab_size() const;
+  int64_t d_model() const;
+  std::optional<int32_t> pad_token_id() const;
+  int64_t position_offset() const;  // position of the first token of every sequence
+  // The whole configuration, as config.json text (every key, defaults filled in).
+  std::string config_json() const;
+
+  // Runs the encoder on a batch of sequences.
+  //   ids: [batch, seq] row-major token ids, in [0, vocab_size)
+  //   out: [batch, seq, d_model] row-major, all batch·seq·d_model values written
+  // Token j of every sequence sits at position position_offset() + j.
+  // batch or seq 0: nothing to do. Throws UsageError for a negative batch or
+  // seq, or a null ids or out; Error for an id outside the vocabulary (naming
+  // the sequence and position), a position the PE cannot produce (mode cached,
+  // past max_len), or a batch of more than 2^26 tokens or 2^31 output values.
+  // Activations are kept between calls for the largest batch seen; concurrent
+  // calls allocate their own.
+  void Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
+              const EncodeOptions& options = {}) const;
+
+ private:
+  explicit Model(std::unique_ptr<const Encoder> encoder);
+  std::unique_ptr<const Encoder> encoder_;
+  std::unique_ptr<EncoderWorkspaceCache> cache_;
+};
+
+// The options of a sinusoidal positional encoding (README "Sinusoidal
+// positional encoding"); the defaults are those of Attention Is All You Need.
+struct PeOptions {
+  int64_t d_model = 512;  // even, >= 2
+  double base = 10000.0;  // finite, > 1
+  PeLayout layout = PeLayout::kInterleaved;
+  PeDenominator denominator = PeDenominator::kDModel;
+  int64_t max_len = 4096;  // rows of the table (modes kCached and kAuto)
+  PeMode mode = PeMode::kAuto;
+};
+
+// Sinusoidal positional encoding:
+// PE[p, 2i] = sin(p·freq_i), PE[p, 2i+1] = cos(p·freq_i) in the default
+// interleaved layout, every value within 2e-6 of the exact formula for every
+// position below 2^24. options.mode picks where rows come from: kCached (a table
+// of max_len rows built here; a position past it is an error), kOnTheFly (no
+// table), kAuto (the table inside max_len, computed beyond it).
+class PositionalEncoding {
+ public:
+  // Builds the frequencies and, in modes kCached and kAuto, the table of
+  // options.max_len rows. Throws Error for an odd or too small d_model, a base
+  // that is not finite and > 1, a negative max_len, or a table too large.
+  explicit PositionalEncoding(const PeOptions& options = {});
+
+  // Movable, not copyable; a moved-from object may only be assigned or destroyed.
+  PositionalEncoding(PositionalEncoding&&) noexcept;
+  PositionalEncoding& operator=(PositionalEncoding&&) noexcept;
+  ~PositionalEncoding();
+
+  const PeOptions& options() const { return options_; }
+  int64_t d_model() const { return options_.d_model; }
+
+  // out: [n, d_model] = the PE rows of positions first_pos .. first_pos + n - 1.
+  // Throws UsageError for n < 0 or a null out; Error for a negative position,
+  // one past 2^40, or (mode kCached) one at or past max_len. n 0: no-op.
+  void Fill(int64_t first_pos, int64_t n, float* out) const;
+
+  // x: [n, d_model]; adds PE(first_pos + j) to row j in place (as the encoder
+  // adds it to token embeddings). Errors as Fill, checked before x is touched.
+  void Add(int64_t first_pos, int64_t n, float* x) const;
+
+ private:
+  PeOptions options_;
+  std::unique_ptr<const SinusoidalEncoding> pe_;
+};
+
+}  // namespace phasor

@@ -1,0 +1,187 @@
+// Tests of the public API (models/phasor.h): the same results as the layers it
+// wraps, the documented errors, and calls from several threads at once.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/safetensors.h"
+#include "layers/sinusoidal.h"
+#include "models/config.h"
+#include "models/encoder.h"
+#include "models/phasor.h"
+#include "models/toy.h"
+
+namespace {
+
+using phasor::EncodeOptions;
+using phasor::Error;
+using phasor::Model;
+using phasor::PeMode;
+using phasor::PeOptions;
+using phasor::PositionalEncoding;
+using phasor::UsageError;
+
+phasor::ModelConfig SmallConfig() {
+  phasor::ModelConfig c = phasor::ToyConfig();
+  c.vocab_size = 20;
+  c.d_model = 16;
+  c.n_heads = 2;
+  c.n_layers = 2;
+  c.d_ff = 32;
+  c.positional.max_len = 8;
+  return c;  // pad_token_id 0, as the toy model
+}
+
+// A model directory holding SmallConfig() and its toy weights.
+std::string WriteSmallModel(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "phasor_api_" + name;
+  mkdir(dir.c_str(), 0755);
+  const phasor::ModelConfig c = SmallConfig();
+  std::ofstream(dir + "/config.json") << phasor::ConfigToJson(c);
+  phasor::SaveSafetensors(dir + "/model.safetensors", phasor::ToyWeights(c));
+  return dir;
+}
+
+// What the wrapped Encoder writes for the same call.
+std::vector<float> Reference(const std::vector<int32_t>& ids, int64_t batch, int64_t seq,
+                             const int64_t* lengths, phasor::EncoderStage stage) {
+  const phasor::ModelConfig c = SmallConfig();
+  phasor::Encoder enc(c, phasor::ToyWeights(c));
+  phasor::EncoderWorkspace ws = enc.MakeWorkspace(batch * seq);
+  std::vector<float> out(static_cast<size_t>(batch * seq * c.d_model));
+  enc.Forward(ids.data(), batch, seq, lengths, stage, out.data(), ws);
+  return out;
+}
+
+TEST(PublicApiTest, VersionIsTheHeaders) { EXPECT_STREQ(phasor::Version(), PHASOR_VERSION_STRING); }
+
+TEST(PublicApiTest, EncodeMatchesTheEncoder) {
+  const Model model = Model::Load(WriteSmallModel("match"));
+  EXPECT_EQ(model.vocab_size(), 20);
+  EXPECT_EQ(model.d_model(), 16);
+  EXPECT_EQ(model.pad_token_id(), 0);
+  EXPECT_EQ(model.position_offset(), 0);
+  EXPECT_NE(model.config_json().find("\"d_ff\""), std::string::npos);
+
+  const std::vector<int32_t> ids = {3, 14, 15, 9, 2, 6, 5, 0};  // [2, 4]; row 1 ends in a pad
+  std::vector<float> out(2 * 4 * 16);
+  model.Encode(ids.data(), 2, 4, out.data());
+  EXPECT_EQ(out, Reference(ids, 2, 4, nullptr, phasor::EncoderStage::kFinal));
+
+  const int64_t lengths[] = {2, 4};
+  EncodeOptions options;
+  options.lengths = lengths;
+  model.Encode(ids.data(), 2, 4, out.data(), options);
+  EXPECT_EQ(out, Reference(ids, 2, 4, lengths, phasor::EncoderStage::kFinal));
+
+  options = EncodeOptions();
+  options.embeddings_only = true;
+  model.Encode(ids.data(), 2, 4, out.data(), options);
+  EXPECT_EQ(out, Reference(ids, 2, 4, nullptr, phasor::EncoderStage::kEmbeddings));
+
+  // A smaller batch after a larger one reuses the activations and gives the same bits.
+  std::vector<float> one(4 * 16);
+  model.Encode(ids.data(), 1, 4, one.data());
+  EXPECT_EQ(one, Reference(ids, 1, 4, nullptr, phasor::EncoderStage::kFinal));
+}
+
+TEST(PublicApiTest, EncodeErrors) {
+  const Model model = Model::Load(WriteSmallModel("errors"));
+  std::vector<float> out(64);
+  const std::vector<int32_t> bad = {3, 20};
+  try {
+    model.Encode(bad.data(), 1, 2, out.data());
+    FAIL() << "no error for id 20";
+  } catch (const UsageError& e) {
+    FAIL() << "a bad id is bad data, not bad usage: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("20"), std::string::npos) << e.what();
+  }
+  const std::vector<int32_t> ids = {3, 14};
+  EXPECT_THROW(model.Encode(ids.data(), -1, 2, out.data()), UsageError);
+  EXPECT_THROW(model.Encode(nullptr, 1, 2, out.data()), UsageError);
+  EXPECT_THROW(model.Encode(ids.data(), 1, 2, nullptr), UsageError);
+  EXPECT_NO_THROW(model.Encode(nullptr, 0, 2, nullptr));
+  EXPECT_THROW(model.Encode(ids.data(), int64_t{1} << 40, int64_t{1} << 40, out.data()), Error);
+  EXPECT_THROW(Model::Load(::testing::TempDir() + "phasor_api_no_such_model"), Error);
+}
+
+TEST(PublicApiTest, ConcurrentEncodeCallsAgree) {
+  const Model model = Model::Load(WriteSmallModel("threads"));
+  const std::vector<int32_t> ids = {3, 14, 15, 9, 2, 6, 5, 1};
+  const std::vector<float> expected = Reference(ids, 2, 4, nullptr, phasor::EncoderStage::kFinal);
+  std::vector<std::vector<float>> outs(4, std::vector<float>(expected.size()));
+  std::vector<std::thread> threads;
+  for (auto& out : outs) {
+    threads.emplace_back([&model, &ids, &out] {
+      for (int r = 0; r < 20; ++r) model.Encode(ids.data(), 2, 4, out.data());
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& out : outs) EXPECT_EQ(out, expected);
+}
+
+class PublicPeTest : public ::testing::TestWithParam<PeMode> {};
+
+TEST_P(PublicPeTest, FillAndAddMatchTheLayer) {
+  PeOptions o;
+  o.d_model = 64;
+  o.max_len = 1000;
+  o.layout = phasor::PeLayout::kSplit;
+  o.mode = GetParam();
+  const PositionalEncoding pe(o);
+  EXPECT_EQ(pe.d_model(), 64);
+  const phasor::SinusoidalEncoding layer(
+      phasor::SinusoidalOptions{o.d_model, o.base, o.layout, o.denominator, o.max_len, o.mode});
+  const int64_t first = o.mode == PeMode::kCached ? 10 : 990;  // auto: across the table's end
+  const int64_t n = o.mode == PeMode::kCached ? 990 : 700;
+  std::vector<float> expected(static_cast<size_t>(n * 64));
+  layer.Fill(first, n, expected.data());
+  std::vector<float> rows(expected.size());
+  pe.Fill(first, n, rows.data());
+  EXPECT_EQ(rows, expected);
+  // sin(1) at position 1, pair 0, in every mode.
+  std::vector<float> row(64);
+  pe.Fill(1, 1, row.data());
+  EXPECT_NEAR(row[0], std::sin(1.0), 2e-6);
+
+  std::vector<float> x(expected.size());
+  for (size_t k = 0; k < x.size(); ++k) x[k] = 0.001f * static_cast<float>(k % 977);
+  std::vector<float> sum = x;
+  pe.Add(first, n, sum.data());
+  for (size_t k = 0; k < x.size(); ++k) ASSERT_EQ(sum[k], x[k] + expected[k]) << k;
+}
+
+TEST_P(PublicPeTest, Errors) {
+  PeOptions o;
+  o.d_model = 8;
+  o.max_len = 16;
+  o.mode = GetParam();
+  const PositionalEncoding pe(o);
+  std::vector<float> x(8 * 32, 1.0f);
+  EXPECT_THROW(pe.Fill(0, -1, x.data()), UsageError);
+  EXPECT_THROW(pe.Add(0, 1, nullptr), UsageError);
+  EXPECT_THROW(pe.Fill(-1, 1, x.data()), Error);
+  EXPECT_NO_THROW(pe.Fill(0, 0, nullptr));
+  if (GetParam() == PeMode::kCached) {
+    EXPECT_THROW(pe.Add(8, 9, x.data()), Error);  // row 16 is past the table
+    for (float v : x) ASSERT_EQ(v, 1.0f);         // untouched
+  } else {
+    EXPECT_NO_THROW(pe.Add(8, 24, x.data()));
+  }
+  o.d_model = 7;
+  EXPECT_THROW(PositionalEncoding{o}, Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, PublicPeTest,
+                         ::testing::Values(PeMode::kCached, PeMode::kOnTheFly, PeMode::kAuto),
+                         [](const auto& info) {
+                           return std::string(phasor::ToString(info.param));
+                         });
+
+}  // namespace
