@@ -1,4 +1,5 @@
-// The one way into threads.
+// The ways into threads: ParallelFor (OpenMP, static ranges) and ParallelTasks
+// (dynamic tasks for the encoder's products); neither ever nests.
 //
 // ParallelFor(n, grain, fn) calls fn(begin, end) on disjoint ranges that cover
 // [0, n). It runs serially (one call fn(0, n)) when the work is small (n < 2 *
@@ -8,15 +9,53 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
 
 namespace phasor {
+
+// A non-owning reference to a callable (as absl::FunctionRef): converting a
+// lambda to it never allocates, unlike std::function with a large capture, so
+// a forward pass that hands lambdas to ParallelFor allocates nothing. Valid
+// while the callable lives (a temporary lambda: until the end of the call).
+template <class Sig>
+class FunctionRef;
+template <class R, class... Args>
+class FunctionRef<R(Args...)> {
+ public:
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FunctionRef> &&
+                                              std::is_invocable_r_v<R, F&, Args...>>>
+  FunctionRef(F&& f)  // NOLINT(google-explicit-constructor): lambdas convert implicitly
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* object, Args... args) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(object))(std::forward<Args>(args)...);
+        }) {}
+  R operator()(Args... args) const { return call_(object_, std::forward<Args>(args)...); }
+
+ private:
+  void* object_;
+  R (*call_)(void*, Args...);
+};
 
 // Sets how many threads ParallelFor may use (0: the OpenMP default).
 void SetNumThreads(int n);
 // The number of threads ParallelFor uses for large work.
 int NumThreads();
 
-void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+void ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn);
+
+// Calls fn(task, slot) once for every task in [0, tasks), handing tasks out
+// one at a time to whichever thread is free, on at most
+// min(NumThreads(), max_slots) threads (max_slots < 1: NumThreads()): the
+// calling thread and workers of its own that sleep between calls. The caller
+// works too and waits only for workers that have started, so a worker slowed
+// by other work on the machine does not hold the call up. slot, in [0, that
+// count), names the thread running the task: per-thread scratch can be indexed
+// by it. What fn computes must not depend on slot or on the order of tasks, so
+// results do not depend on the thread count. fn must not throw. Serial (slot
+// 0, tasks in order) for one thread or one task, or inside a parallel region
+// or a task; ParallelFor inside a task runs serially too.
+void ParallelTasks(int64_t tasks, int max_slots, FunctionRef<void(int64_t, int)> fn);
 
 }  // namespace phasor

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/memory_limit.h"
 
 namespace phasor {
 namespace {
@@ -336,6 +337,10 @@ Weights LoadSafetensors(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(path + ": is a directory, expected a safetensors file");
   }
+  // A FIFO or device would block or never end: only regular files are read.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw Error(path + ": is not a regular file, expected a safetensors file");
+  }
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open for reading" + ErrnoText());
@@ -417,6 +422,12 @@ Weights LoadSafetensors(const std::string& path) {
                   ") overlap, expected disjoint byte ranges");
     }
   }
+
+  // Disjoint spans of elements * (2 or 4) bytes: the float32 total is at most
+  // twice the data section, so this sum cannot overflow.
+  uint64_t total_bytes = 0;
+  for (const Entry& e : entries) total_bytes += static_cast<uint64_t>(e.elements) * 4;
+  CheckAllocation(total_bytes, path + ": the tensors");
 
   Weights weights(path);
   std::vector<unsigned char> bytes;

@@ -7,7 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/kernels/attention.h"
-#include "engine/kernels/linear.h"
+#include "engine/kernels/gemm.h"
 #include "engine/parallel.h"
 
 namespace phasor {
@@ -38,6 +38,14 @@ void Allocate(std::vector<float>& v, int64_t rows, int64_t cols, const char* wha
   }
 }
 
+// W [out, in] and b [out] under their names, required in that order (so an
+// error names the weight first), packed for the products.
+kernels::PackedWeights RequirePacked(const Weights& weights, const std::string& weight,
+                                     const std::string& bias, int64_t out, int64_t in) {
+  const float* w = weights.Require(weight, {out, in});
+  return kernels::PackedWeights(w, weights.Require(bias, {out}), out, in);
+}
+
 }  // namespace
 
 AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOptions& options,
@@ -50,9 +58,11 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
       kernels::AttentionScratchFloats(MultiHeadSelfAttention::kQueryTile, d_head);
   tile_floats_ = (per_tile + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
   Allocate(qkv_, max_tokens, 3 * options.d_model, "q, k, v");
+  Allocate(kv_, max_tokens, 2 * options.d_model, "keys and values by head");
   Allocate(heads_, max_tokens, options.d_model, "head outputs");
   Allocate(tiles_, threads_, tile_floats_, "tile scratch");
   tiles_.resize(tiles_.size() + kAlignFloats);  // slack to align the first slot
+  Allocate(out_tiles_, threads_, kOutRows * options.d_model, "output tiles");
 }
 
 float* AttentionWorkspace::TileScratch(int slot) {
@@ -64,14 +74,14 @@ float* AttentionWorkspace::TileScratch(int slot) {
 MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std::string& prefix,
                                                const AttentionOptions& options)
     : options_(Checked(options, "attention '" + prefix + "'")),
-      w_in_(weights.Require(prefix + "in_proj_weight", {3 * options.d_model, options.d_model})),
-      b_in_(weights.Require(prefix + "in_proj_bias", {3 * options.d_model})),
-      w_out_(weights.Require(prefix + "out_proj.weight", {options.d_model, options.d_model})),
-      b_out_(weights.Require(prefix + "out_proj.bias", {options.d_model})) {}
+      in_proj_(RequirePacked(weights, prefix + "in_proj_weight", prefix + "in_proj_bias",
+                             3 * options.d_model, options.d_model)),
+      out_proj_(RequirePacked(weights, prefix + "out_proj.weight", prefix + "out_proj.bias",
+                              options.d_model, options.d_model)) {}
 
 void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
-                                     const int64_t* lengths, float* out,
-                                     AttentionWorkspace& ws) const {
+                                     const int64_t* lengths, float* out, AttentionWorkspace& ws,
+                                     const ResidualNorm& epilogue) const {
   const int64_t d_model = options_.d_model, n_heads = options_.n_heads, d_head = this->d_head();
   if (batch < 0 || seq < 0 || (seq > 0 && batch > kMaxFloats / seq)) {
     throw Error("attention: bad batch " + std::to_string(batch) + " x seq " + std::to_string(seq));
@@ -94,43 +104,65 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
   // q | k | v of every token: [tokens, 3·d_model].
   const int64_t ld_qkv = 3 * d_model;
   float* qkv = ws.qkv_.data();
-  kernels::Linear(x, tokens, d_model, w_in_, b_in_, ld_qkv, qkv);
+  kernels::PackedLinear(x, tokens, in_proj_, qkv);
   if (options_.rotation != nullptr) options_.rotation->Apply(qkv, batch, seq, d_model, n_heads);
 
-  // One task per (sequence, head, query tile). Slot s takes tasks s, s + slots,
-  // s + 2·slots, .. (round robin: sequences of different lengths still balance)
-  // and owns tile scratch s, so no two threads share scratch whatever
-  // ParallelFor does with the slots. A task's result does not depend on its slot.
-  float* heads = ws.heads_.data();  // [tokens, d_model]
-  const int64_t q_tiles = (seq + kQueryTile - 1) / kQueryTile;
-  const int64_t tasks = batch * n_heads * q_tiles;
-  const int64_t slots = std::min<int64_t>({NumThreads(), ws.threads_, tasks});
-  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
-  ParallelFor(slots, 1, [&](int64_t slot_begin, int64_t slot_end) {
-    for (int64_t slot = slot_begin; slot < slot_end; ++slot) {
-      float* scratch = ws.TileScratch(static_cast<int>(slot));
-      for (int64_t t = slot; t < tasks; t += slots) {
-        const int64_t b = t / (n_heads * q_tiles);
-        const int64_t h = t / q_tiles % n_heads;
-        const int64_t q0 = t % q_tiles * kQueryTile;
-        const float* seq_qkv = qkv + b * seq * ld_qkv;
-        kernels::AttentionArgs a;
-        a.q = seq_qkv + q0 * ld_qkv + h * d_head;
-        a.k = seq_qkv + d_model + h * d_head;
-        a.v = seq_qkv + 2 * d_model + h * d_head;
-        a.out = heads + (b * seq + q0) * d_model + h * d_head;
-        a.ldq = a.ldk = a.ldv = ld_qkv;
-        a.ldo = d_model;
-        a.n_q = std::min(kQueryTile, seq - q0);
-        a.n_keys = lengths != nullptr ? lengths[b] : seq;
-        a.d_head = d_head;
-        a.scale = scale;
-        kernels::AttentionTile(a, scratch);
-      }
+  // Keys and values of each (sequence, head) copied out contiguous, [seq,
+  // d_head] each: a key tile is then 128 rows of 256 bytes (d_head 64) side
+  // by side instead of one row per 3·d_model floats, which on long sequences
+  // costs a TLB miss per key row, for every query tile.
+  float* kv = ws.kv_.data();  // [batch, n_heads, 2, seq, d_head]
+  ParallelTasks(batch * n_heads, ws.threads_, [&](int64_t t, int /*slot*/) {
+    const int64_t b = t / n_heads, h = t % n_heads;
+    float* k_h = kv + t * 2 * seq * d_head;  // [seq, d_head]
+    float* v_h = k_h + seq * d_head;         // [seq, d_head]
+    for (int64_t j = 0; j < seq; ++j) {
+      const float* row = qkv + (b * seq + j) * ld_qkv + h * d_head;
+      std::copy(row + d_model, row + d_model + d_head, k_h + j * d_head);
+      std::copy(row + 2 * d_model, row + 2 * d_model + d_head, v_h + j * d_head);
     }
   });
 
-  kernels::Linear(heads, tokens, d_model, w_out_, b_out_, d_model, out);
+  // One task per (sequence, head, query tile), the query tiles of a head
+  // together so its keys and values stay in cache. A task's result does not
+  // depend on the thread (slot) that runs it; the slot only picks its scratch.
+  float* heads = ws.heads_.data();  // [tokens, d_model]
+  const int64_t q_tiles = (seq + kQueryTile - 1) / kQueryTile;
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
+  ParallelTasks(batch * n_heads * q_tiles, ws.threads_, [&](int64_t t, int slot) {
+    const int64_t b = t / (n_heads * q_tiles);
+    const int64_t h = t / q_tiles % n_heads;
+    const int64_t q0 = t % q_tiles * kQueryTile;
+    const float* seq_qkv = qkv + b * seq * ld_qkv;  // [seq, 3·d_model]
+    kernels::AttentionArgs a;
+    a.q = seq_qkv + q0 * ld_qkv + h * d_head;
+    a.k = kv + (b * n_heads + h) * 2 * seq * d_head;
+    a.v = a.k + seq * d_head;
+    a.out = heads + (b * seq + q0) * d_model + h * d_head;
+    a.ldq = ld_qkv;
+    a.ldk = a.ldv = d_head;
+    a.ldo = d_model;
+    a.n_q = std::min(kQueryTile, seq - q0);
+    a.n_keys = lengths != nullptr ? lengths[b] : seq;
+    a.d_head = d_head;
+    a.scale = scale;
+    kernels::AttentionTile(a, ws.TileScratch(slot));
+  });
+
+  // out = epilogue(heads·W_outᵀ + b_out). x is no longer read (q, k, v are in
+  // ws), so out may equal x.
+  if (epilogue.empty()) {
+    kernels::PackedLinear(heads, tokens, out_proj_, out);
+    return;
+  }
+  constexpr int64_t rows = AttentionWorkspace::kOutRows;
+  ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
+    const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
+    float* tile = ws.OutScratch(slot);  // [nr, d_model]
+    kernels::PackedLinearBlock(heads + r0 * d_model, d_model, nr, out_proj_, 0, d_model, tile,
+                               d_model);
+    epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
+  });
 }
 
 }  // namespace phasor

@@ -8,15 +8,20 @@
 //
 // Attention runs per (sequence, head, tile of kQueryTile queries) across
 // threads, each tile with an online softmax over key tiles (see
-// engine/kernels/attention.h), so no [seq, seq] score matrix is ever made.
-// Results are bit-identical for any thread count.
+// engine/kernels/attention.h), so no [seq, seq] score matrix is ever made:
+// memory O(tokens · d_model). The projections use weights packed at load
+// (engine/kernels/gemm.h); the output projection can end in a fused residual
+// add and LayerNorm (ResidualNorm). Results are bit-identical for any thread
+// count.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "engine/kernels/gemm.h"
 #include "engine/weights.h"
+#include "layers/layer_norm.h"
 #include "layers/qk_rotation.h"
 
 namespace phasor {
@@ -30,7 +35,8 @@ struct AttentionOptions {
 };
 
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens
-// tokens (batch · seq) and `threads` threads, and reused by every call and by
+// tokens (batch · seq) and `threads` threads (6·d_model floats a token, plus
+// per thread a query tile's scratch and kOutRows output rows), and reused by every call and by
 // every layer of the same d_model and n_heads. One workspace per concurrent
 // caller.
 class AttentionWorkspace {
@@ -47,20 +53,26 @@ class AttentionWorkspace {
  private:
   friend class MultiHeadSelfAttention;
   float* TileScratch(int slot);  // 64-byte aligned, per thread
+  float* OutScratch(int slot) { return out_tiles_.data() + slot * kOutRows * options_.d_model; }
+
+  // Rows per task of the output projection with an epilogue.
+  static constexpr int64_t kOutRows = 32;
 
   int64_t max_tokens_ = 0;
   AttentionOptions options_;
   int threads_ = 0;
-  int64_t tile_floats_ = 0;   // per slot, a multiple of 16 floats (64 bytes)
-  std::vector<float> qkv_;    // [max_tokens, 3·d_model]: q | k | v of every token
-  std::vector<float> heads_;  // [max_tokens, d_model]: o_h of every head, concatenated
-  std::vector<float> tiles_;  // [threads, tile_floats] (+ alignment slack)
+  int64_t tile_floats_ = 0;       // per slot, a multiple of 16 floats (64 bytes)
+  std::vector<float> qkv_;        // [max_tokens, 3·d_model]: q | k | v of every token
+  std::vector<float> kv_;         // [batch, n_heads, k | v, seq, d_head]: keys, values by head
+  std::vector<float> heads_;      // [max_tokens, d_model]: o_h of every head, concatenated
+  std::vector<float> tiles_;      // [threads, tile_floats] (+ alignment slack)
+  std::vector<float> out_tiles_;  // [threads, kOutRows, d_model]: out_proj rows before the epilogue
 };
 
 class MultiHeadSelfAttention {
  public:
   // Tokens per query tile (one task of the parallel loop).
-  static constexpr int64_t kQueryTile = 64;
+  static constexpr int64_t kQueryTile = 128;
 
   // Requires, under prefix (the module's, e.g. "layers.0.self_attn."):
   //   in_proj_weight [3·d_model, d_model], in_proj_bias [3·d_model],
@@ -77,19 +89,18 @@ class MultiHeadSelfAttention {
   // the caller zeroes them if it needs to). A sequence of length 0 attends to
   // nothing: its head outputs are 0, so its rows are out_proj.bias.
   // Throws Error if a length is outside [0, seq] or ws is too small or for
-  // other sizes.
+  // other sizes. epilogue: out = epilogue.norm(result + epilogue.residual),
+  // fused into the output projection (the residual may equal x and out).
   void Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths, float* out,
-               AttentionWorkspace& ws) const;
+               AttentionWorkspace& ws, const ResidualNorm& epilogue = {}) const;
 
   const AttentionOptions& options() const { return options_; }
   int64_t d_head() const { return options_.d_model / options_.n_heads; }
 
  private:
   AttentionOptions options_;
-  const float* w_in_;   // [3·d_model, d_model]
-  const float* b_in_;   // [3·d_model]
-  const float* w_out_;  // [d_model, d_model]
-  const float* b_out_;  // [d_model]
+  kernels::PackedWeights in_proj_;   // in_proj_weight [3·d_model, d_model] + in_proj_bias
+  kernels::PackedWeights out_proj_;  // out_proj.weight [d_model, d_model] + out_proj.bias
 };
 
 }  // namespace phasor

@@ -3,13 +3,9 @@
 #include <new>
 
 #include "engine/error.h"
-#include "engine/kernels/elementwise.h"
-#include "engine/parallel.h"
 
 namespace phasor {
 namespace {
-
-constexpr int64_t kRowGrain = 16;  // rows per ParallelFor chunk of a residual add
 
 AttentionOptions AttentionOf(const EncoderLayerOptions& o) {
   return {o.d_model, o.n_heads, o.rotation};
@@ -19,14 +15,6 @@ FeedForwardOptions FeedForwardOf(const EncoderLayerOptions& o) {
 }
 LayerNormOptions NormOf(const EncoderLayerOptions& o) { return {o.d_model, o.layer_norm_eps}; }
 
-// out = a + b on [tokens, d_model], rows in parallel. out may equal a or b.
-void AddRows(const float* a, const float* b, int64_t tokens, int64_t d_model, float* out) {
-  ParallelFor(tokens, kRowGrain, [&](int64_t begin, int64_t end) {
-    kernels::Add(a + begin * d_model, b + begin * d_model, (end - begin) * d_model,
-                 out + begin * d_model);
-  });
-}
-
 }  // namespace
 
 EncoderLayerWorkspace::EncoderLayerWorkspace(int64_t max_tokens, const EncoderLayerOptions& options,
@@ -34,12 +22,10 @@ EncoderLayerWorkspace::EncoderLayerWorkspace(int64_t max_tokens, const EncoderLa
     : max_tokens_(max_tokens),
       d_model_(options.d_model),
       attention_(max_tokens, AttentionOf(options), threads),
-      feed_forward_(max_tokens, options.d_ff) {
+      feed_forward_(max_tokens, FeedForwardOf(options), threads) {
   // The attention workspace has checked max_tokens and d_model.
   try {
-    const size_t n = static_cast<size_t>(max_tokens * options.d_model);
-    sublayer_.assign(n, 0.0f);
-    normed_.assign(n, 0.0f);
+    normed_.assign(static_cast<size_t>(max_tokens * options.d_model), 0.0f);
   } catch (const std::bad_alloc&) {
     throw Error("encoder layer workspace: cannot allocate " + std::to_string(max_tokens) + " x " +
                 std::to_string(options.d_model) + " floats");
@@ -67,20 +53,17 @@ void EncoderLayer::Forward(const float* x, int64_t batch, int64_t seq, const int
   }
   // The sublayers check the rest (lengths, n_heads, d_ff).
   const int64_t tokens = batch * seq;
-  float* sub = ws.sublayer_.data();  // [tokens, d_model]: sa(.) then ff(.)
   if (!options_.norm_first) {
-    self_attn_.Forward(x, batch, seq, lengths, sub, ws.attention_);
-    norm1_.ForwardAdd(x, sub, tokens, out);  // out = norm1(x + sa(x))
-    feed_forward_.Forward(out, tokens, sub, ws.feed_forward_);
-    norm2_.ForwardAdd(out, sub, tokens, out);  // out = norm2(out + ff(out))
+    // out = norm1(x + sa(x)), then out = norm2(out + ff(out)).
+    self_attn_.Forward(x, batch, seq, lengths, out, ws.attention_, {x, &norm1_});
+    feed_forward_.Forward(out, tokens, out, ws.feed_forward_, {out, &norm2_});
   } else {
     float* normed = ws.normed_.data();  // [tokens, d_model]
     norm1_.Forward(x, tokens, normed);
-    self_attn_.Forward(normed, batch, seq, lengths, sub, ws.attention_);
-    AddRows(x, sub, tokens, d_model, out);  // out = x + sa(norm1(x))
+    // out = x + sa(norm1(x)), then out = out + ff(norm2(out)).
+    self_attn_.Forward(normed, batch, seq, lengths, out, ws.attention_, {x, nullptr});
     norm2_.Forward(out, tokens, normed);
-    feed_forward_.Forward(normed, tokens, sub, ws.feed_forward_);
-    AddRows(out, sub, tokens, d_model, out);  // out = out + ff(norm2(out))
+    feed_forward_.Forward(normed, tokens, out, ws.feed_forward_, {out, nullptr});
   }
 }
 

@@ -3,6 +3,11 @@
 //
 //   post-LN (norm_first false):  x = norm1(x + sa(x));  x = norm2(x + ff(x))
 //   pre-LN  (norm_first true):   x = x + sa(norm1(x));  x = x + ff(norm2(x))
+//
+// The residual adds and post-LN norms are fused into the last product of each
+// sublayer (ResidualNorm), so a layer makes four parallel passes: q|k|v,
+// attention, out_proj + add + norm1, feed-forward + add + norm2 (pre-LN adds
+// its two norms).
 #pragma once
 
 #include <cstdint>
@@ -46,8 +51,7 @@ class EncoderLayerWorkspace {
   int64_t d_model_ = 0;
   AttentionWorkspace attention_;
   FeedForwardWorkspace feed_forward_;
-  std::vector<float> sublayer_;  // [max_tokens, d_model]: sa(.) or ff(.)
-  std::vector<float> normed_;    // [max_tokens, d_model]: pre-LN's norm1(x), norm2(x)
+  std::vector<float> normed_;  // [max_tokens, d_model]: pre-LN's norm1(x), norm2(x)
 };
 
 class EncoderLayer {

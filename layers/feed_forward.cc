@@ -1,9 +1,11 @@
 #include "layers/feed_forward.h"
 
+#include <algorithm>
 #include <new>
 
 #include "engine/error.h"
-#include "engine/kernels/linear.h"
+#include "engine/kernels/gemm.h"
+#include "engine/parallel.h"
 
 namespace phasor {
 namespace {
@@ -18,33 +20,54 @@ const FeedForwardOptions& Checked(const FeedForwardOptions& options, const std::
   return options;
 }
 
+// W [out, in] and b [out] under their names, required in that order (so an
+// error names the weight first), packed for the products.
+kernels::PackedWeights RequirePacked(const Weights& weights, const std::string& weight,
+                                     const std::string& bias, int64_t out, int64_t in) {
+  const float* w = weights.Require(weight, {out, in});
+  return kernels::PackedWeights(w, weights.Require(bias, {out}), out, in);
+}
+
 }  // namespace
 
-FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, int64_t d_ff)
-    : max_tokens_(max_tokens), d_ff_(d_ff) {
-  if (max_tokens < 0 || d_ff < 0) throw Error("feed-forward workspace: negative size");
-  if (d_ff > 0 && max_tokens > kMaxFloats / d_ff) {
+FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, int64_t d_ff, int threads)
+    : FeedForwardWorkspace(max_tokens, FeedForwardOptions{0, d_ff}, threads) {}
+
+FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, const FeedForwardOptions& options,
+                                           int threads)
+    : max_tokens_(max_tokens),
+      d_ff_(options.d_ff),
+      d_model_(options.d_model),
+      threads_(threads > 0 ? threads : std::max(NumThreads(), 1)) {
+  const int64_t d_ff = options.d_ff;
+  if (max_tokens < 0 || d_ff < 0 || d_model_ < 0) {
+    throw Error("feed-forward workspace: negative size");
+  }
+  // The hidden state of every token never exists at once, but a request for
+  // more than kMaxFloats of it is a mistake all the same.
+  if ((d_ff > 0 && max_tokens > kMaxFloats / d_ff) || d_ff + d_model_ > kMaxFloats / kRows) {
     throw Error("feed-forward workspace: " + std::to_string(max_tokens) + " x " +
                 std::to_string(d_ff) + " floats is too large");
   }
+  slot_floats_ = kRows * (d_ff + d_model_);
   try {
-    hidden_.resize(static_cast<size_t>(max_tokens * d_ff));
+    scratch_.assign(static_cast<size_t>(threads_ * slot_floats_), 0.0f);
   } catch (const std::bad_alloc&) {
-    throw Error("feed-forward workspace: cannot allocate " + std::to_string(max_tokens) + " x " +
-                std::to_string(d_ff) + " floats");
+    throw Error("feed-forward workspace: cannot allocate " + std::to_string(threads_) + " x " +
+                std::to_string(slot_floats_) + " floats");
   }
 }
 
 FeedForward::FeedForward(const Weights& weights, const std::string& prefix,
                          const FeedForwardOptions& options)
     : options_(Checked(options, prefix)),
-      w1_(weights.Require(prefix + "linear1.weight", {options.d_ff, options.d_model})),
-      b1_(weights.Require(prefix + "linear1.bias", {options.d_ff})),
-      w2_(weights.Require(prefix + "linear2.weight", {options.d_model, options.d_ff})),
-      b2_(weights.Require(prefix + "linear2.bias", {options.d_model})) {}
+      linear1_(RequirePacked(weights, prefix + "linear1.weight", prefix + "linear1.bias",
+                             options.d_ff, options.d_model)),
+      linear2_(RequirePacked(weights, prefix + "linear2.weight", prefix + "linear2.bias",
+                             options.d_model, options.d_ff)) {}
 
-void FeedForward::Forward(const float* x, int64_t tokens, float* out,
-                          FeedForwardWorkspace& ws) const {
+void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,
+                          const ResidualNorm& epilogue) const {
   const int64_t d_model = options_.d_model, d_ff = options_.d_ff;
   if (tokens < 0) throw Error("feed-forward: negative token count");
   if (ws.d_ff_ != d_ff || tokens > ws.max_tokens_) {
@@ -52,9 +75,26 @@ void FeedForward::Forward(const float* x, int64_t tokens, float* out,
                 std::to_string(ws.d_ff_) + ", needs " + std::to_string(tokens) + " x " +
                 std::to_string(d_ff));
   }
-  float* hidden = ws.hidden_.data();  // [tokens, d_ff]
-  kernels::Linear(x, tokens, d_model, w1_, b1_, d_ff, hidden, options_.activation);
-  kernels::Linear(hidden, tokens, d_ff, w2_, b2_, d_model, out);
+  if (!epilogue.empty() && ws.d_model_ != d_model) {
+    throw Error("feed-forward: a residual or norm epilogue needs a workspace made with d_model " +
+                std::to_string(d_model));
+  }
+  constexpr int64_t rows = FeedForwardWorkspace::kRows;
+  ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
+    const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
+    float* hidden = ws.Hidden(slot);  // [nr, d_ff]
+    kernels::PackedLinearBlock(x + r0 * d_model, d_model, nr, linear1_, 0, d_ff, hidden, d_ff,
+                               options_.activation);
+    // The block's rows of x are read only by this task, so out may equal x.
+    if (epilogue.empty()) {
+      kernels::PackedLinearBlock(hidden, d_ff, nr, linear2_, 0, d_model, out + r0 * d_model,
+                                 d_model);
+    } else {
+      float* tile = ws.Tile(slot);  // [nr, d_model]
+      kernels::PackedLinearBlock(hidden, d_ff, nr, linear2_, 0, d_model, tile, d_model);
+      epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
+    }
+  });
 }
 
 }  // namespace phasor

@@ -1,6 +1,12 @@
 // The position-wise feed-forward block of nn.TransformerEncoderLayer:
 //
 //   out = linear2(act(linear1(x)))   (eval mode: no dropout)
+//
+// Fused by blocks of kRows tokens: each task computes the block's hidden
+// activations [kRows, d_ff] into its thread's scratch (bias and activation in
+// the product's epilogue), then linear2 and the optional residual + LayerNorm,
+// while the block is in cache. One parallel region, and the hidden state
+// never exists for the whole sequence: scratch O(threads · kRows · d_ff).
 #pragma once
 
 #include <cstdint>
@@ -8,7 +14,9 @@
 #include <vector>
 
 #include "engine/kernels/activations.h"
+#include "engine/kernels/gemm.h"
 #include "engine/weights.h"
+#include "layers/layer_norm.h"
 
 namespace phasor {
 
@@ -18,23 +26,34 @@ struct FeedForwardOptions {
   kernels::Activation activation = kernels::Activation::kRelu;
 };
 
-// Scratch for FeedForward::Forward: the hidden activations of up to
-// max_tokens tokens. Sized once, reused by every call and by every layer of
-// the same d_ff; one workspace per concurrent caller.
+// Scratch for FeedForward::Forward on up to max_tokens tokens: per thread, the
+// hidden activations of one block of tokens (and with options, the block's
+// output before a ResidualNorm epilogue). Sized once, reused by every call and
+// by every layer of the same sizes; one workspace per concurrent caller.
 class FeedForwardWorkspace {
  public:
   FeedForwardWorkspace() = default;
-  // Throws Error for negative sizes or if the memory cannot be allocated.
-  FeedForwardWorkspace(int64_t max_tokens, int64_t d_ff);
+  // threads: how many threads may work on one call (< 1: NumThreads() now).
+  // Without d_model (this form), Forward takes no epilogue. Throws Error for
+  // negative or absurd sizes or if the memory cannot be allocated.
+  FeedForwardWorkspace(int64_t max_tokens, int64_t d_ff, int threads = 0);
+  FeedForwardWorkspace(int64_t max_tokens, const FeedForwardOptions& options, int threads = 0);
 
   int64_t max_tokens() const { return max_tokens_; }
   int64_t d_ff() const { return d_ff_; }
 
  private:
   friend class FeedForward;
+  float* Hidden(int slot) { return scratch_.data() + slot * slot_floats_; }  // [kRows, d_ff]
+  float* Tile(int slot) { return Hidden(slot) + kRows * d_ff_; }             // [kRows, d_model]
+
+  static constexpr int64_t kRows = 64;  // tokens per task
   int64_t max_tokens_ = 0;
   int64_t d_ff_ = 0;
-  std::vector<float> hidden_;  // [max_tokens, d_ff]
+  int64_t d_model_ = 0;  // 0: no epilogue tiles
+  int threads_ = 0;
+  int64_t slot_floats_ = 0;
+  std::vector<float> scratch_;  // [threads, kRows, d_ff + d_model]
 };
 
 class FeedForward {
@@ -46,18 +65,19 @@ class FeedForward {
   // missing or misshapen, or for non-positive sizes.
   FeedForward(const Weights& weights, const std::string& prefix, const FeedForwardOptions& options);
 
-  // x, out: [tokens, d_model] row-major; out may equal x. Threads: inside the
-  // linear kernels. Throws Error if ws is smaller than tokens or has another d_ff.
-  void Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws) const;
+  // x, out: [tokens, d_model] row-major; out may equal x. epilogue: out =
+  // epilogue.norm(result + epilogue.residual), fused (the residual may equal x
+  // and out). Threads: blocks of tokens over ParallelTasks. Throws Error if ws
+  // is smaller than tokens or has another d_ff, or lacks the epilogue tiles.
+  void Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,
+               const ResidualNorm& epilogue = {}) const;
 
   const FeedForwardOptions& options() const { return options_; }
 
  private:
   FeedForwardOptions options_;
-  const float* w1_;  // [d_ff, d_model]
-  const float* b1_;  // [d_ff]
-  const float* w2_;  // [d_model, d_ff]
-  const float* b2_;  // [d_model]
+  kernels::PackedWeights linear1_;  // linear1.weight [d_ff, d_model] + linear1.bias [d_ff]
+  kernels::PackedWeights linear2_;  // linear2.weight [d_model, d_ff] + linear2.bias [d_model]
 };
 
 }  // namespace phasor

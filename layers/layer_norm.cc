@@ -1,8 +1,10 @@
 #include "layers/layer_norm.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "engine/error.h"
+#include "engine/kernels/elementwise.h"
 #include "engine/kernels/layer_norm.h"
 #include "engine/parallel.h"
 
@@ -45,6 +47,22 @@ void LayerNorm::ForwardAdd(const float* x, const float* residual, int64_t tokens
     kernels::AddLayerNorm(x + begin * d, residual + begin * d, end - begin, d, gamma_, beta_,
                           options_.eps, out + begin * d);
   });
+}
+
+void ResidualNorm::Apply(const float* y, int64_t row0, int64_t rows, int64_t d_model,
+                         float* out) const {
+  const float* res = residual != nullptr ? residual + row0 * d_model : nullptr;
+  if (norm != nullptr) {
+    if (res != nullptr) {
+      norm->ForwardAdd(y, res, rows, out);
+    } else {
+      norm->Forward(y, rows, out);
+    }
+  } else if (res != nullptr) {
+    kernels::Add(y, res, rows * d_model, out);
+  } else if (rows > 0) {
+    std::memcpy(out, y, static_cast<size_t>(rows * d_model) * sizeof(float));
+  }
 }
 
 }  // namespace phasor

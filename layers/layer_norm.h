@@ -28,11 +28,27 @@ class LayerNorm {
   void ForwardAdd(const float* x, const float* residual, int64_t tokens, float* out) const;
 
   const LayerNormOptions& options() const { return options_; }
+  const float* gamma() const { return gamma_; }  // [d_model]
+  const float* beta() const { return beta_; }    // [d_model]
 
  private:
   LayerNormOptions options_;
   const float* gamma_;  // [d_model]
   const float* beta_;   // [d_model]
+};
+
+// The end of a sublayer, fused into its last product while the rows are in
+// cache: out = norm(y + residual), row by row (post-LN: norm1(x + sa(x));
+// pre-LN: x + sa(norm1(x)) with no norm). Empty: out = y.
+struct ResidualNorm {
+  const float* residual = nullptr;  // [tokens, d_model], added to y; may equal out; null: none
+  const LayerNorm* norm = nullptr;  // applied after the residual; null: none
+
+  bool empty() const { return residual == nullptr && norm == nullptr; }
+  // y, out: the rows [row0, row0 + rows) of the sublayer's result and output,
+  // [rows, d_model] each (y a scratch tile; out may not overlap y). Serial
+  // inside a parallel region.
+  void Apply(const float* y, int64_t row0, int64_t rows, int64_t d_model, float* out) const;
 };
 
 }  // namespace phasor

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/memory_limit.h"
 #include "layers/positional.h"
+#include "models/presets.h"
 
 namespace phasor {
 namespace {
@@ -42,9 +44,33 @@ const std::vector<std::string>& RequiredKeys() {
   return keys;
 }
 const std::vector<std::string>& PositionalKeys() {
-  static const std::vector<std::string> keys = {"kind",   "base",    "layout", "denominator",
-                                                "offset", "max_len", "mode"};
+  static const std::vector<std::string> keys = {"kind",       "base",    "layout", "denominator",
+                                                "offset",     "max_len", "mode",   "preset",
+                                                "rotary_dim", "scaling"};
   return keys;
+}
+const std::vector<std::string>& ScalingKeys() {
+  static const std::vector<std::string> keys = {
+      "type",      "factor",           "original_max_len", "beta_fast",
+      "beta_slow", "attention_factor", "low_freq_factor",  "high_freq_factor"};
+  return keys;
+}
+// The keys of "scaling" that each type reads ("type" aside).
+std::vector<std::string> ScalingKeysOf(RopeScalingType t) {
+  switch (t) {
+    case RopeScalingType::kNone:
+      return {};
+    case RopeScalingType::kLinear:
+    case RopeScalingType::kNtk:
+      return {"factor"};
+    case RopeScalingType::kDynamic:
+      return {"factor", "original_max_len"};
+    case RopeScalingType::kYarn:
+      return {"factor", "original_max_len", "beta_fast", "beta_slow", "attention_factor"};
+    case RopeScalingType::kLlama3:
+      return {"factor", "original_max_len", "low_freq_factor", "high_freq_factor"};
+  }
+  return {};
 }
 
 // Text from the file (or from a parser quoting it), made safe for a one-line
@@ -256,7 +282,64 @@ PositionalKind ParseKind(const Reader& r, const Json& v) {
          "unknown value " + Quote(s) + ", expected one of sinusoidal, learned, rope, none");
 }
 
-PositionalConfig ParsePositional(const std::string& source, const Reader& r, const Json& obj) {
+RopeScaling ParseScaling(const std::string& source, const Reader& r, const Json& obj) {
+  RopeScaling sc;
+  if (obj.is_null()) return sc;
+  if (!obj.is_object()) r.Fail("positional.scaling", "expected an object, found " + Found(obj));
+  for (const auto& item : obj.items()) {
+    const auto& known = ScalingKeys();
+    if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
+      UnknownKey(source, "positional.scaling.", item.key(), known);
+    }
+  }
+  if (!obj.contains("type")) {
+    r.Fail("positional.scaling.type",
+           "missing, expected one of none, linear, ntk, dynamic, yarn, llama3");
+  }
+  sc.type = r.Enum(obj["type"], "positional.scaling.type", ParseRopeScalingType);
+  const std::vector<std::string> used = ScalingKeysOf(sc.type);
+  for (const auto& item : obj.items()) {
+    if (item.key() == "type" || std::find(used.begin(), used.end(), item.key()) != used.end()) {
+      continue;
+    }
+    r.Fail("positional.scaling." + item.key(),
+           std::string("is not used by scaling type '") + ToString(sc.type) + "'" +
+               (used.empty() ? std::string(" (it takes no other key)")
+                             : " (it uses " + Join(used) + ")"));
+  }
+  if (sc.type == RopeScalingType::kNone) return sc;
+  if (!obj.contains("factor")) {
+    r.Fail("positional.scaling.factor",
+           std::string("missing, required by scaling type '") + ToString(sc.type) + "'");
+  }
+  sc.factor = r.Number(obj["factor"], "positional.scaling.factor");
+  if (obj.contains("original_max_len")) {
+    sc.original_max_len = r.Int(obj["original_max_len"], "positional.scaling.original_max_len");
+    if (sc.original_max_len <= 0) {
+      r.Fail("positional.scaling.original_max_len",
+             std::to_string(sc.original_max_len) + " is out of range, expected > 0");
+    }
+  }
+  if (obj.contains("beta_fast")) {
+    sc.beta_fast = r.Number(obj["beta_fast"], "positional.scaling.beta_fast");
+  }
+  if (obj.contains("beta_slow")) {
+    sc.beta_slow = r.Number(obj["beta_slow"], "positional.scaling.beta_slow");
+  }
+  if (obj.contains("attention_factor")) {
+    sc.attention_factor = r.Number(obj["attention_factor"], "positional.scaling.attention_factor");
+  }
+  if (obj.contains("low_freq_factor")) {
+    sc.low_freq_factor = r.Number(obj["low_freq_factor"], "positional.scaling.low_freq_factor");
+  }
+  if (obj.contains("high_freq_factor")) {
+    sc.high_freq_factor = r.Number(obj["high_freq_factor"], "positional.scaling.high_freq_factor");
+  }
+  return sc;
+}
+
+PositionalConfig ParsePositional(const std::string& source, const Reader& r, const Json& obj,
+                                 std::optional<int32_t> pad_token_id) {
   if (!obj.is_object()) r.Fail("positional", "expected an object, found " + Found(obj));
   for (const auto& item : obj.items()) {
     const auto& known = PositionalKeys();
@@ -266,9 +349,28 @@ PositionalConfig ParsePositional(const std::string& source, const Reader& r, con
   }
   PositionalConfig p;
   if (obj.contains("kind")) p.kind = ParseKind(r, obj["kind"]);
+  const bool rope = p.kind == PositionalKind::kRope;
+  const std::string kind_text = std::string("'") + ToString(p.kind) + "'";
+  for (const char* key : {"rotary_dim", "scaling"}) {
+    if (!rope && obj.contains(key)) {
+      r.Fail(std::string("positional.") + key,
+             "applies to kind 'rope' only, found kind " + kind_text);
+    }
+  }
+  if (rope && obj.contains("denominator")) {
+    r.Fail("positional.denominator",
+           "does not apply to kind 'rope' (its frequencies are base^(-2i/rotary_dim))");
+  }
+  if (obj.contains("preset") && p.kind != PositionalKind::kSinusoidal) {
+    r.Fail("positional.preset", "applies to kind 'sinusoidal' only, found kind " + kind_text);
+  }
   if (obj.contains("base")) p.base = r.Number(obj["base"], "positional.base");
   if (obj.contains("layout")) {
-    p.layout = r.Enum(obj["layout"], "positional.layout", ParsePeLayout);
+    if (rope) {
+      p.rope_layout = r.Enum(obj["layout"], "positional.layout", ParseRopeLayout);
+    } else {
+      p.layout = r.Enum(obj["layout"], "positional.layout", ParsePeLayout);
+    }
   }
   if (obj.contains("denominator")) {
     p.denominator = r.Enum(obj["denominator"], "positional.denominator", ParsePeDenominator);
@@ -276,6 +378,35 @@ PositionalConfig ParsePositional(const std::string& source, const Reader& r, con
   if (obj.contains("offset")) p.offset = r.Int(obj["offset"], "positional.offset");
   if (obj.contains("max_len")) p.max_len = r.Int(obj["max_len"], "positional.max_len");
   if (obj.contains("mode")) p.mode = r.Enum(obj["mode"], "positional.mode", ParsePeMode);
+  if (obj.contains("rotary_dim")) {
+    p.rotary_dim = r.Int(obj["rotary_dim"], "positional.rotary_dim");
+    if (p.rotary_dim < 2) {
+      r.Fail("positional.rotary_dim",
+             std::to_string(p.rotary_dim) + " is out of range, expected >= 2");
+    }
+  }
+  if (obj.contains("scaling")) p.scaling = ParseScaling(source, r, obj["scaling"]);
+  if (obj.contains("preset")) {
+    p.preset = r.String(obj["preset"], "positional.preset");
+    const PositionalPreset* preset = FindPositionalPreset(p.preset);
+    if (!preset) {
+      r.Fail("positional.preset",
+             "unknown value " + Quote(p.preset) + ", expected one of " + PositionalPresetNames());
+    }
+    // Explicit keys override the preset.
+    if (!obj.contains("layout")) p.layout = preset->layout;
+    if (!obj.contains("denominator")) p.denominator = preset->denominator;
+    if (!obj.contains("offset")) {
+      const std::optional<int64_t> first = PresetFirstPosition(*preset, pad_token_id);
+      if (!first) {
+        r.Fail("positional.preset", Quote(p.preset) +
+                                        " numbers the first token pad_token_id + 1, but "
+                                        "pad_token_id is null; set pad_token_id or "
+                                        "positional.offset");
+      }
+      p.offset = *first;
+    }
+  }
   return p;
 }
 
@@ -352,7 +483,9 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
     }
     c.pad_token_id = static_cast<int32_t>(id);
   }
-  if (root.contains("positional")) c.positional = ParsePositional(source, r, root["positional"]);
+  if (root.contains("positional")) {
+    c.positional = ParsePositional(source, r, root["positional"], c.pad_token_id);
+  }
   ValidateConfig(c, source);
   return c;
 }
@@ -393,7 +526,17 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
   }
   in_range("positional.offset", p.offset, 0, kMaxOffset, " (2^40)");
   in_range("positional.max_len", p.max_len, 1, kMaxMaxLen, " (2^26)");
-  if (p.denominator == PeDenominator::kHalfMinusOne && c.d_model < 4) {
+  if (!p.preset.empty() && !FindPositionalPreset(p.preset)) {
+    r.Fail("positional.preset",
+           "unknown value " + Quote(p.preset) + ", expected one of " + PositionalPresetNames());
+  }
+  if (p.kind == PositionalKind::kRope) {
+    if (const auto problem = FindRopeProblem(p.RopeOptionsFor(c.d_head()))) {
+      r.Fail("positional." + problem->key, problem->what);
+    }
+  }
+  if (p.kind != PositionalKind::kRope && p.denominator == PeDenominator::kHalfMinusOne &&
+      c.d_model < 4) {
     r.Fail("positional.denominator",
            "half_minus_one needs d_model >= 4, found d_model " + Str(c.d_model));
   }
@@ -418,12 +561,48 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
                                      Str(c.d_model) + " = " + Str(p.max_len * c.d_model) +
                                      " floats is too large" + limit);
   }
+  const int64_t rotary = p.RopeOptionsFor(c.d_head()).r();  // [max_len, rotary_dim] cos | sin
+  if (p.kind == PositionalKind::kRope && p.mode != PeMode::kOnTheFly &&
+      p.max_len * rotary > kMaxFloats) {
+    r.Fail("positional.max_len", "a RoPE table of max_len " + Str(p.max_len) + " * rotary_dim " +
+                                     Str(rotary) + " floats is too large" + limit);
+  }
+}
+
+void CheckModelMemory(const ModelConfig& c, const std::string& source) {
+  CheckAllocation(ModelBytes(c), source + ": the model (vocab_size " + Str(c.vocab_size) +
+                                     ", d_model " + Str(c.d_model) + ", n_layers " +
+                                     Str(c.n_layers) + ", d_ff " + Str(c.d_ff) + ", max_len " +
+                                     Str(c.positional.max_len) + ")");
+}
+
+uint64_t ModelBytes(const ModelConfig& c) {
+  // Each term is below 2^48 after the range checks, the sum below 2^59.
+  const uint64_t d = static_cast<uint64_t>(c.d_model);
+  const uint64_t d_ff = static_cast<uint64_t>(c.d_ff);
+  const uint64_t per_layer = 4 * d * d + 2 * d * d_ff + 9 * d + d_ff;
+  uint64_t floats = static_cast<uint64_t>(c.vocab_size) * d +
+                    static_cast<uint64_t>(c.n_layers) * per_layer + (c.final_norm ? 2 * d : 0);
+  const PositionalConfig& p = c.positional;
+  const uint64_t max_len = static_cast<uint64_t>(p.max_len);
+  if (p.kind == PositionalKind::kLearned ||
+      (p.kind == PositionalKind::kSinusoidal && p.mode != PeMode::kOnTheFly)) {
+    floats += max_len * d;
+  }
+  if (p.kind == PositionalKind::kRope && p.mode != PeMode::kOnTheFly) {
+    floats += max_len * static_cast<uint64_t>(p.RopeOptionsFor(c.d_head()).r());
+  }
+  return SaturatingMul(floats, sizeof(float));
 }
 
 ModelConfig LoadConfig(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(path + ": is a directory, expected a config.json file");
+  }
+  // A FIFO or device would block or never end: only regular files are read.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw Error(path + ": is not a regular file, expected a config.json file");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open for reading (missing or unreadable)");
@@ -437,19 +616,54 @@ ModelConfig LoadConfig(const std::string& path) {
   }
   std::string text(static_cast<size_t>(size), '\0');
   if (!in.read(text.data(), size)) throw Error(path + ": cannot read");
-  return ParseConfig(text, path);
+  ModelConfig config = ParseConfig(text, path);
+  // From the config alone, before the weights file is opened: a small model
+  // directory cannot make the encoder build a large PE table (or expect large
+  // weights) before failing.
+  CheckModelMemory(config, path);
+  return config;
 }
 
+namespace {
+
+// The "scaling" object: its type and the keys that type reads.
+nlohmann::ordered_json ScalingToJson(const RopeScaling& sc) {
+  nlohmann::ordered_json j = {{"type", ToString(sc.type)}};
+  for (const std::string& key : ScalingKeysOf(sc.type)) {
+    if (key == "factor") j[key] = sc.factor;
+    if (key == "original_max_len" && sc.original_max_len > 0) j[key] = sc.original_max_len;
+    if (key == "beta_fast") j[key] = sc.beta_fast;
+    if (key == "beta_slow") j[key] = sc.beta_slow;
+    if (key == "attention_factor" && sc.attention_factor) j[key] = *sc.attention_factor;
+    if (key == "low_freq_factor") j[key] = sc.low_freq_factor;
+    if (key == "high_freq_factor") j[key] = sc.high_freq_factor;
+  }
+  return j;
+}
+
+}  // namespace
+
 std::string ConfigToJson(const ModelConfig& c) {
-  nlohmann::ordered_json positional = {
-      {"kind", ToString(c.positional.kind)},
-      {"base", c.positional.base},
-      {"layout", ToString(c.positional.layout)},
-      {"denominator", ToString(c.positional.denominator)},
-      {"offset", c.positional.offset},
-      {"max_len", c.positional.max_len},
-      {"mode", ToString(c.positional.mode)},
-  };
+  const PositionalConfig& p = c.positional;
+  nlohmann::ordered_json positional = {{"kind", ToString(p.kind)}};
+  if (p.kind == PositionalKind::kRope) {
+    positional["base"] = p.base;
+    positional["layout"] = ToString(p.rope_layout);
+    if (p.rotary_dim > 0) positional["rotary_dim"] = p.rotary_dim;
+    positional["offset"] = p.offset;
+    positional["max_len"] = p.max_len;
+    positional["mode"] = ToString(p.mode);
+    if (p.scaling.type != RopeScalingType::kNone) positional["scaling"] = ScalingToJson(p.scaling);
+  } else {
+    // A preset beside its resolved values reads back the same (explicit keys win).
+    if (!p.preset.empty()) positional["preset"] = p.preset;
+    positional["base"] = p.base;
+    positional["layout"] = ToString(p.layout);
+    positional["denominator"] = ToString(p.denominator);
+    positional["offset"] = p.offset;
+    positional["max_len"] = p.max_len;
+    positional["mode"] = ToString(p.mode);
+  }
   nlohmann::ordered_json j = {
       {"vocab_size", c.vocab_size},
       {"d_model", c.d_model},

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "layers/rope.h"
 #include "layers/sinusoidal.h"
 
 namespace phasor {
@@ -12,18 +13,28 @@ namespace phasor {
 enum class Activation { kRelu, kGelu };  // gelu: the exact erf form
 enum class PositionalKind { kSinusoidal, kLearned, kRope, kNone };
 
-// The "positional" object of config.json.
+// The "positional" object of config.json. A "preset" (models/presets.h) is
+// resolved while parsing: the fields hold plain values, preset only its name.
 struct PositionalConfig {
   PositionalKind kind = PositionalKind::kSinusoidal;
   double base = 10000.0;
-  PeLayout layout = PeLayout::kInterleaved;
+  PeLayout layout = PeLayout::kInterleaved;  // kinds sinusoidal, learned
   PeDenominator denominator = PeDenominator::kDModel;
   int64_t offset = 0;      // position of the first token of a sequence
   int64_t max_len = 4096;  // rows of the cached (or learned) table
   PeMode mode = PeMode::kAuto;
+  std::string preset;  // "" or the preset whose values were filled in
+
+  // Kind rope only ("layout" is read into rope_layout for kind rope).
+  RopeLayout rope_layout = RopeLayout::kHalf;
+  int64_t rotary_dim = 0;  // 0: the head dim
+  RopeScaling scaling;
 
   SinusoidalOptions Sinusoidal(int64_t d_model) const {
     return SinusoidalOptions{d_model, base, layout, denominator, max_len, mode};
+  }
+  RopeOptions RopeOptionsFor(int64_t d_head) const {
+    return RopeOptions{d_head, rotary_dim, base, rope_layout, offset, max_len, mode, scaling};
   }
 };
 
@@ -46,11 +57,14 @@ struct ModelConfig {
 
 // Parses config.json text. source names the file in messages. Throws Error
 // naming the key for: invalid JSON, a wrong type, a value out of range, an
-// unknown key or value (activation, kind, layout, denominator, mode), n_heads
-// not dividing d_model, pad_token_id outside the vocabulary.
+// unknown key or value (activation, kind, layout, denominator, mode, preset,
+// scaling type), a key the kind or scaling type does not use, n_heads not
+// dividing d_model, pad_token_id outside the vocabulary, a RoPE problem
+// (layers/rope.h FindRopeProblem).
 ModelConfig ParseConfig(const std::string& json_text, const std::string& source);
 
-// Reads and parses a config.json file; Error if it cannot be read.
+// Reads and parses a config.json file, then CheckModelMemory; Error if it cannot
+// be read (missing, a directory, not a regular file, over 64 MiB).
 ModelConfig LoadConfig(const std::string& path);
 
 // The JSON text of a config, which ParseConfig reads back to the same values.
@@ -58,6 +72,16 @@ std::string ConfigToJson(const ModelConfig& config);
 
 // Throws Error (prefixed with source) unless every field is in range.
 void ValidateConfig(const ModelConfig& config, const std::string& source);
+
+// Throws Error (CheckAllocation, engine/memory_limit.h) if ModelBytes(config)
+// exceeds the memory limit. LoadConfig calls it with the file's own PE mode.
+void CheckModelMemory(const ModelConfig& config, const std::string& source);
+
+// Bytes the model will hold once loaded: every float32 weight the config
+// implies (embedding, layers, final norm, learned table) plus the cached PE
+// table (sinusoidal, modes cached and auto). For a config that passed the range
+// checks of ValidateConfig (no overflow there).
+uint64_t ModelBytes(const ModelConfig& config);
 
 const char* ToString(Activation v);
 const char* ToString(PositionalKind v);

@@ -40,7 +40,9 @@ Encoder::Encoder(ModelConfig config, Weights weights)
     case PositionalKind::kNone:
       break;
     case PositionalKind::kRope:
-      throw Error(weights_.source() + ": positional kind 'rope' is not supported by this build");
+      // Nothing is added to x; every layer's attention rotates q and k.
+      rope_ = std::make_unique<Rope>(pos.RopeOptionsFor(c.d_head()));
+      break;
   }
   embedding_ = std::make_unique<Embedding>(
       weights_, EmbeddingOptions{c.vocab_size, c.d_model, c.scale_embedding, pos.offset}, pe_.get(),
@@ -53,6 +55,7 @@ Encoder::Encoder(ModelConfig config, Weights weights)
       c.activation == Activation::kGelu ? kernels::Activation::kGelu : kernels::Activation::kRelu;
   lo.norm_first = c.norm_first;
   lo.layer_norm_eps = static_cast<float>(c.layer_norm_eps);
+  lo.rotation = rope_.get();  // null unless kind rope
   for (int64_t l = 0; l < c.n_layers; ++l) {
     layers_.push_back(
         std::make_unique<EncoderLayer>(weights_, "layers." + std::to_string(l) + ".", lo));

@@ -21,6 +21,7 @@
 #include "layers/embedding.h"
 #include "layers/encoder_layer.h"
 #include "layers/layer_norm.h"
+#include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "models/config.h"
 
@@ -70,6 +71,7 @@ class Encoder {
   ModelConfig config_;
   Weights weights_;
   std::unique_ptr<SinusoidalEncoding> pe_;  // kind sinusoidal only
+  std::unique_ptr<Rope> rope_;              // kind rope only: q, k rotation in every layer
   std::unique_ptr<Embedding> embedding_;
   std::vector<std::unique_ptr<EncoderLayer>> layers_;
   std::unique_ptr<LayerNorm> final_norm_;

@@ -1,17 +1,39 @@
 #include "models/tokens.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "engine/error.h"
+#include "engine/memory_limit.h"
 
 namespace phasor {
 namespace {
 
 bool IsSeparator(char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; }
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A token for a message: at most 40 bytes, control and non-ASCII bytes as \xNN.
+std::string Printable(const std::string& token) {
+  std::string out;
+  for (size_t i = 0; i < token.size() && i < 40; ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (token.size() > 40) out += "...";
+  return out;
+}
 
 }  // namespace
 
@@ -35,15 +57,18 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
       const std::string token = text.substr(k, t - k);
       const std::string where = source + ": line " + std::to_string(line_no) + ", token " +
                                 std::to_string(ids.size() + 1);
-      char* stop = nullptr;
+      // Digits with an optional '-': strtoll alone would also take leading
+      // white space ("\v5"), a '+' and stop at a NUL byte.
+      const size_t digits = token[0] == '-' ? 1 : 0;
+      bool numeric = token.size() > digits;
+      for (size_t i = digits; i < token.size() && numeric; ++i) numeric = IsDigit(token[i]);
+      if (!numeric) throw Error(where + ": '" + Printable(token) + "' is not a token id");
       errno = 0;
-      const long long v = std::strtoll(token.c_str(), &stop, 10);
-      if (token.empty() || stop != token.c_str() + token.size() || token[0] == '+') {
-        throw Error(where + ": '" + token.substr(0, 40) + "' is not a token id");
-      }
+      const long long v = std::strtoll(token.c_str(), nullptr, 10);
       if (errno == ERANGE || v < std::numeric_limits<int32_t>::min() ||
           v > std::numeric_limits<int32_t>::max()) {
-        throw Error(where + ": token id " + token.substr(0, 40) + " is out of range");
+        throw Error(where + ": token id " + Printable(token) + " is out of range, expected " +
+                    "a 32-bit integer");
       }
       ids.push_back(static_cast<int32_t>(v));
       k = t;
@@ -70,6 +95,14 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
                   "; ragged sequences need pad_token_id in the model config");
     }
   }
+  // Ragged lines multiply: one long line and many short ones pad to batch x seq.
+  // batch and seq are each at most text.size(), so the product fits in 64 bits
+  // for any text that fits in memory; SaturatingMul guards the rest.
+  CheckAllocation(
+      SaturatingMul(SaturatingMul(static_cast<uint64_t>(b.batch), static_cast<uint64_t>(b.seq)),
+                    sizeof(int32_t)),
+      source + ": a padded batch of " + std::to_string(b.batch) + " x " + std::to_string(b.seq) +
+          " token ids");
   b.ids.assign(static_cast<size_t>(b.batch * b.seq), pad_id.value_or(0));
   for (int64_t i = 0; i < b.batch; ++i) {
     std::copy(lines[i].begin(), lines[i].end(), b.ids.begin() + i * b.seq);
@@ -79,8 +112,19 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
 }
 
 TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path + ": is a directory, expected a tokens file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read tokens file " + path);
+  // A regular file is checked against the memory limit before it is read
+  // (parsing holds the text and up to twice its size in ids). A pipe such as
+  // /dev/stdin is read as it comes.
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) CheckAllocation(SaturatingMul(size, 3), path + ": the tokens file");
+  }
   std::stringstream s;
   s << in.rdbuf();
   return ParseTokens(s.str(), path, pad_id);

@@ -1,4 +1,8 @@
-// phasor pe: the positional-encoding table for positions start..start+length-1.
+// phasor pe: the positional-encoding table for positions start..start+length-1
+// (sinusoidal PE, or the RoPE cos/sin table), and --similarity: a picture of
+// how the encodings of two positions relate, against their distance.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -8,6 +12,7 @@
 
 #include "engine/error.h"
 #include "engine/npy.h"
+#include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "tools/commands.h"
 #include "tools/plot.h"
@@ -17,16 +22,34 @@ namespace {
 
 // A table larger than this many values is refused rather than allocated.
 constexpr int64_t kMaxValues = int64_t{1} << 30;
+// --similarity draws distances 0 .. length-1 from first positions up to 2^24.
+constexpr int64_t k2p24 = int64_t{1} << 24;
 
 struct PeArgs {
+  std::string kind = "sinusoidal";
   int64_t d_model = 0;
   int64_t length = 0;
   int64_t start = 0;
   double base = 10000.0;
-  std::string layout = "interleaved";
-  std::string denominator = "d_model";
+  std::string layout;       // "": interleaved (sinusoidal), half (rope)
+  std::string denominator;  // "": d_model; sinusoidal only
   std::string mode = "on_the_fly";
   std::string output;
+  std::string similarity;
+  // RoPE.
+  int64_t rotary_dim = 0;
+  int64_t max_len = 4096;
+  std::string scaling = "none";
+  double factor = 1.0;
+  int64_t original_max_len = 0;
+  double beta_fast = 32.0, beta_slow = 1.0, attention_factor = 1.0;
+  double low_freq_factor = 1.0, high_freq_factor = 4.0;
+  // Which options were given (CLI11 counts), for the checks that need it.
+  std::vector<std::pair<std::string, const CLI::Option*>> rope_only, scaling_keys;
+  const CLI::Option* denominator_opt = nullptr;
+  const CLI::Option* factor_opt = nullptr;
+  const CLI::Option* original_max_len_opt = nullptr;
+  const CLI::Option* attention_factor_opt = nullptr;
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -49,6 +72,110 @@ void WriteCsv(std::ostream& out, const float* pe, int64_t start, int64_t n, int6
   }
 }
 
+std::string Short(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// The config key of a RopeProblem as the option that sets it: scaling.beta_fast
+// -> --beta-fast.
+std::string FlagOf(std::string key) {
+  if (key.rfind("scaling.", 0) == 0) key = key.substr(8);
+  if (key == "type") key = "scaling";
+  if (key == "rotary_dim" || key == "original_max_len" || key == "max_len" || key == "beta_fast" ||
+      key == "beta_slow" || key == "attention_factor" || key == "low_freq_factor" ||
+      key == "high_freq_factor" || key == "base" || key == "offset" || key == "factor") {
+    std::replace(key.begin(), key.end(), '_', '-');
+  }
+  return "--" + (key == "offset" ? std::string("start") : key);
+}
+
+// The RoPE of the arguments (positions start.. at offset 0), or UsageError.
+RopeOptions RopeFromArgs(const PeArgs& a) {
+  RopeOptions o;
+  o.d_head = a.d_model;
+  o.rotary_dim = a.rotary_dim;
+  o.base = a.base;
+  o.layout = ParseRopeLayout(a.layout.empty() ? "half" : a.layout);
+  o.mode = ParsePeMode(a.mode);
+  o.max_len = a.max_len;
+  o.scaling.type = ParseRopeScalingType(a.scaling);
+  // As in config.json: a key the type does not use is an error.
+  static const std::vector<std::pair<RopeScalingType, std::vector<std::string>>> used = {
+      {RopeScalingType::kNone, {}},
+      {RopeScalingType::kLinear, {"--factor"}},
+      {RopeScalingType::kNtk, {"--factor"}},
+      {RopeScalingType::kDynamic, {"--factor", "--original-max-len"}},
+      {RopeScalingType::kYarn,
+       {"--factor", "--original-max-len", "--beta-fast", "--beta-slow", "--attention-factor"}},
+      {RopeScalingType::kLlama3,
+       {"--factor", "--original-max-len", "--low-freq-factor", "--high-freq-factor"}},
+  };
+  const auto& keys = std::find_if(used.begin(), used.end(), [&](const auto& u) {
+                       return u.first == o.scaling.type;
+                     })->second;
+  for (const auto& [flag, opt] : a.scaling_keys) {
+    if (opt->count() > 0 && std::find(keys.begin(), keys.end(), flag) == keys.end()) {
+      throw UsageError(flag + " is not used by --scaling " + a.scaling);
+    }
+  }
+  if (o.scaling.type != RopeScalingType::kNone && a.factor_opt->count() == 0) {
+    throw UsageError("--scaling " + a.scaling + " needs --factor");
+  }
+  if (a.original_max_len_opt->count() > 0 && a.original_max_len <= 0) {
+    throw UsageError("--original-max-len must be > 0, got " + std::to_string(a.original_max_len));
+  }
+  o.scaling.factor = a.factor;
+  o.scaling.original_max_len = a.original_max_len;
+  o.scaling.beta_fast = a.beta_fast;
+  o.scaling.beta_slow = a.beta_slow;
+  if (a.attention_factor_opt->count() > 0) o.scaling.attention_factor = a.attention_factor;
+  o.scaling.low_freq_factor = a.low_freq_factor;
+  o.scaling.high_freq_factor = a.high_freq_factor;
+  if (const auto problem = FindRopeProblem(o)) {
+    throw UsageError(FlagOf(problem->key) + ": " + problem->what);
+  }
+  return o;
+}
+
+// First positions drawn by --similarity: start, and farther ones up to 2^24.
+std::vector<int64_t> SimilarityStarts(int64_t start, int64_t length) {
+  std::vector<int64_t> starts = {start};
+  for (int64_t p : {start + 1000, start + 1000000, k2p24 - length}) {
+    if (p > starts.back() && p <= SinCosRows::kMaxPosition - length) starts.push_back(p);
+  }
+  return starts;
+}
+
+// A line per first position p, widest first, so that coinciding curves show
+// as one striped line; the title gives their largest difference.
+void WriteSimilarity(const std::string& path, const std::string& title, const std::string& y_label,
+                     const std::vector<int64_t>& starts,
+                     const std::vector<std::vector<double>>& y) {
+  LinePlotSpec spec;
+  spec.x_label =
+      "relative distance k (second position - first position); one curve per p, widest first";
+  spec.y_label = y_label;
+  double spread = 0;
+  for (size_t s = 0; s < starts.size(); ++s) {
+    Series series;
+    series.name = "p = " + std::to_string(starts[s]);
+    series.markers = false;
+    series.width = std::max(1, 2 + 3 * static_cast<int>(starts.size() - 1 - s));
+    for (size_t k = 0; k < y[s].size(); ++k) {
+      series.x.push_back(static_cast<double>(k));
+      series.y.push_back(y[s][k]);
+      spread = std::max(spread, std::fabs(y[s][k] - y[0][k]));
+    }
+    spec.series.push_back(std::move(series));
+  }
+  spec.title = title + "; curves differ by at most " + Short(spread);
+  WriteLinePlotPng(path, spec);
+  std::cerr << "phasor: wrote " << path << ": " << y_label << " against distance k for "
+            << starts.size() << " first positions (largest difference " << Short(spread) << ")\n";
+}
+
 void RunPe(const PeArgs& a) {
   if (a.length <= 0) throw UsageError("--length must be positive, got " + std::to_string(a.length));
   if (a.start < 0) throw UsageError("--start must be >= 0, got " + std::to_string(a.start));
@@ -59,49 +186,147 @@ void RunPe(const PeArgs& a) {
     throw UsageError("--length " + std::to_string(a.length) + " x --d-model " +
                      std::to_string(a.d_model) + " is too large for one table (limit 2^30 values)");
   }
-  SinusoidalOptions o;
+  if (a.kind != "sinusoidal" && a.kind != "rope") {
+    throw UsageError("--kind must be sinusoidal or rope, got '" + a.kind + "'");
+  }
+  if (!a.similarity.empty() && !EndsWith(a.similarity, ".png")) {
+    throw UsageError("--similarity must end in .png, got '" + a.similarity + "'");
+  }
+  if (!a.output.empty() && !EndsWith(a.output, ".npy") && !EndsWith(a.output, ".csv") &&
+      !EndsWith(a.output, ".png")) {
+    throw UsageError("--output must end in .npy, .csv or .png, got '" + a.output + "'");
+  }
+  const bool rope_kind = a.kind == "rope";
   std::unique_ptr<SinusoidalEncoding> pe;
+  std::unique_ptr<Rope> rope;
+  int64_t width = a.d_model;  // columns of the table
+  std::string title;
   try {
-    o.d_model = a.d_model;
-    o.base = a.base;
-    o.layout = ParsePeLayout(a.layout);
-    o.denominator = ParsePeDenominator(a.denominator);
-    o.mode = ParsePeMode(a.mode);
-    // A table mode keeps exactly the rows asked for.
-    o.max_len = o.mode == PeMode::kOnTheFly ? 0 : a.start + a.length;
-    if (o.max_len > kMaxValues / a.d_model) {
-      throw UsageError("--start + --length is too large for a cached table; use --mode on_the_fly");
+    if (rope_kind) {
+      if (a.denominator_opt->count() > 0) {
+        throw UsageError("--denominator does not apply to --kind rope");
+      }
+      const RopeOptions o = RopeFromArgs(a);
+      if (o.mode == PeMode::kCached && a.start + a.length > o.max_len) {
+        throw UsageError("--start + --length " + std::to_string(a.start + a.length) +
+                         " is past the cached table (--max-len " + std::to_string(o.max_len) +
+                         "); raise --max-len or use --mode auto or on_the_fly");
+      }
+      if (o.mode != PeMode::kOnTheFly && o.max_len > kMaxValues / o.r()) {
+        throw UsageError("--max-len is too large for a cached table; use --mode on_the_fly");
+      }
+      rope = std::make_unique<Rope>(o);
+      width = rope->rotary_dim();
+      title = "RoPE, rotary_dim " + std::to_string(width) + ", base " + Short(a.base) + ", " +
+              ToString(o.layout) +
+              (o.scaling.type == RopeScalingType::kNone
+                   ? std::string()
+                   : std::string(", ") + ToString(o.scaling.type) + " x" + Short(a.factor));
+    } else {
+      for (const auto& [flag, opt] : a.rope_only) {
+        if (opt->count() > 0) throw UsageError(flag + " applies to --kind rope only");
+      }
+      SinusoidalOptions o;
+      o.d_model = a.d_model;
+      o.base = a.base;
+      o.layout = ParsePeLayout(a.layout.empty() ? "interleaved" : a.layout);
+      o.denominator = ParsePeDenominator(a.denominator.empty() ? "d_model" : a.denominator);
+      o.mode = ParsePeMode(a.mode);
+      // A table mode keeps exactly the rows asked for.
+      o.max_len = o.mode == PeMode::kOnTheFly ? 0 : a.start + a.length;
+      if (o.max_len > kMaxValues / a.d_model) {
+        throw UsageError(
+            "--start + --length is too large for a cached table; use --mode on_the_fly");
+      }
+      pe = std::make_unique<SinusoidalEncoding>(o);
+      title = "Sinusoidal PE, d_model " + std::to_string(a.d_model) + ", base " + Short(a.base) +
+              ", " + ToString(o.layout) + ", " + ToString(o.denominator);
     }
-    pe = std::make_unique<SinusoidalEncoding>(o);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {
     throw UsageError(e.what());
   }
-  std::vector<float> table(static_cast<size_t>(a.length * a.d_model));  // [length, d_model]
-  pe->Fill(a.start, a.length, table.data());
 
-  if (a.output.empty()) {
-    WriteCsv(std::cout, table.data(), a.start, a.length, a.d_model);
-  } else if (EndsWith(a.output, ".npy")) {
-    WriteNpy(a.output, {a.length, a.d_model}, table.data());
-  } else if (EndsWith(a.output, ".csv")) {
-    std::ofstream out(a.output);
-    if (!out) throw Error("cannot write " + a.output);
-    WriteCsv(out, table.data(), a.start, a.length, a.d_model);
-    if (!out) throw Error("cannot write " + a.output);
-  } else if (EndsWith(a.output, ".png")) {
-    HeatmapSpec spec;
-    spec.title = "Sinusoidal PE, d_model " + std::to_string(a.d_model) + ", base " +
-                 std::to_string(static_cast<long long>(a.base)) + ", " + a.layout + ", " +
-                 a.denominator;
-    spec.first_row = a.start;
-    WriteHeatmapPng(a.output, table.data(), a.length, a.d_model, spec);
-    std::cerr << "phasor: wrote " << a.output << ": positions " << a.start << ".."
-              << a.start + a.length - 1 << " top to bottom, dimensions 0.." << a.d_model - 1
-              << " left to right; blue -1, white 0, red +1\n";
-  } else {
-    throw UsageError("--output must end in .npy, .csv or .png, got '" + a.output + "'");
+  if (!a.output.empty() || a.similarity.empty()) {
+    std::vector<float> table(static_cast<size_t>(a.length * width));  // [length, width]
+    if (rope) {
+      rope->FillTable(a.start, a.length, table.data());
+    } else {
+      pe->Fill(a.start, a.length, table.data());
+    }
+    if (a.output.empty()) {
+      WriteCsv(std::cout, table.data(), a.start, a.length, width);
+    } else if (EndsWith(a.output, ".npy")) {
+      WriteNpy(a.output, {a.length, width}, table.data());
+    } else if (EndsWith(a.output, ".csv")) {
+      std::ofstream out(a.output);
+      if (!out) throw Error("cannot write " + a.output);
+      WriteCsv(out, table.data(), a.start, a.length, width);
+      if (!out) throw Error("cannot write " + a.output);
+    } else {
+      HeatmapSpec spec;
+      spec.title = title;
+      spec.first_row = a.start;
+      const float amplitude = rope ? static_cast<float>(rope->attention_factor()) : 1.0f;
+      spec.vmin = -amplitude;
+      spec.vmax = amplitude;
+      WriteHeatmapPng(a.output, table.data(), a.length, width, spec);
+      std::cerr << "phasor: wrote " << a.output << ": positions " << a.start << ".."
+                << a.start + a.length - 1 << " top to bottom, dimensions 0.." << width - 1
+                << " left to right; blue -" << Short(amplitude) << ", white 0, red +"
+                << Short(amplitude)
+                << (rope ? (rope->options().layout == RopeLayout::kHalf
+                                ? "; cos in dims 0..r/2-1, sin in r/2..r-1"
+                                : "; cos in even dims, sin in odd dims")
+                         : "")
+                << "\n";
+    }
+  }
+
+  if (!a.similarity.empty()) {
+    const std::vector<int64_t> starts = SimilarityStarts(a.start, a.length);
+    std::vector<std::vector<double>> y;
+    for (int64_t p : starts) {
+      std::vector<double> curve(static_cast<size_t>(a.length));
+      if (rope) {
+        // q = k = (1, ..., 1) at positions p .. p+length-1 in one call; the
+        // score of the query at p with the key at p + k.
+        RopeOptions o = rope->options();
+        o.offset = p;
+        o.mode = PeMode::kOnTheFly;
+        const Rope at(o);
+        const int64_t d = a.d_model;
+        std::vector<float> qkv(static_cast<size_t>(a.length * 3 * d), 1.0f);
+        at.Apply(qkv.data(), 1, a.length, d, 1);
+        for (int64_t k = 0; k < a.length; ++k) {
+          double s = 0;
+          for (int64_t i = 0; i < d; ++i) {
+            s += static_cast<double>(qkv[i]) * static_cast<double>(qkv[k * 3 * d + d + i]);
+          }
+          curve[k] = s;
+        }
+      } else {
+        SinusoidalOptions o = pe->options();
+        o.mode = PeMode::kOnTheFly;  // first positions past a cached table
+        const SinusoidalEncoding at(o);
+        std::vector<float> rows(static_cast<size_t>(a.length * a.d_model));
+        at.Fill(p, a.length, rows.data());
+        for (int64_t k = 0; k < a.length; ++k) {
+          double s = 0;
+          for (int64_t i = 0; i < a.d_model; ++i) {
+            s += static_cast<double>(rows[i]) * static_cast<double>(rows[k * a.d_model + i]);
+          }
+          curve[k] = s;
+        }
+      }
+      y.push_back(std::move(curve));
+    }
+    if (rope) {
+      WriteSimilarity(a.similarity, title, "score q(p).k(p+k), q = k = all ones", starts, y);
+    } else {
+      WriteSimilarity(a.similarity, title, "PE(p).PE(p+k)", starts, y);
+    }
   }
 }
 
@@ -109,22 +334,55 @@ void RunPe(const PeArgs& a) {
 
 void AddPeCommand(CLI::App& app) {
   auto args = std::make_shared<PeArgs>();
-  CLI::App* cmd =
-      app.add_subcommand("pe", "Write the sinusoidal PE table for a range of positions");
-  cmd->add_option("--d-model", args->d_model, "Model width (even)")->required();
-  cmd->add_option("--length", args->length, "Number of positions")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "pe",
+      "Write the positional-encoding table (sinusoidal PE or RoPE cos/sin) for a range of "
+      "positions, or a picture of its similarity against distance");
+  cmd->add_option("--kind", args->kind,
+                  "sinusoidal (PE rows of d_model) or rope (rows of rotary_dim: the rotation "
+                  "of (1, 0) in every pair, cos then sin at the pair's two dims)")
+      ->capture_default_str();
+  cmd->add_option("--d-model", args->d_model, "Model width (even); for --kind rope the head dim")
+      ->required();
+  cmd->add_option("--length", args->length, "Number of positions (--similarity: distances)")
+      ->required();
   cmd->add_option("--start", args->start, "First position")->capture_default_str();
   cmd->add_option("--base", args->base, "Frequency base")->capture_default_str();
   cmd->add_option("--layout", args->layout,
-                  "interleaved (sin, cos per pair) or split (sins, then cosines)")
-      ->capture_default_str();
-  cmd->add_option("--denominator", args->denominator,
-                  "d_model: base^(-2i/d_model); half_minus_one: base^(-i/(d_model/2-1))")
-      ->capture_default_str();
+                  "sinusoidal: interleaved (default; sin, cos per pair) or split (sins, then "
+                  "cosines); rope: half (default; pairs (i, i+r/2)) or interleaved "
+                  "(pairs (2i, 2i+1))");
+  args->denominator_opt =
+      cmd->add_option("--denominator", args->denominator,
+                      "sinusoidal only: d_model (default; base^(-2i/d_model)) or half_minus_one "
+                      "(base^(-i/(d_model/2-1)))");
   cmd->add_option("--mode", args->mode, "cached, on_the_fly or auto")->capture_default_str();
   cmd->add_option("--output", args->output,
-                  "FILE.npy (float32 [length, d_model]), FILE.csv, or FILE.png (heatmap); "
-                  "default: CSV on stdout");
+                  "FILE.npy (float32 [length, width]), FILE.csv, or FILE.png (heatmap); "
+                  "default: CSV on stdout (unless --similarity)");
+  cmd->add_option("--similarity", args->similarity,
+                  "FILE.png: PE(p)·PE(p+k) (sinusoidal) or the RoPE score of q at p and k at "
+                  "p+k against k, for several first positions p, to see that it depends on k "
+                  "alone");
+  const auto rope_opt = [&](const char* flag, auto& value, const char* help, bool scaling_key) {
+    CLI::Option* o = cmd->add_option(flag, value, help)->capture_default_str();
+    args->rope_only.emplace_back(flag, o);
+    if (scaling_key) args->scaling_keys.emplace_back(flag, o);
+    return o;
+  };
+  rope_opt("--rotary-dim", args->rotary_dim, "rope: rotated dims r (even; 0: the head dim)", false);
+  rope_opt("--max-len", args->max_len, "rope: rows of the cached table; the default of L0", false);
+  rope_opt("--scaling", args->scaling, "rope: none, linear, ntk, dynamic, yarn or llama3", false);
+  args->factor_opt = rope_opt("--factor", args->factor, "rope scaling: factor s", true);
+  args->original_max_len_opt =
+      rope_opt("--original-max-len", args->original_max_len,
+               "rope scaling dynamic, yarn, llama3: L0 (default --max-len)", true);
+  rope_opt("--beta-fast", args->beta_fast, "rope scaling yarn", true);
+  rope_opt("--beta-slow", args->beta_slow, "rope scaling yarn", true);
+  args->attention_factor_opt = rope_opt("--attention-factor", args->attention_factor,
+                                        "rope scaling yarn (default 0.1 ln s + 1)", true);
+  rope_opt("--low-freq-factor", args->low_freq_factor, "rope scaling llama3", true);
+  rope_opt("--high-freq-factor", args->high_freq_factor, "rope scaling llama3", true);
   cmd->callback([args] { RunPe(*args); });
 }
 

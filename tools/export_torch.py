@@ -30,7 +30,8 @@ positions j = 0..seq-1 (and what ``reference_output`` computes in PyTorch)::
            + PE[offset + j]
     PE   = the sinusoidal formula in README           (kind "sinusoidal")
          | positional.weight[offset + j]                    (kind "learned")
-         | 0                                                (kind "none")
+         | 0                                 (kind "none"; kind "rope", which rotates
+                                              q and k inside attention instead)
     y    = encoder(x, src_key_padding_mask = (ids == pad_token_id))   # eval mode
 
 The q, k, v projections are stacked in that order in ``in_proj_weight`` /
@@ -56,10 +57,25 @@ import torch.nn.functional as F
 DEFAULT_POSITIONAL = dict(kind="sinusoidal", base=10000.0, layout="interleaved",
                           denominator="d_model", offset=0, max_len=4096, mode="auto")
 
-_KINDS = ("sinusoidal", "learned", "none")  # "rope" has no nn.TransformerEncoder twin
+_KINDS = ("sinusoidal", "learned", "none", "rope")
 _LAYOUTS = ("interleaved", "split")
 _DENOMINATORS = ("d_model", "half_minus_one")
 _MODES = ("cached", "on_the_fly", "auto")
+
+# kind "rope" (README "Rotary position embedding"): its keys and defaults; q and k
+# are rotated inside attention, nothing is added to x. rotary_dim None: the head dim.
+DEFAULT_ROPE = dict(kind="rope", base=10000.0, layout="half", rotary_dim=None, offset=0,
+                    max_len=4096, mode="auto", scaling=None)
+_ROPE_LAYOUTS = ("half", "interleaved")
+# The keys of "scaling" each type reads, besides "type".
+ROPE_SCALING_KEYS = {
+    "none": (),
+    "linear": ("factor",),
+    "ntk": ("factor",),
+    "dynamic": ("factor", "original_max_len"),
+    "yarn": ("factor", "original_max_len", "beta_fast", "beta_slow", "attention_factor"),
+    "llama3": ("factor", "original_max_len", "low_freq_factor", "high_freq_factor"),
+}
 
 
 class ExportError(ValueError):
@@ -213,8 +229,60 @@ def describe(encoder: nn.TransformerEncoder) -> dict:
     return info
 
 
+def _check_rope(positional: dict, d_model: int, n_heads: int) -> dict:
+    unknown = set(positional) - set(DEFAULT_ROPE)
+    if unknown:
+        raise ExportError(f"positional: unknown keys {sorted(unknown)} for kind 'rope'; "
+                          f"known: {sorted(DEFAULT_ROPE)}")
+    pos = dict(DEFAULT_ROPE)
+    pos.update(positional)
+    d_head = d_model // n_heads
+    if pos["layout"] not in _ROPE_LAYOUTS:
+        raise ExportError(f"positional.layout {pos['layout']!r} is not one of {_ROPE_LAYOUTS}")
+    if pos["mode"] not in _MODES:
+        raise ExportError(f"positional.mode {pos['mode']!r} is not one of {_MODES}")
+    pos["base"] = float(pos["base"])
+    if not (pos["base"] > 1.0 and math.isfinite(pos["base"])):
+        raise ExportError(f"positional.base must be a finite number > 1, got {pos['base']}")
+    r = d_head if pos["rotary_dim"] is None else int(pos["rotary_dim"])
+    if r % 2 or r < 2 or r > d_head:
+        raise ExportError(f"positional.rotary_dim {r} must be even, >= 2 and <= the head dim "
+                          f"{d_head}")
+    for key in ("offset", "max_len"):
+        pos[key] = int(pos[key])
+    if pos["offset"] < 0 or pos["max_len"] < 1:
+        raise ExportError("positional.offset must be >= 0 and max_len >= 1")
+    scaling = pos["scaling"]
+    if scaling is not None:
+        scaling = dict(scaling)
+        kind = scaling.get("type")
+        if kind not in ROPE_SCALING_KEYS:
+            raise ExportError(f"positional.scaling.type {kind!r} is not one of "
+                              f"{tuple(ROPE_SCALING_KEYS)}")
+        extra = set(scaling) - {"type"} - set(ROPE_SCALING_KEYS[kind])
+        if extra:
+            raise ExportError(f"positional.scaling: {sorted(extra)} not used by type {kind!r}")
+        if kind != "none" and not float(scaling.get("factor", 0)) > 0:
+            raise ExportError("positional.scaling.factor must be > 0")
+        if kind in ("ntk", "dynamic") and r < 4:
+            raise ExportError(f"positional.rotary_dim {r} must be >= 4 with scaling {kind!r}")
+        if kind == "none":
+            scaling = None
+    out = dict(kind="rope", base=pos["base"], layout=pos["layout"])
+    if pos["rotary_dim"] is not None:
+        out["rotary_dim"] = r
+    out.update(offset=pos["offset"], max_len=pos["max_len"], mode=pos["mode"])
+    if scaling is not None:
+        out["scaling"] = scaling
+    return out
+
+
 def _check_positional(positional: dict, d_model: int,
-                      learned_pe: Optional[torch.Tensor]) -> dict:
+                      learned_pe: Optional[torch.Tensor], n_heads: int = 1) -> dict:
+    if positional.get("kind") == "rope":
+        if learned_pe is not None:
+            raise ExportError("learned_pe given but positional.kind is 'rope'")
+        return _check_rope(positional, d_model, n_heads)
     unknown = set(positional) - set(DEFAULT_POSITIONAL)
     if unknown:
         raise ExportError(f"positional: unknown keys {sorted(unknown)}; "
@@ -268,7 +336,8 @@ def export(encoder: nn.TransformerEncoder, embedding: nn.Embedding, out_dir: str
     """Writes out_dir/config.json and out_dir/model.safetensors; returns the config.
 
     positional: the "positional" object of config.json; missing keys take the
-    defaults of DEFAULT_POSITIONAL. kind "learned" needs learned_pe
+    defaults of DEFAULT_POSITIONAL (DEFAULT_ROPE for kind "rope": keys base,
+    layout "half" | "interleaved", rotary_dim, offset, max_len, mode, scaling). kind "learned" needs learned_pe
     ([max_len, d_model]; max_len is taken from its rows), written as
     positional.weight. pad_token_id: the id that pads ragged batches (masked out
     of attention). Raises ExportError for anything phasor cannot represent.
@@ -287,7 +356,7 @@ def export(encoder: nn.TransformerEncoder, embedding: nn.Embedding, out_dir: str
         if not 0 <= pad_token_id < vocab_size:
             raise ExportError(f"pad_token_id {pad_token_id} is outside the vocabulary "
                               f"[0, {vocab_size})")
-    pos = _check_positional(positional, d_model, learned_pe)
+    pos = _check_positional(positional, d_model, learned_pe, arch["n_heads"])
 
     config = dict(vocab_size=vocab_size, d_model=d_model, n_heads=arch["n_heads"],
                   n_layers=arch["n_layers"], d_ff=arch["d_ff"],

@@ -4,12 +4,23 @@
 #include <iostream>
 
 #include "engine/error.h"
+#include "engine/memory_limit.h"
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"phasor: a fast, exact Transformer encoder engine built around positional encoding"};
   app.set_version_flag("--version", std::string("phasor ") + PHASOR_VERSION);
   app.require_subcommand(1);
+  // Global options may also follow the subcommand: phasor encode --max-memory 4G ...
+  app.fallthrough();
+  // Option callbacks run before the subcommand's, so the cap is set first.
+  app.add_option_function<std::string>(
+         "--max-memory",
+         [](const std::string& size) { phasor::SetMemoryLimit(phasor::ParseByteSize(size)); },
+         "Most memory one command may allocate for a model, table or batch, e.g. 4G or 512M "
+         "(default: 3/4 of RAM, " +
+             phasor::FormatBytes(phasor::DefaultMemoryLimit()) + " here)")
+      ->type_name("SIZE");
   phasor::cli::AddPeCommand(app);
   phasor::cli::AddEncodeCommand(app);
   phasor::cli::AddEmbedCommand(app);

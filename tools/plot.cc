@@ -219,9 +219,9 @@ void WriteLinePlotPng(const std::string& path, const LinePlotSpec& spec) {
   static const int kPalette[][3] = {
       {31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
       {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
-  gdImageSetThickness(im.get(), 2);
   for (size_t i = 0; i < spec.series.size(); ++i) {
     const Series& s = spec.series[i];
+    gdImageSetThickness(im.get(), std::max(1, s.width));
     const int* rgb = kPalette[i % 10];
     const int color = gdImageColorResolve(im.get(), rgb[0], rgb[1], rgb[2]);
     int style[8];
@@ -230,7 +230,7 @@ void WriteLinePlotPng(const std::string& path, const LinePlotSpec& spec) {
     const int pen = s.dashed ? gdStyled : color;
     for (size_t k = 0; k < s.x.size() && k < s.y.size(); ++k) {
       if (k > 0) gdImageLine(im.get(), px(s.x[k - 1]), py(s.y[k - 1]), px(s.x[k]), py(s.y[k]), pen);
-      gdImageFilledEllipse(im.get(), px(s.x[k]), py(s.y[k]), 7, 7, color);
+      if (s.markers) gdImageFilledEllipse(im.get(), px(s.x[k]), py(s.y[k]), 7, 7, color);
     }
     const int ly = top + 10 + static_cast<int>(i) * 18;
     const int lx = left + plot_w + 20;

@@ -27,6 +27,8 @@ struct Series {
   std::string name;
   std::vector<double> x, y;
   bool dashed = false;  // e.g. a bound rather than a measurement
+  bool markers = true;  // a dot at every point (off for long curves)
+  int width = 2;        // line width in pixels
 };
 
 struct LinePlotSpec {

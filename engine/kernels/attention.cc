@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "engine/kernels/linear.h"
+#include "engine/kernels/gemm.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/tensor.h"
 
@@ -20,8 +20,9 @@ using ConstStridedMap = Eigen::Map<const MatRM, 0, Stride>;
 }  // namespace
 
 int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head) {
-  // q·scale [max_q, d_head], scores [max_q, key tile], running max and sum [max_q] each.
-  return max_q * d_head + max_q * kAttentionKeyTile + 2 * max_q;
+  // q·scale [max_q, d_head], a key tile transposed [d_head, key tile], scores
+  // [max_q, key tile], running max and sum [max_q] each.
+  return max_q * d_head + d_head * kAttentionKeyTile + max_q * kAttentionKeyTile + 2 * max_q;
 }
 
 void AttentionTile(const AttentionArgs& a, float* scratch) {
@@ -33,10 +34,10 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     out.setZero();
     return;
   }
-  PinEigenToOneThread();
   constexpr int64_t kt_max = kAttentionKeyTile;
   MapRM q(scratch, n_q, d_head);                // [n_q, d_head], pre-scaled
-  float* scores_data = scratch + n_q * d_head;  // [n_q, kt_max]
+  float* k_t = scratch + n_q * d_head;          // [kt_max / 32 panels][d_head][32]: kᵀ
+  float* scores_data = k_t + d_head * kt_max;   // [n_q, kt_max]
   float* run_max = scores_data + n_q * kt_max;  // [n_q]
   float* run_sum = run_max + n_q;               // [n_q]
   q = ConstStridedMap(a.q, n_q, d_head, Stride(a.ldq)) * a.scale;
@@ -46,10 +47,15 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
 
   for (int64_t j0 = 0; j0 < a.n_keys; j0 += kt_max) {
     const int64_t kt = std::min(kt_max, a.n_keys - j0);
-    const ConstStridedMap k(a.k + j0 * a.ldk, kt, d_head, Stride(a.ldk));  // [kt, d_head]
-    const ConstStridedMap v(a.v + j0 * a.ldv, kt, d_head, Stride(a.ldv));  // [kt, d_head]
-    StridedMap s(scores_data, n_q, kt, Stride(kt_max));                    // [n_q, kt]
-    s.noalias() = q * k.transpose();
+    // kᵀ in panels of kGemmPanel keys, so the scores are one panel product.
+    for (int64_t j = 0; j < kt; ++j) {
+      const float* k_row = a.k + (j0 + j) * a.ldk;  // [d_head]
+      float* dst = k_t + j / kGemmPanel * d_head * kGemmPanel + j % kGemmPanel;
+      for (int64_t c = 0; c < d_head; ++c) dst[c * kGemmPanel] = k_row[c];
+    }
+    // scores [n_q, kt] = q · k_tileᵀ
+    GemmPanels(q.data(), d_head, n_q, k_t, kGemmPanel, d_head * kGemmPanel, d_head, kt,
+               /*accumulate=*/false, scores_data, kt_max);
     for (int64_t i = 0; i < n_q; ++i) {
       MapArray row(scores_data + i * kt_max, kt);
       const float new_max = std::max(run_max[i], row.maxCoeff());
@@ -60,7 +66,9 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
       run_max[i] = new_max;
       if (rescale != 1.0f) out.row(i) *= rescale;
     }
-    out.noalias() += s * v;
+    // out [n_q, d_head] += p [n_q, kt] · v_tile [kt, d_head] (v rows are panels as they stand)
+    GemmPanels(scores_data, kt_max, n_q, a.v + j0 * a.ldv, a.ldv, kGemmPanel, kt, d_head,
+               /*accumulate=*/true, a.out, a.ldo);
   }
   for (int64_t i = 0; i < n_q; ++i) out.row(i) *= 1.0f / run_sum[i];  // run_sum >= 1
 }

@@ -37,8 +37,10 @@ int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head);
 
 // scratch: AttentionScratchFloats(n_q or more, d_head) floats, owned by the
 // calling thread. The result depends only on the inputs' values and shapes,
-// not on where they or the scratch sit in memory. Serial; uses single-threaded
-// Eigen products.
+// not on where they or the scratch sit in memory. Serial. The two products
+// per key tile run on the register-tile kernel of gemm.h: the key tile is
+// transposed into panels in scratch (d_head · kAttentionKeyTile floats, 1% of
+// the tile's arithmetic), the value rows are read in place.
 void AttentionTile(const AttentionArgs& a, float* scratch);
 
 // The naive twin: full softmax over all keys, plain loops in double.

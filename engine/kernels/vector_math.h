@@ -19,8 +19,11 @@ float Sum(const float* v, int64_t n);
 // Σ v[j]², j < n, in the same fixed order.
 float SumOfSquares(const float* v, int64_t n);
 
-// out[j] = exp(x[j] - shift) (Eigen's vectorised exp, about 1 ulp; exactly 0
-// for x[j] = -inf, a masked score). out may equal x.
+// out[j] = exp(x[j] - shift) (Cephes' expf polynomial, vectorised with
+// AVX-512 where available, about 1 ulp; exactly 0 for x[j] = -inf, a masked
+// score; arguments below -87.3 give 2^-126 rather than a subnormal). The
+// scalar and vector paths do the same operations, so a value gives the same
+// bits wherever it sits. out may equal x.
 void ExpShifted(const float* x, float shift, int64_t n, float* out);
 
 // out[j] = 0.5·x[j]·(1 + erf(x[j]/√2)) with Eigen's vectorised rational erf (a

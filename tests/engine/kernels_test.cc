@@ -14,6 +14,7 @@
 #include "engine/kernels/activations.h"
 #include "engine/kernels/attention.h"
 #include "engine/kernels/elementwise.h"
+#include "engine/kernels/gemm.h"
 #include "engine/kernels/layer_norm.h"
 #include "engine/kernels/linear.h"
 #include "engine/kernels/softmax.h"
@@ -421,6 +422,118 @@ TEST(VectorMathKernelTest, SumsMatchDouble) {
     EXPECT_NEAR(Sum(v.data(), n), sum, kAbsTol + kRelTol * std::abs(sum)) << n;
     EXPECT_NEAR(SumOfSquares(v.data(), n), squares, kAbsTol + kRelTol * squares) << n;
   }
+}
+
+TEST(VectorMathKernelTest, ExpShiftedMatchesDoubleAndMasksMinusInfinity) {
+  std::vector<float> x = Random(1000, 34, -87.0f, 0.0f);
+  x[3] = -std::numeric_limits<float>::infinity();
+  std::vector<float> y(x.size());
+  for (int64_t n : {1, 15, 16, 17, 1000}) {  // vector body and tail
+    ExpShifted(x.data(), -0.25f, n, y.data());
+    for (int64_t j = 0; j < n; ++j) {
+      const double want = std::exp(double{x[j]} + 0.25);
+      EXPECT_NEAR(y[j], want, 3e-7 * want) << "x = " << x[j];
+    }
+  }
+  EXPECT_EQ(y[3], 0.0f);
+}
+
+// --- Packed products (gemm.h) against LinearNaive ------------------------------
+
+using PackedShape = std::tuple<int64_t, int64_t, int64_t>;  // rows, in, out
+
+class PackedLinearKernelTest : public ::testing::TestWithParam<PackedShape> {};
+
+TEST_P(PackedLinearKernelTest, MatchesNaiveForEveryActivationWithAndWithoutBias) {
+  const auto [rows, in, out] = GetParam();
+  ThreadsGuard guard;
+  const std::vector<float> x = Random(rows * in, 41);
+  const std::vector<float> w =
+      Random(out * in, 42, -1.0f / std::sqrt(in + 1.0f), 1.0f / std::sqrt(in + 1.0f));
+  const std::vector<float> b = Random(out, 43);
+  for (bool bias : {true, false}) {
+    const PackedWeights packed(w.data(), bias ? b.data() : nullptr, out, in);
+    for (Activation act : {Activation::kIdentity, Activation::kRelu, Activation::kGelu}) {
+      std::vector<float> y(rows * out, NAN), ref(rows * out);
+      PackedLinear(x.data(), rows, packed, y.data(), act);
+      LinearNaive(x.data(), rows, in, w.data(), bias ? b.data() : nullptr, out, ref.data(), act);
+      ExpectClose(y, ref, std::string(ToString(act)) + (bias ? " with bias" : " without bias"));
+      SetNumThreads(1);  // the same bits on one thread
+      std::vector<float> one(rows * out);
+      PackedLinear(x.data(), rows, packed, one.data(), act);
+      EXPECT_EQ(0, std::memcmp(one.data(), y.data(), y.size() * sizeof(float)));
+      SetNumThreads(0);
+    }
+  }
+}
+
+TEST_P(PackedLinearKernelTest, AnyBlockOfRowsAndColumnsGivesTheSameBits) {
+  const auto [rows, in, out] = GetParam();
+  const std::vector<float> x = Random(rows * in, 44), w = Random(out * in, 45), b = Random(out, 46);
+  const PackedWeights packed(w.data(), b.data(), out, in);
+  std::vector<float> whole(rows * out), parts(rows * out, NAN);
+  PackedLinearBlock(x.data(), in, rows, packed, 0, out, whole.data(), out, Activation::kRelu);
+  // Rows one at a time, columns in panels from the last: every output the same.
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c0 = (out - 1) / kGemmPanel * kGemmPanel; c0 >= 0; c0 -= kGemmPanel) {
+      PackedLinearBlock(x.data() + r * in, in, 1, packed, c0, std::min(out, c0 + kGemmPanel),
+                        parts.data() + r * out, out, Activation::kRelu);
+    }
+  }
+  EXPECT_EQ(0, std::memcmp(whole.data(), parts.data(), whole.size() * sizeof(float)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PackedLinearKernelTest,
+                         ::testing::Values(PackedShape{1, 1, 1}, PackedShape{7, 5, 33},
+                                           PackedShape{8, 64, 32}, PackedShape{9, 17, 31},
+                                           PackedShape{130, 96, 288},  // several tasks
+                                           PackedShape{3, 0, 40},      // in 0: the bias
+                                           PackedShape{65, 300, 257}));
+
+TEST(GemmPanelsKernelTest, StridedOperandsAndAccumulationMatchNaive) {
+  // c [rows, n] (+)= a [rows, k] · b [k, n], b row-major with a row stride past
+  // n; buffers sized exactly, so a read past column n would be caught by ASan.
+  for (const auto& [rows, k, n] : {PackedShape{5, 7, 6}, PackedShape{17, 64, 70},
+                                   PackedShape{8, 128, 32}, PackedShape{1, 3, 1}}) {
+    const int64_t ldb = n + 3;
+    const std::vector<float> a = Random(rows * k, 47), b = Random((k - 1) * ldb + n, 48);
+    const std::vector<float> c0 = Random(rows * n, 49);
+    for (bool accumulate : {false, true}) {
+      std::vector<float> c = c0, ref(rows * n);
+      GemmPanels(a.data(), k, rows, b.data(), ldb, kGemmPanel, k, n, accumulate, c.data(), n);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = accumulate ? c0[r * n + j] : 0.0;
+          for (int64_t i = 0; i < k; ++i) sum += double{a[r * k + i]} * b[i * ldb + j];
+          ref[r * n + j] = static_cast<float>(sum);
+        }
+      }
+      ExpectClose(c, ref, accumulate ? "accumulate" : "overwrite");
+    }
+  }
+}
+
+TEST(ParallelTasksTest, EveryTaskRunsOnceOnASlotBelowTheLimit) {
+  ThreadsGuard guard;
+  SetNumThreads(2);
+  for (int max_slots : {0, 1, 2, 5}) {
+    std::vector<int> runs(1000, 0), slots(1000, -1);
+    ParallelTasks(1000, max_slots, [&](int64_t t, int slot) {
+      ++runs[t];  // each task touches only its own entries
+      slots[t] = slot;
+    });
+    EXPECT_EQ(std::count(runs.begin(), runs.end(), 1), 1000);
+    const int limit = max_slots > 0 ? std::min(max_slots, 2) : 2;
+    for (int slot : slots) EXPECT_TRUE(slot >= 0 && slot < limit) << slot;
+  }
+  // Inside a task, ParallelTasks and ParallelFor run serially on the caller.
+  std::vector<int> inner(4, 0);
+  ParallelTasks(4, 0, [&](int64_t t, int) {
+    ParallelTasks(3, 0, [&](int64_t, int slot) { inner[t] += slot == 0 ? 1 : 100; });
+    ParallelFor(1000, 1,
+                [&](int64_t begin, int64_t end) { inner[t] += begin == 0 && end == 1000; });
+  });
+  EXPECT_EQ(inner, std::vector<int>(4, 4));
 }
 
 // --- Elementwise ------------------------------------------------------------

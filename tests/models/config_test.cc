@@ -259,6 +259,84 @@ TEST(ConfigValidate, RejectsAnOutOfRangeStruct) {
   EXPECT_NO_THROW(phasor::ValidateConfig(ModelConfig(), "toy"));
 }
 
+TEST(ConfigRope, DefaultsAndEveryKey) {
+  ModelConfig c = phasor::ParseConfig(
+      R"({"vocab_size": 10, "d_model": 64, "n_heads": 2, "n_layers": 1, "d_ff": 16,
+          "positional": {"kind": "rope"}})",
+      "config.json");
+  EXPECT_EQ(c.positional.kind, PositionalKind::kRope);
+  EXPECT_EQ(c.positional.rope_layout, phasor::RopeLayout::kHalf);
+  EXPECT_EQ(c.positional.rotary_dim, 0);
+  EXPECT_EQ(c.positional.RopeOptionsFor(c.d_head()).r(), 32);
+  EXPECT_EQ(c.positional.scaling.type, phasor::RopeScalingType::kNone);
+  c = phasor::ParseConfig(
+      R"({"vocab_size": 10, "d_model": 64, "n_heads": 2, "n_layers": 1, "d_ff": 16,
+          "positional": {"kind": "rope", "base": 500000, "layout": "interleaved",
+                         "rotary_dim": 16, "offset": 3, "max_len": 128, "mode": "cached",
+                         "scaling": {"type": "yarn", "factor": 4, "original_max_len": 32,
+                                     "beta_fast": 16, "beta_slow": 2,
+                                     "attention_factor": 1.5}}})",
+      "config.json");
+  const phasor::PositionalConfig& p = c.positional;
+  EXPECT_EQ(p.base, 500000.0);
+  EXPECT_EQ(p.rope_layout, phasor::RopeLayout::kInterleaved);
+  EXPECT_EQ(p.rotary_dim, 16);
+  EXPECT_EQ(p.offset, 3);
+  EXPECT_EQ(p.max_len, 128);
+  EXPECT_EQ(p.mode, PeMode::kCached);
+  EXPECT_EQ(p.scaling.type, phasor::RopeScalingType::kYarn);
+  EXPECT_EQ(p.scaling.factor, 4.0);
+  EXPECT_EQ(p.scaling.original_max_len, 32);
+  EXPECT_EQ(p.scaling.beta_fast, 16.0);
+  EXPECT_EQ(p.scaling.beta_slow, 2.0);
+  EXPECT_EQ(p.scaling.attention_factor, 1.5);
+  // Round trip: only the keys of kind rope and of its scaling type are written.
+  const std::string text = phasor::ConfigToJson(c);
+  EXPECT_EQ(text.find("denominator"), std::string::npos) << text;
+  EXPECT_EQ(text.find("low_freq_factor"), std::string::npos) << text;
+  const ModelConfig back = phasor::ParseConfig(text, "round trip");
+  EXPECT_EQ(phasor::ConfigToJson(back), text);
+  EXPECT_EQ(back.positional.scaling.attention_factor, 1.5);
+  EXPECT_EQ(back.positional.rotary_dim, 16);
+}
+
+TEST(ConfigRope, EveryScalingTypeRoundTrips) {
+  for (const char* scaling :
+       {R"({"type": "none"})", R"({"type": "linear", "factor": 2.5})",
+        R"({"type": "ntk", "factor": 8})", R"({"type": "dynamic", "factor": 2})",
+        R"({"type": "dynamic", "factor": 2, "original_max_len": 100})",
+        R"({"type": "yarn", "factor": 16})",
+        R"({"type": "llama3", "factor": 8, "original_max_len": 8192, "low_freq_factor": 1,
+            "high_freq_factor": 4})"}) {
+    const std::string json =
+        std::string(R"({"vocab_size": 10, "d_model": 64, "n_heads": 2, "n_layers": 1,
+                        "d_ff": 16, "positional": {"kind": "rope", "scaling": )") +
+        scaling + "}}";
+    const ModelConfig c = phasor::ParseConfig(json, "config.json");
+    const std::string text = phasor::ConfigToJson(c);
+    const ModelConfig back = phasor::ParseConfig(text, "round trip");
+    EXPECT_EQ(phasor::ConfigToJson(back), text) << scaling;
+    EXPECT_EQ(back.positional.scaling.type, c.positional.scaling.type) << scaling;
+    EXPECT_EQ(back.positional.scaling.factor, c.positional.scaling.factor) << scaling;
+    EXPECT_EQ(back.positional.scaling.original_max_len, c.positional.scaling.original_max_len);
+  }
+}
+
+TEST(ConfigRope, ValidateRefusesABadStruct) {
+  ModelConfig c;
+  c.positional.kind = PositionalKind::kRope;
+  c.positional.rotary_dim = 80;  // head dim 64
+  EXPECT_EQ(ErrorMessage([&] { phasor::ValidateConfig(c, "toy"); }),
+            "toy: key 'positional.rotary_dim': 80 is larger than the head dim 64 "
+            "(d_model / n_heads)");
+  c.positional.rotary_dim = 0;
+  c.positional.scaling.type = phasor::RopeScalingType::kLinear;
+  c.positional.scaling.factor = 0;
+  EXPECT_NE(
+      ErrorMessage([&] { phasor::ValidateConfig(c, "toy"); }).find("'positional.scaling.factor'"),
+      std::string::npos);
+}
+
 // A bad config: either a patch (RFC 7386) applied to kMinimal, or raw text when
 // the case cannot be said in JSON (duplicates, syntax). The error must contain
 // every expected piece; exact, if set, is the whole message.
@@ -332,8 +410,8 @@ INSTANTIATE_TEST_SUITE_P(
         Patch("unknown_model_type", R"({"model_type": "bert"})", {"unknown key 'model_type'"}),
         Patch("unknown_positional_key", R"({"positional": {"bse": 10}})",
               {"unknown key 'positional.bse'", "did you mean 'positional.base'"}),
-        Patch("rope_keys_not_yet_known", R"({"positional": {"kind": "rope", "rotary_dim": 8}})",
-              {"unknown key 'positional.rotary_dim'"}),
+        Patch("rope_key_with_kind_sinusoidal", R"({"positional": {"rotary_dim": 8}})",
+              {"'positional.rotary_dim'", "kind 'rope' only", "'sinusoidal'"}),
         Patch("missing_vocab_size", R"({"vocab_size": null})",
               {"missing required key 'vocab_size'"}),
         Patch("missing_d_model", R"({"d_model": null})", {"missing required key 'd_model'"}),
@@ -415,6 +493,95 @@ INSTANTIATE_TEST_SUITE_P(
         Patch("half_minus_one_needs_d_model_4",
               R"({"d_model": 2, "n_heads": 1, "positional": {"denominator": "half_minus_one"}})",
               {"'positional.denominator'", "d_model >= 4", "found d_model 2"}),
+        // RoPE keys, scalings and presets (head dim 256 / 4 = 64).
+        Patch("preset_unknown", R"({"positional": {"preset": "bert"}})",
+              {"'positional.preset'", "unknown value 'bert'", "vaswani", "marian-hf"}),
+        Patch("preset_fairseq_without_pad", R"({"positional": {"preset": "fairseq"}})",
+              {"'positional.preset'", "pad_token_id + 1", "pad_token_id or positional.offset"}),
+        Patch("preset_not_a_string", R"({"positional": {"preset": 1}})",
+              {"'positional.preset'", "expected a string"}),
+        Patch("preset_with_kind_rope", R"({"positional": {"kind": "rope", "preset": "whisper"}})",
+              {"'positional.preset'", "'sinusoidal' only", "'rope'"}),
+        Patch("rope_denominator", R"({"positional": {"kind": "rope", "denominator": "d_model"}})",
+              {"'positional.denominator'", "kind 'rope'"}),
+        Patch("rope_layout_split", R"({"positional": {"kind": "rope", "layout": "split"}})",
+              {"'positional.layout'", "'split'", "'half' or 'interleaved'"}),
+        Patch("rope_rotary_dim_odd", R"({"positional": {"kind": "rope", "rotary_dim": 7}})", {},
+              "config.json: key 'positional.rotary_dim': 7 is odd, expected an even number"),
+        Patch("rope_rotary_dim_zero", R"({"positional": {"kind": "rope", "rotary_dim": 0}})",
+              {"'positional.rotary_dim'", "0 is out of range"}),
+        Patch("rope_rotary_dim_over_head_dim",
+              R"({"positional": {"kind": "rope", "rotary_dim": 66}})",
+              {"'positional.rotary_dim'", "66", "head dim 64"}),
+        Patch("rope_rotary_dim_2_with_ntk",
+              R"({"positional": {"kind": "rope", "rotary_dim": 2,
+                  "scaling": {"type": "ntk", "factor": 2}}})",
+              {"'positional.rotary_dim'", "'ntk'", ">= 4"}),
+        Patch("rope_rotary_dim_2_with_dynamic",
+              R"({"positional": {"kind": "rope", "rotary_dim": 2,
+                  "scaling": {"type": "dynamic", "factor": 2}}})",
+              {"'positional.rotary_dim'", "'dynamic'", ">= 4"}),
+        Patch("rope_key_with_kind_learned",
+              R"({"positional": {"kind": "learned", "scaling": {"type": "none"}}})",
+              {"'positional.scaling'", "kind 'rope' only", "'learned'"}),
+        Patch("scaling_not_object", R"({"positional": {"kind": "rope", "scaling": "linear"}})",
+              {"'positional.scaling'", "expected an object"}),
+        Patch("scaling_type_missing",
+              R"({"positional": {"kind": "rope", "scaling": {"factor": 2}}})",
+              {"'positional.scaling.type'", "missing"}),
+        Patch("scaling_type_unknown",
+              R"({"positional": {"kind": "rope", "scaling": {"type": "xpos", "factor": 2}}})",
+              {"'positional.scaling.type'", "'xpos'", "llama3"}),
+        Patch("scaling_unknown_key",
+              R"({"positional": {"kind": "rope",
+                  "scaling": {"type": "linear", "factor": 2, "fctor": 3}}})",
+              {"unknown key 'positional.scaling.fctor'",
+               "did you mean 'positional.scaling.factor'"}),
+        Patch("scaling_key_of_another_type",
+              R"({"positional": {"kind": "rope",
+                  "scaling": {"type": "linear", "factor": 2, "beta_fast": 32}}})",
+              {},
+              "config.json: key 'positional.scaling.beta_fast': is not used by scaling type "
+              "'linear' (it uses factor)"),
+        Patch("scaling_original_max_len_with_ntk",
+              R"({"positional": {"kind": "rope",
+                  "scaling": {"type": "ntk", "factor": 2, "original_max_len": 2048}}})",
+              {"'positional.scaling.original_max_len'", "'ntk'"}),
+        Patch("scaling_none_with_factor",
+              R"({"positional": {"kind": "rope", "scaling": {"type": "none", "factor": 2}}})",
+              {"'positional.scaling.factor'", "'none'"}),
+        Patch("scaling_factor_missing",
+              R"({"positional": {"kind": "rope", "scaling": {"type": "yarn"}}})",
+              {"'positional.scaling.factor'", "missing", "'yarn'"}),
+        Patch("scaling_factor_zero",
+              R"({"positional": {"kind": "rope", "scaling": {"type": "linear", "factor": 0}}})",
+              {"'positional.scaling.factor'", "0 is out of range", "> 0"}),
+        Patch("scaling_factor_negative",
+              R"({"positional": {"kind": "rope", "scaling": {"type": "llama3", "factor": -2}}})",
+              {"'positional.scaling.factor'", "-2 is out of range"}),
+        Patch("scaling_factor_string",
+              R"({"positional": {"kind": "rope", "scaling": {"type": "ntk", "factor": "2"}}})",
+              {"'positional.scaling.factor'", "expected a number"}),
+        Patch("scaling_original_max_len_zero",
+              R"({"positional": {"kind": "rope",
+                  "scaling": {"type": "dynamic", "factor": 2, "original_max_len": 0}}})",
+              {"'positional.scaling.original_max_len'", "0 is out of range"}),
+        Patch("scaling_original_max_len_negative",
+              R"({"positional": {"kind": "rope",
+                  "scaling": {"type": "yarn", "factor": 2, "original_max_len": -5}}})",
+              {"'positional.scaling.original_max_len'", "-5 is out of range"}),
+        Patch("scaling_yarn_betas_reversed",
+              R"({"positional": {"kind": "rope",
+                  "scaling": {"type": "yarn", "factor": 2, "beta_fast": 1, "beta_slow": 2}}})",
+              {"'positional.scaling.beta_fast'", "beta_slow"}),
+        Patch("scaling_yarn_attention_factor_zero",
+              R"({"positional": {"kind": "rope",
+                  "scaling": {"type": "yarn", "factor": 2, "attention_factor": 0}}})",
+              {"'positional.scaling.attention_factor'"}),
+        Patch("scaling_llama3_freq_factors_reversed",
+              R"({"positional": {"kind": "rope", "scaling": {"type": "llama3", "factor": 8,
+                  "low_freq_factor": 4, "high_freq_factor": 1}}})",
+              {"'positional.scaling.high_freq_factor'", "low_freq_factor"}),
         // Memory.
         Patch("embedding_too_large", R"({"vocab_size": 2147483647, "d_model": 16})",
               {"'vocab_size'", "2^34"}),

@@ -1,0 +1,176 @@
+// The bodies of the libFuzzer targets, shared with the regression test
+// (regressions_test.cc) so that a saved finding replays through exactly the
+// code that found it.
+//
+// Each Fuzz* function takes arbitrary bytes. Any input must either succeed or
+// throw phasor::Error (caught here); a broken invariant throws
+// InvariantViolation, which libFuzzer reports as a crash (uncaught exception)
+// and the regression test as a failure. Sanitizers report the rest.
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/memory_limit.h"
+#include "engine/safetensors.h"
+#include "models/config.h"
+#include "models/encoder.h"
+#include "models/tokens.h"
+#include "tests/fuzz/model_input.h"
+
+namespace phasor::fuzz {
+
+struct InvariantViolation : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+inline void Expect(bool ok, const char* what) {
+  if (!ok) throw InvariantViolation(what);
+}
+
+// Well under libFuzzer's -rss_limit_mb / -malloc_limit_mb (2 GiB): a request
+// the cap refuses is an Error, so an allocation the cap does not cover shows up
+// as an out-of-memory finding. The targets set it; the regression test too.
+inline constexpr uint64_t kFuzzMemoryLimit = uint64_t{256} << 20;
+
+// A directory only this process uses, in /dev/shm when it exists (no disk I/O),
+// removed at exit. PHASOR_FUZZ_TMP overrides the parent directory.
+inline const std::string& ScratchDir() {
+  // Never freed: the atexit handler may run after static destructors.
+  static const std::string& dir = *new std::string([] {
+    const char* base = std::getenv("PHASOR_FUZZ_TMP");
+    const std::string root =
+        base ? base : (std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp");
+    std::string d = root + "/phasor_fuzz_" + std::to_string(getpid());
+    std::filesystem::create_directories(d + "/model");
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(ScratchDir(), ec);
+    });
+    return d;
+  }());
+  return dir;
+}
+
+inline void WriteFile(const std::string& path, const void* data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+}
+
+// The safetensors reader: a loaded file holds what its shapes say, and
+// save + load gives the same tensors, bit for bit.
+inline void FuzzSafetensors(const uint8_t* data, size_t size) {
+  const std::string path = ScratchDir() + "/in.safetensors";
+  WriteFile(path, data, size);
+  Weights weights;
+  try {
+    weights = LoadSafetensors(path);
+  } catch (const Error&) {
+    return;
+  }
+  for (const std::string& name : weights.Names()) {
+    const Tensor& t = weights.Get(name);
+    Expect(static_cast<int64_t>(t.data.size()) == NumElements(t.shape), "size matches shape");
+  }
+  const std::string copy = ScratchDir() + "/copy.safetensors";
+  try {
+    SaveSafetensors(copy, weights);
+  } catch (const Error&) {
+    return;  // a name that is not valid UTF-8 cannot be saved
+  }
+  const Weights again = LoadSafetensors(copy);
+  Expect(again.Names() == weights.Names(), "round trip keeps the names");
+  for (const std::string& name : weights.Names()) {
+    const Tensor& a = weights.Get(name);
+    const Tensor& b = again.Get(name);
+    Expect(a.shape == b.shape && a.data.size() == b.data.size() &&
+               (a.data.empty() ||
+                std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0),
+           "round trip keeps the tensors");
+  }
+}
+
+// config.json text: a parsed config prints and parses back to the same text.
+inline void FuzzConfig(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  ModelConfig config;
+  try {
+    config = ParseConfig(text, "config.json");
+  } catch (const Error&) {
+    return;
+  }
+  const std::string json = ConfigToJson(config);
+  const ModelConfig again = ParseConfig(json, "round trip");
+  Expect(ConfigToJson(again) == json, "config round trip");
+}
+
+// Token lines. Byte 0 picks the pad id: none (< 0x80) or byte & 0x7f.
+inline void FuzzTokens(const uint8_t* data, size_t size) {
+  if (size == 0) return;
+  std::optional<int32_t> pad;
+  if (data[0] & 0x80) pad = static_cast<int32_t>(data[0] & 0x7f);
+  const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+  TokenBatch b;
+  try {
+    b = ParseTokens(text, "tokens.txt", pad);
+  } catch (const Error&) {
+    return;
+  }
+  Expect(b.batch >= 1 && b.seq >= 1 && static_cast<int64_t>(b.ids.size()) == b.batch * b.seq &&
+             static_cast<int64_t>(b.lengths.size()) == b.batch,
+         "batch shape");
+  for (int64_t i = 0; i < b.batch; ++i) {
+    const int64_t n = b.lengths[static_cast<size_t>(i)];
+    Expect(n >= 1 && n <= b.seq && (n == b.seq || pad), "line length");
+    for (int64_t j = n; j < b.seq; ++j) {
+      Expect(b.ids[static_cast<size_t>(i * b.seq + j)] == *pad, "padding is the pad id");
+    }
+  }
+}
+
+// A model directory end to end (layout in model_input.h): load, then encode
+// two sequences (the second one ragged) of mostly valid ids. Outputs may be
+// NaN (non-finite weights are allowed); only memory safety is checked.
+inline void FuzzModel(const uint8_t* data, size_t size) {
+  const std::string dir = ScratchDir() + "/model";
+  const ModelInput in = SplitModelInput(data, size);
+  WriteFile(dir + "/config.json", in.config.data(), in.config.size());
+  WriteFile(dir + "/model.safetensors", in.safetensors.data(), in.safetensors.size());
+  std::unique_ptr<Encoder> enc;
+  try {
+    enc = Encoder::Load(dir, in.mode);
+  } catch (const Error&) {
+    return;
+  }
+  const ModelConfig& c = enc->config();
+  const int64_t batch = 2;
+  const int64_t seq = in.seq;
+  std::vector<int32_t> ids(static_cast<size_t>(batch * seq));
+  // Seed bytes >= 0xf0 give ids around vocab_size, some out of range.
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int64_t raw = in.token_seed[i % in.token_seed.size()];
+    ids[i] = static_cast<int32_t>(raw < 0xf0 ? raw % c.vocab_size : c.vocab_size + raw - 0xf8);
+  }
+  const std::vector<int64_t> lengths = {seq, std::max<int64_t>(1, seq / 2)};
+  try {
+    EncoderWorkspace ws = enc->MakeWorkspace(batch * seq);
+    std::vector<float> out(static_cast<size_t>(batch * seq * c.d_model));
+    enc->Forward(ids.data(), batch, seq, lengths.data(), EncoderStage::kFinal, out.data(), ws);
+  } catch (const Error&) {
+    // An id outside the vocabulary, or a position past a cached table.
+  }
+}
+
+}  // namespace phasor::fuzz

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of the fuzz targets: corpus/<target>/ (small valid
+files and near misses). Rerun after a format change: python3 tests/fuzz/make_corpus.py"""
+import json
+import os
+import random
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def safetensors(tensors, metadata=None, pad=True, dtype_of=None):
+    """tensors: list of (name, dtype, shape, values); returns the file's bytes."""
+    header, data = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape, values in tensors:
+        if dtype == "F32":
+            raw = struct.pack("<%df" % len(values), *values)
+        elif dtype == "F16":
+            raw = struct.pack("<%de" % len(values), *values)
+        else:  # BF16: the top half of the float32
+            raw = b"".join(struct.pack("<f", v)[2:] for v in values)
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header, separators=(",", ":")).encode()
+    if pad:
+        text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def config(**kw):
+    c = {"vocab_size": 8, "d_model": 4, "n_heads": 2, "n_layers": 1, "d_ff": 8}
+    c.update(kw)
+    return json.dumps(c, indent=1).encode()
+
+
+def model_tensors(rng, c, dtype="F32"):
+    v, d, f, L = c["vocab_size"], c["d_model"], c["d_ff"], c["n_layers"]
+
+    def t(name, *shape):
+        n = 1
+        for s in shape:
+            n *= s
+        return (name, dtype, list(shape), [round(rng.uniform(-1, 1), 3) for _ in range(n)])
+
+    out = [t("embedding.weight", v, d)]
+    for i in range(L):
+        p = "layers.%d." % i
+        out += [t(p + "self_attn.in_proj_weight", 3 * d, d), t(p + "self_attn.in_proj_bias", 3 * d),
+                t(p + "self_attn.out_proj.weight", d, d), t(p + "self_attn.out_proj.bias", d),
+                t(p + "linear1.weight", f, d), t(p + "linear1.bias", f),
+                t(p + "linear2.weight", d, f), t(p + "linear2.bias", d),
+                t(p + "norm1.weight", d), t(p + "norm1.bias", d),
+                t(p + "norm2.weight", d), t(p + "norm2.bias", d)]
+    if c.get("final_norm"):
+        out += [t("norm.weight", d), t("norm.bias", d)]
+    pos = c.get("positional", {})
+    if pos.get("kind") == "learned":
+        out.append(t("positional.weight", pos.get("max_len", 4096), d))
+    return out
+
+
+def model_input(mode, seq, cfg, st):
+    return bytes([mode, seq, len(cfg) & 0xff, len(cfg) >> 8]) + cfg + st
+
+
+def write(target, name, data):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def main():
+    rng = random.Random(7)
+    # safetensors
+    one = [("w", "F32", [2], [1.0, -2.5])]
+    write("safetensors", "valid_f32", safetensors(one))
+    write("safetensors", "valid_f16_bf16", safetensors(
+        [("a", "F16", [2, 2], [1.0, 0.5, -2.0, 65504.0]), ("b", "BF16", [3], [1.0, -0.0, 3.0])],
+        metadata={"format": "pt"}))
+    write("safetensors", "valid_scalar_and_empty", safetensors(
+        [("s", "F32", [], [3.0]), ("e", "F32", [0, 5], [])]))
+    write("safetensors", "valid_unpadded", safetensors(one, pad=False))
+    good = safetensors(one)
+    write("safetensors", "near_truncated_data", good[:-3])
+    write("safetensors", "near_truncated_header", good[:20])
+    write("safetensors", "near_header_len_huge", struct.pack("<Q", 1 << 63) + good[8:])
+    write("safetensors", "near_overlap", struct.pack("<Q", 88) + json.dumps(
+        {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+         "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}},
+        separators=(",", ":")).encode().ljust(88) + b"\0" * 12)
+    write("safetensors", "near_bad_dtype", good.replace(b"F32", b"I64"))
+    write("safetensors", "near_shape_overflow", good.replace(b"[2]", b"[4294967296,4294967296]"))
+    # config
+    write("config", "minimal", config())
+    write("config", "full", json.dumps({
+        "vocab_size": 32000, "d_model": 512, "n_heads": 8, "n_layers": 6, "d_ff": 2048,
+        "activation": "gelu", "norm_first": True, "final_norm": True, "layer_norm_eps": 1e-6,
+        "scale_embedding": True, "pad_token_id": 0,
+        "positional": {"kind": "sinusoidal", "base": 10000.0, "layout": "split",
+                       "denominator": "half_minus_one", "offset": 2, "max_len": 512,
+                       "mode": "cached"}}).encode())
+    write("config", "learned", config(positional={"kind": "learned", "max_len": 16}))
+    write("config", "near_huge_d_model", config(d_model=1 << 30, n_heads=1))
+    write("config", "near_duplicate_key", b'{"vocab_size": 8, "vocab_size": 9, "d_model": 4}')
+    write("config", "near_misspelt", config(n_head=2))
+    write("config", "near_huge_table", config(d_model=65536, positional={"max_len": 1 << 26}))
+    # tokens: byte 0 >= 0x80 gives pad id (byte & 0x7f)
+    write("tokens", "one_line", b"\x00" + b"3 14 15 92")
+    write("tokens", "ragged_padded", b"\x80" + b"1 2 3 4\n5\n\n6,7\r\n")
+    write("tokens", "near_ragged_unpadded", b"\x00" + b"1 2\n3")
+    write("tokens", "near_out_of_range", b"\x00" + b"1 99999999999 -2147483649")
+    write("tokens", "near_junk", b"\x81" + b"1 +2 0x3 4.5 \x0b6")
+    # model: valid models in several shapes, then near misses
+    cases = [
+        (0, 3, {}, "F32"),
+        (1, 7, {"activation": "gelu", "norm_first": True, "final_norm": True, "pad_token_id": 0,
+                "positional": {"layout": "split", "max_len": 4, "mode": "cached"}}, "F16"),
+        (2, 9, {"scale_embedding": True, "positional": {"denominator": "half_minus_one",
+                                                        "offset": 5, "max_len": 8}}, "BF16"),
+        (3, 12, {"n_layers": 2, "positional": {"kind": "learned", "max_len": 16}}, "F32"),
+        (0, 2, {"positional": {"kind": "none"}}, "F32"),
+    ]
+    for i, (mode, seq, extra, dtype) in enumerate(cases):
+        cfg = config(**extra)
+        c = json.loads(cfg)
+        st = safetensors(model_tensors(rng, c, dtype))
+        write("model", "valid_%d" % i, model_input(mode, seq, cfg, st))
+    cfg = config()
+    c = json.loads(cfg)
+    tensors = model_tensors(rng, c)
+    write("model", "near_missing_tensor", model_input(0, 3, cfg, safetensors(tensors[:-1])))
+    bad = list(tensors)
+    bad[1] = (bad[1][0], "F32", [2, 6], bad[1][3][:12])
+    write("model", "near_misshapen", model_input(0, 3, cfg, safetensors(bad)))
+    nan = list(tensors)
+    nan[0] = (nan[0][0], "F32", nan[0][2], [float("nan")] + nan[0][3][1:])
+    write("model", "nan_weight", model_input(0, 3, cfg, safetensors(nan)))
+    write("model", "near_huge_config",
+          model_input(0, 3, config(d_model=32768, n_heads=1, positional={"max_len": 65536}),
+                      safetensors([])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+// Sizes from outside that would need absurd memory are refused with a clear
+// error before anything is allocated: configs, model directories, token lines.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/error.h"
+#include "engine/memory_limit.h"
+#include "models/config.h"
+#include "models/encoder.h"
+#include "models/tokens.h"
+
+namespace phasor {
+namespace {
+
+class ScopedLimit {
+ public:
+  explicit ScopedLimit(uint64_t bytes) : saved_(MemoryLimit()) { SetMemoryLimit(bytes); }
+  ~ScopedLimit() { SetMemoryLimit(saved_); }
+
+ private:
+  uint64_t saved_;
+};
+
+std::string ErrorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A model directory whose config is text and whose weights file is empty.
+std::string ModelDir(const std::string& name, const std::string& config) {
+  const std::string dir = ::testing::TempDir() + "phasor_limits_" + name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/config.json") << config;
+  std::ofstream st(dir + "/model.safetensors", std::ios::binary);
+  st.write("\x02\0\0\0\0\0\0\0{}", 10);
+  return dir;
+}
+
+TEST(Limits, ModelBytesCountsWeightsAndTable) {
+  ModelConfig c;
+  c.vocab_size = 10;
+  c.d_model = 4;
+  c.n_layers = 2;
+  c.d_ff = 8;
+  c.positional.max_len = 16;
+  // 10*4 + 2*(4*16 + 2*32 + 36 + 8) + 16*4 table = 40 + 344 + 64 floats.
+  EXPECT_EQ(ModelBytes(c), 4u * (40 + 344 + 64));
+  c.positional.mode = PeMode::kOnTheFly;
+  EXPECT_EQ(ModelBytes(c), 4u * (40 + 344));
+}
+
+TEST(Limits, AbsurdConfigSizesAreRangeErrors) {
+  for (const char* key : {"d_model", "vocab_size", "d_ff", "n_layers"}) {
+    const std::string text = std::string(R"({"vocab_size": 8, "d_model": 4, "n_heads": 1,
+        "n_layers": 1, "d_ff": 8, ")") +
+                             key + R"(": 1099511627776})";
+    EXPECT_NE(ErrorOf([&] { ParseConfig(text, "c.json"); }).find(std::string("'") + key + "'"),
+              std::string::npos)
+        << key;
+  }
+  EXPECT_NE(ErrorOf([] {
+              ParseConfig(R"({"vocab_size": 8, "d_model": 4, "n_heads": 1, "n_layers": 1,
+                  "d_ff": 8, "positional": {"max_len": 9223372036854775807}})",
+                          "c.json");
+            }).find("positional.max_len"),
+            std::string::npos);
+}
+
+// The fuzz finding regressions/model_oom_pe_table_before_weights: a config with
+// an 8 GiB PE table and an empty weights file made the encoder allocate the
+// table before finding the weights missing. Now the config is refused first.
+TEST(Limits, HugeModelConfigIsRefusedBeforeTheWeightsAreRead) {
+  const ScopedLimit limit(uint64_t{1} << 30);
+  const std::string dir = ModelDir("huge_table", R"({"vocab_size": 8, "d_model": 32768,
+      "n_heads": 1, "n_layers": 1, "d_ff": 8, "positional": {"max_len": 65536}})");
+  const std::string e = ErrorOf([&] { Encoder::Load(dir); });
+  EXPECT_NE(e.find(dir + "/config.json: the model (vocab_size 8, d_model 32768"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("more than the memory limit of 1 GiB"), std::string::npos) << e;
+}
+
+TEST(Limits, ModelWithinTheLimitStillFailsOnlyForItsMissingWeights) {
+  const ScopedLimit limit(uint64_t{1} << 30);
+  const std::string dir = ModelDir("small", R"({"vocab_size": 8, "d_model": 4, "n_heads": 1,
+      "n_layers": 1, "d_ff": 8})");
+  EXPECT_NE(ErrorOf([&] { Encoder::Load(dir); }).find("missing tensor"), std::string::npos);
+}
+
+// One long line and many short ones pad to batch x seq ids.
+TEST(Limits, PaddedTokenBatchIsCheckedAgainstTheLimit) {
+  std::string text(2000, ' ');
+  for (size_t i = 0; i < text.size(); i += 2) text[i] = '1';
+  for (int i = 0; i < 1000; ++i) text += "\n1";
+  {
+    const ScopedLimit limit(uint64_t{8} << 20);
+    EXPECT_NO_THROW(ParseTokens(text, "t.txt", 0));  // 1001 x 1000 ids, 4 MB
+  }
+  const ScopedLimit limit(uint64_t{1} << 20);
+  EXPECT_NE(ErrorOf([&] {
+              ParseTokens(text, "t.txt", 0);
+            }).find("t.txt: a padded batch of 1001 x 1000 token ids needs 3.8 MiB"),
+            std::string::npos);
+}
+
+TEST(Limits, TokenIdsAreDigitsOnly) {
+  for (const char* bad : {"\v5", "5\v", " -", "--5", "5-"}) {
+    EXPECT_NE(ErrorOf([&] { ParseTokens(std::string("1 ") + bad, "t", 0); }).find("not a token id"),
+              std::string::npos)
+        << bad;
+  }
+  // Control bytes are escaped in the message (one line on a terminal).
+  EXPECT_NE(ErrorOf([] { ParseTokens("\x1b[2J", "t", 0); }).find("'\\x1b[2J'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace phasor
