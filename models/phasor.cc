@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "models/config.h"
 #include "models/encoder.h"
@@ -111,6 +112,27 @@ void PositionalEncoding::Add(int64_t first_pos, int64_t n, float* x) const {
       for (int64_t k = 0; k < m * d; ++k) y[k] += rows[static_cast<size_t>(k)];
     }
   });
+}
+
+RotaryEncoding::RotaryEncoding(const RopeOptions& options)
+    : rope_(std::make_unique<const Rope>(options)) {}
+RotaryEncoding::RotaryEncoding(RotaryEncoding&&) noexcept = default;
+RotaryEncoding& RotaryEncoding::operator=(RotaryEncoding&&) noexcept = default;
+RotaryEncoding::~RotaryEncoding() = default;
+
+const RopeOptions& RotaryEncoding::options() const { return rope_->options(); }
+
+void RotaryEncoding::Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model,
+                           int64_t n_heads) const {
+  if (batch < 0 || seq < 0) throw UsageError("RotaryEncoding::Apply: negative batch or seq");
+  if (batch * seq == 0) return;
+  CheckBuffer(qkv, "RotaryEncoding::Apply: qkv");
+  if (n_heads <= 0 || d_model % n_heads != 0 || d_model / n_heads != rope_->options().d_head) {
+    throw UsageError("RotaryEncoding::Apply: d_model " + std::to_string(d_model) + " / n_heads " +
+                     std::to_string(n_heads) + " is not the options' d_head " +
+                     std::to_string(rope_->options().d_head));
+  }
+  rope_->Apply(qkv, batch, seq, d_model, n_heads);
 }
 
 }  // namespace phasor

@@ -44,6 +44,7 @@
 #include "engine/parallel.h"    // SetNumThreads(n), NumThreads()
 #include "engine/version.h"     // PHASOR_VERSION_STRING, PHASOR_VERSION_MAJOR, ...
 #include "layers/positional.h"  // PeMode, PeLayout, PeDenominator, Parse*/ToString
+#include "layers/rope.h"        // RopeOptions, RopeLayout, RopeScaling, RopeScalingType
 
 namespace phasor {
 
@@ -151,6 +152,35 @@ class PositionalEncoding {
  private:
   PeOptions options_;
   std::unique_ptr<const SinusoidalEncoding> pe_;
+};
+
+// Rotary position embedding applied to a q/k block, as the encoder applies it
+// inside attention when config.json says "kind": "rope". Thread-safe.
+//
+//   phasor::RopeOptions o;           // d_head, rotary_dim, base, layout, offset,
+//   o.d_head = 64;                   // max_len, mode, scaling (layers/rope.h)
+//   phasor::RotaryEncoding rope(o);
+//   rope.Apply(qkv, batch, seq, d_model, n_heads);
+class RotaryEncoding {
+ public:
+  // Throws Error naming the key for bad options (odd rotary_dim, factor <= 0, ...).
+  explicit RotaryEncoding(const RopeOptions& options);
+  RotaryEncoding(RotaryEncoding&&) noexcept;
+  RotaryEncoding& operator=(RotaryEncoding&&) noexcept;
+  ~RotaryEncoding();
+
+  const RopeOptions& options() const;
+
+  // qkv: [batch·seq, 3·d_model] row-major, each row q | k | v with the heads'
+  // d_head = d_model / n_heads columns side by side; token j of every sequence
+  // sits at position options().offset + j. Rotates the first rotary_dim columns
+  // of every head of q and k in place; v is untouched. Throws UsageError for a
+  // null qkv, negative sizes or d_model != n_heads·d_head; Error for a position
+  // the tables cannot produce (mode kCached past max_len).
+  void Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model, int64_t n_heads) const;
+
+ private:
+  std::unique_ptr<const Rope> rope_;
 };
 
 }  // namespace phasor

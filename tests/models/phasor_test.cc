@@ -1,5 +1,7 @@
 // Tests of the public API (models/phasor.h): the same results as the layers it
 // wraps, the documented errors, and calls from several threads at once.
+#include "models/phasor.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -13,7 +15,6 @@
 #include "layers/sinusoidal.h"
 #include "models/config.h"
 #include "models/encoder.h"
-#include "models/phasor.h"
 #include "models/toy.h"
 
 namespace {
@@ -185,3 +186,24 @@ INSTANTIATE_TEST_SUITE_P(Modes, PublicPeTest,
                          });
 
 }  // namespace
+
+// The public RoPE call equals the layer it wraps, bit for bit, and checks its arguments.
+TEST(PhasorApiRopeTest, ApplyEqualsTheLayer) {
+  phasor::RopeOptions o;
+  o.d_head = 16;
+  o.rotary_dim = 8;
+  o.offset = 5;
+  const phasor::RotaryEncoding api(o);
+  const phasor::Rope layer(o);
+  const int64_t batch = 2, seq = 7, d_model = 32, n_heads = 2;
+  std::vector<float> a(batch * seq * 3 * d_model), b;
+  for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<float>((k * 37) % 101) / 50.0f - 1.0f;
+  b = a;
+  api.Apply(a.data(), batch, seq, d_model, n_heads);
+  layer.Apply(b.data(), batch, seq, d_model, n_heads);
+  EXPECT_EQ(a, b);
+  EXPECT_THROW(api.Apply(nullptr, batch, seq, d_model, n_heads), phasor::UsageError);
+  EXPECT_THROW(api.Apply(a.data(), batch, seq, 48, n_heads), phasor::UsageError);
+  o.rotary_dim = 7;
+  EXPECT_THROW(phasor::RotaryEncoding bad(o), phasor::Error);
+}
