@@ -1,10 +1,22 @@
 # Two commands do everything on a fresh Debian 12 machine: `make demo` and `make test`.
+#
+# make test   the release build's tests (ctest).
+# make asan   the same tests under ASan + UBSan (build-asan/).
+# make fuzz-short / make fuzz   every fuzz target for FUZZ_SHORT_SECONDS / FUZZ_SECONDS (build-fuzz/).
+# make tsan   the concurrency tests under ThreadSanitizer (build-tsan/).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+FUZZ_SECONDS ?= 60
+FUZZ_SHORT_SECONDS ?= 20
+FUZZ_TARGETS := safetensors config tokens model
+SHELL := /bin/bash
 
-.PHONY: all deps configure build demo test asan bench format clean
+.PHONY: all deps configure build demo test test-release asan fuzz-build fuzz-short fuzz tsan \
+        bench format clean
 
 all: build
 
@@ -21,15 +33,64 @@ build: configure
 demo: build
 	@bash tools/demo.sh $(BUILD)/bin/phasor
 
+# The release build's tests (ctest). The sanitizer, fuzz and TSan stages are
+# their own targets: make asan, make fuzz-short (or fuzz), make tsan.
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j 1
 
 # Tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build directory.
+# ctest -j 1: the CLI tests name their temporary files per process, not per test.
 asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPHASOR_SANITIZE=ON \
-	  -DPHASOR_NATIVE=OFF > $(ASAN_BUILD).configure.log 2>&1 || { cat $(ASAN_BUILD).configure.log; exit 1; }
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPHASOR_SANITIZE=ON \
+	  -DPHASOR_NATIVE=OFF -DPHASOR_BUILD_BENCH=OFF > $(ASAN_BUILD).configure.log 2>&1 || \
+	  { cat $(ASAN_BUILD).configure.log; exit 1; }
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target phasor_tests phasor
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -j 1
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j 1 2>&1 | tee ctest.log; exit $${PIPESTATUS[0]}
+
+# libFuzzer targets: clang, ASan + UBSan, their own build directory.
+fuzz-build: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DPHASOR_FUZZ=ON -DPHASOR_FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) -DPHASOR_NATIVE=OFF \
+	  -DPHASOR_BUILD_BENCH=OFF > $(FUZZ_BUILD).configure.log 2>&1 || \
+	  { cat $(FUZZ_BUILD).configure.log; exit 1; }
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target phasor_fuzzers
+
+# Each target for FUZZ_SHORT_SECONDS (CI smoke run, as ctest tests fuzz_*).
+fuzz-short: fuzz-build
+	@cd $(FUZZ_BUILD) && ctest -R '^fuzz_' --output-on-failure -j $(JOBS) 2>&1 | tee ctest.log; \
+	  exit $${PIPESTATUS[0]}
+
+# Each target for FUZZ_SECONDS, one after the other, growing $(FUZZ_BUILD)/corpus/<target>.
+# Findings land in $(FUZZ_BUILD)/artifacts/; copy them to tests/fuzz/regressions/<target>_<what>.
+fuzz: fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/tests/fuzz/corpus/$$t $(FUZZ_BUILD)/tests/fuzz/artifacts; \
+	  ml=4096; [ $$t = model ] && ml=16384; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/bin/$${t}_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=$$ml -timeout=10 \
+	    -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/tests/fuzz/artifacts/$$t- \
+	    $(FUZZ_BUILD)/tests/fuzz/corpus/$$t tests/fuzz/corpus/$$t 2>&1 | \
+	    grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Test unit written' || true; \
+	  test $${PIPESTATUS[0]} -eq 0; \
+	done
+
+# The concurrency tests under ThreadSanitizer, built with clang and LLVM's
+# libomp: its Archer tool (libarcher.so, in libomp-dev) tells TSan about
+# OpenMP's barriers, so callers can run their own OpenMP teams. (g++'s libgomp
+# is not instrumented: its barriers look like races.)
+ARCHER ?= $(lastword $(wildcard /usr/lib/llvm-*/lib/libarcher.so))
+tsan: deps
+	@test -n "$(ARCHER)" || { echo "make tsan: libarcher.so not found (package libomp-dev)"; exit 1; }
+	@CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DPHASOR_NATIVE=OFF -DPHASOR_BUILD_BENCH=OFF \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
+	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread > $(TSAN_BUILD).configure.log 2>&1 || \
+	  { cat $(TSAN_BUILD).configure.log; exit 1; }
+	@cmake --build $(TSAN_BUILD) -j $(JOBS) --target phasor_tests
+	@OMP_TOOL_LIBRARIES=$(ARCHER) TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ignore_noninstrumented_modules=1" \
+	  $(TSAN_BUILD)/bin/phasor_tests --gtest_filter='Concurrency*'
 
 bench: build
 	@$(BUILD)/bin/phasor_bench
@@ -38,4 +99,6 @@ format:
 	@find engine layers models tools tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	@rm -rf $(BUILD) $(ASAN_BUILD) $(BUILD).configure.log $(ASAN_BUILD).configure.log
+	@rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) \
+	  $(BUILD).configure.log $(ASAN_BUILD).configure.log $(FUZZ_BUILD).configure.log \
+	  $(TSAN_BUILD).configure.log

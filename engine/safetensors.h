@@ -29,16 +29,19 @@ inline constexpr int64_t kSafetensorsMaxElements = int64_t{1} << 40;
 // mapped: a file that changes while (or after) it is read cannot crash us.
 //
 // Throws Error naming path (and the tensor where there is one), saying what was
-// expected and what was found, for: a file that is missing, a directory or
-// unreadable; fewer than 8 bytes; a header length of 0, past the end of the
-// file, or over kSafetensorsMaxHeaderBytes; a header that is not a JSON object
-// or repeats a key; an entry that is not an object with exactly the fields
-// dtype (string), shape (array of non-negative integers) and data_offsets (two
-// non-negative integers, begin <= end); an unknown dtype; more than
-// kSafetensorsMaxElements elements (checked before any multiplication
-// overflows); data past the end of the data section; a byte span that is not
-// elements * dtype size; two tensors whose bytes overlap; a "__metadata__" that
-// is not an object of strings; a file that shrinks while it is read.
+// expected and what was found, for: a file that is missing, a directory, not a
+// regular file (a FIFO would block) or unreadable; fewer than 8 bytes; a
+// header length of 0, past the end of the file, or over
+// kSafetensorsMaxHeaderBytes; a header that is not a JSON object or repeats a
+// key; an entry that is not an object with exactly the fields dtype (string),
+// shape (array of non-negative integers) and data_offsets (two non-negative
+// integers, begin <= end); an unknown dtype; more than kSafetensorsMaxElements
+// elements (checked before any multiplication overflows); data past the end of
+// the data section; a byte span that is not elements * dtype size; two tensors
+// whose bytes overlap; a "__metadata__" that is not an object of strings; a
+// file that shrinks while it is read; tensors whose float32 total exceeds the
+// memory limit (engine/memory_limit.h), checked after the header is validated
+// and before any tensor is allocated.
 // Gaps between tensors and bytes after the last one are allowed.
 Weights LoadSafetensors(const std::string& path);
 

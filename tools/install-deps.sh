@@ -12,6 +12,7 @@ packages=(
   libgd-dev          # PNG pictures: heatmaps and charts with text (libpng underneath)
   libgtest-dev       # tests
   libbenchmark-dev   # benchmarks
+  clang libclang-rt-14-dev  # make fuzz (libFuzzer) and make tsan
 )
 
 missing=()

@@ -32,6 +32,7 @@ constexpr float kExpP[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f
                             4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
 float ExpScalar(float t) {
+  if (std::isnan(t)) return t;  // as the vector path; converting NaN to int is undefined
   t = std::min(std::max(t, kExpMin), kExpMax);
   const float fx = std::floor(t * kLog2e + 0.5f);
   t = t - fx * kLn2Hi;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,7 +29,9 @@ inline std::string ReadFile(const std::string& path) {
 // args is a shell-quoted argument string appended to the CLI's path.
 inline RunResult RunPhasor(const std::string& args) {
   static int counter = 0;
-  const std::string base = ::testing::TempDir() + "phasor_run_" + std::to_string(++counter);
+  // Process id and a counter: tests may run in parallel processes.
+  const std::string base = ::testing::TempDir() + "phasor_run_" + std::to_string(getpid()) + "_" +
+                           std::to_string(++counter);
   const std::string cmd =
       std::string(PHASOR_CLI) + " " + args + " > " + base + ".out 2> " + base + ".err < /dev/null";
   const int status = std::system(cmd.c_str());
