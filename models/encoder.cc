@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 
 #include "engine/error.h"
 #include "engine/safetensors.h"
@@ -10,13 +10,13 @@
 namespace phasor {
 
 std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeMode> mode) {
-  {
-    std::ifstream probe(dir + "/config.json");
-    if (!probe) {
-      std::ifstream as_dir(dir);
-      throw Error(as_dir ? "model directory " + dir + " has no config.json"
-                         : "cannot open model directory " + dir);
-    }
+  // Checked without opening anything: opening a FIFO named config.json would block.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw Error("cannot open model directory " + dir);
+  }
+  if (!std::filesystem::exists(dir + "/config.json", ec)) {
+    throw Error("model directory " + dir + " has no config.json");
   }
   ModelConfig config = LoadConfig(dir + "/config.json");
   if (mode) config.positional.mode = *mode;

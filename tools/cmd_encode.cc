@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "engine/finite.h"
 #include "engine/npy.h"
 #include "engine/parallel.h"
 #include "models/encoder.h"
@@ -59,6 +60,8 @@ void RunEncode(const EncodeArgs& a) {
   } else {
     enc = Encoder::Load(a.model, mode);
     model_name = a.model;
+    const std::string non_finite = NonFiniteWarning(enc->weights());
+    if (!non_finite.empty()) std::cerr << "phasor: warning: " << non_finite << "\n";
     // A tensor nothing asked for is most often a misspelt name.
     const auto unused = enc->weights().UnusedNames();
     if (!unused.empty()) {
