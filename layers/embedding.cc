@@ -94,11 +94,19 @@ void Embedding::EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, f
     pe_->FillSerial(first_pos, rows, &src, y);
   } else if (learned_) {
     for (int64_t r = 0; r < rows; ++r) {
+      if (r + kernels::kPrefetchRows < rows) {
+        kernels::PrefetchRow(weight_ + static_cast<int64_t>(ids[r + kernels::kPrefetchRows]) * d,
+                             d);
+      }
       kernels::ScaleAddRow(weight_ + static_cast<int64_t>(ids[r]) * d, scale_,
                            learned_ + (first_pos + r) * d, d, y + r * d);
     }
   } else {
     for (int64_t r = 0; r < rows; ++r) {
+      if (r + kernels::kPrefetchRows < rows) {
+        kernels::PrefetchRow(weight_ + static_cast<int64_t>(ids[r + kernels::kPrefetchRows]) * d,
+                             d);
+      }
       kernels::ScaleRow(weight_ + static_cast<int64_t>(ids[r]) * d, scale_, d, y + r * d);
     }
   }

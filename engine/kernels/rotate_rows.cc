@@ -43,7 +43,7 @@ void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* 
 void ScaleRow(const float* x, float scale, int64_t n, float* out) {
   assert(n >= 0);
   if (scale == 1.0f) {
-    std::memcpy(out, x, static_cast<size_t>(n) * sizeof(float));
+    MapArray(out, n) = ConstMapArray(x, n);  // vector loads and stores, as the PE kernels
     return;
   }
   MapArray(out, n) = ConstMapArray(x, n) * scale;

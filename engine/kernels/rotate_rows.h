@@ -32,4 +32,13 @@ void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* 
 // out[j] = x[j]*scale
 void ScaleRow(const float* x, float scale, int64_t n, float* out);
 
+// Asks the cache for a row of n floats that a gather will read soon (a token
+// row a few rows ahead), so its memory latency overlaps the current row's work.
+inline void PrefetchRow(const float* x, int64_t n) {
+  for (int64_t k = 0; k < n; k += 16) __builtin_prefetch(x + k, 0, 3);
+}
+
+// How many rows ahead a gather prefetches.
+constexpr int64_t kPrefetchRows = 4;
+
 }  // namespace phasor::kernels
