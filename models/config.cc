@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/json_text.h"
 #include "engine/memory_limit.h"
 #include "layers/positional.h"
 #include "models/presets.h"
@@ -73,56 +74,10 @@ std::vector<std::string> ScalingKeysOf(RopeScalingType t) {
   return {};
 }
 
-// Text from the file (or from a parser quoting it), made safe for a one-line
-// message: control and non-ASCII bytes escaped as \xNN, cut after max bytes.
-std::string Printable(const std::string& text, size_t max) {
-  std::string out;
-  for (size_t i = 0; i < text.size() && i < max; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  if (text.size() > max) out += "...";
-  return out;
-}
-
 // A name or value from the file, quoted for a message.
-std::string Quote(const std::string& text) { return "'" + Printable(text, 80) + "'"; }
-
-// Appends a short rendering of value to out, stopping near kFoundChars.
-constexpr size_t kFoundChars = 80;
-
-void AppendBrief(const Json& value, std::string* out) {
-  if (out->size() > kFoundChars) return;
-  if (!value.is_structured()) {
-    *out += value.dump(-1, ' ', true, Json::error_handler_t::replace);
-    return;
-  }
-  const bool object = value.is_object();
-  *out += object ? '{' : '[';
-  bool first = true;
-  for (const auto& item : value.items()) {
-    if (!first) *out += ',';
-    first = false;
-    if (out->size() > kFoundChars) break;
-    if (object) *out += Json(item.key()).dump(-1, ' ', true, Json::error_handler_t::replace) + ":";
-    AppendBrief(item.value(), out);
-  }
-  *out += object ? '}' : ']';
-}
-
-// A JSON value as found in the file, for "found ..." in messages.
-std::string Found(const Json& value) {
-  std::string text;
-  AppendBrief(value, &text);
-  if (text.size() > kFoundChars) text = text.substr(0, kFoundChars - 3) + "...";
-  return text;
-}
+std::string Quote(const std::string& text) { return json_text::Quote(text, 80); }
+using json_text::Found;
+using json_text::Printable;
 
 std::string Join(const std::vector<std::string>& words) {
   std::string out;
@@ -160,66 +115,8 @@ size_t Distance(const std::string& a, const std::string& b) {
   throw Error(message + ", expected one of " + Join(known));
 }
 
-// Parses JSON, refusing an object that repeats a key (nlohmann would keep the
-// last one silently) and nesting deeper than kMaxJsonDepth (no valid file
-// nests more than 3 levels; a deep one would only cost memory and stack).
-// Throws StructureError for those.
-struct StructureError {
-  std::string message;
-};
-constexpr int kMaxJsonDepth = 16;
-
-Json ParseStrictJson(const std::string& text) {
-  struct Object {
-    std::string path;  // dotted keys from the root; "[]" for an array element
-    std::string last_key;
-    std::set<std::string> keys;
-  };
-  std::vector<Object> objects;
-  std::vector<bool> is_object;  // one per open container
-  const Json::parser_callback_t callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-      case Json::parse_event_t::array_start:
-        if (depth >= kMaxJsonDepth) {
-          throw StructureError{"nested deeper than " + std::to_string(kMaxJsonDepth) +
-                               " levels, expected a shallow object"};
-        }
-        if (event == Json::parse_event_t::object_start) {
-          std::string path;
-          if (!objects.empty()) {
-            const Object& parent = objects.back();
-            path = parent.path.empty() ? parent.last_key : parent.path + "." + parent.last_key;
-            if (!is_object.back()) path += "[]";
-          }
-          objects.push_back(Object{std::move(path), "", {}});
-        }
-        is_object.push_back(event == Json::parse_event_t::object_start);
-        break;
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        if (!is_object.empty()) {
-          if (is_object.back() && !objects.empty()) objects.pop_back();
-          is_object.pop_back();
-        }
-        break;
-      case Json::parse_event_t::key: {
-        Object& object = objects.back();
-        object.last_key = parsed.get<std::string>();
-        if (!object.keys.insert(object.last_key).second) {
-          const std::string key =
-              object.path.empty() ? object.last_key : object.path + "." + object.last_key;
-          throw StructureError{"key " + Quote(key) + " appears twice, expected once"};
-        }
-        break;
-      }
-      case Json::parse_event_t::value:
-        break;
-    }
-    return true;
-  };
-  return Json::parse(text, callback);
-}
+using json_text::ParseStrictJson;
+using json_text::StructureError;
 
 // Typed reads of one key; name is the dotted key for messages.
 class Reader {
