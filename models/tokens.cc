@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/error.h"
+#include "engine/json_text.h"
 #include "engine/memory_limit.h"
 
 namespace phasor {
@@ -19,21 +20,7 @@ bool IsSeparator(char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // A token for a message: at most 40 bytes, control and non-ASCII bytes as \xNN.
-std::string Printable(const std::string& token) {
-  std::string out;
-  for (size_t i = 0; i < token.size() && i < 40; ++i) {
-    const unsigned char c = static_cast<unsigned char>(token[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  if (token.size() > 40) out += "...";
-  return out;
-}
+std::string Printable(const std::string& token) { return json_text::Printable(token, 40); }
 
 }  // namespace
 
