@@ -1,7 +1,9 @@
 # Two commands do everything on a fresh Debian 12 machine: `make demo` and `make test`.
 #
-# make test   the release build's tests (ctest).
-# make asan   the same tests under ASan + UBSan (build-asan/).
+# make test   the release build's tests, then the same tests under ASan + UBSan,
+#             then every fuzz target for FUZZ_SHORT_SECONDS (what CI runs).
+# make test-release   the release build's tests alone.
+# make asan   the tests under ASan + UBSan (build-asan/).
 # make fuzz-short / make fuzz   every fuzz target for FUZZ_SHORT_SECONDS / FUZZ_SECONDS (build-fuzz/).
 # make tsan   the concurrency tests under ThreadSanitizer (build-tsan/).
 BUILD ?= build
@@ -33,9 +35,14 @@ build: configure
 demo: build
 	@bash tools/demo.sh $(BUILD)/bin/phasor
 
-# The release build's tests (ctest). The sanitizer, fuzz and TSan stages are
-# their own targets: make asan, make fuzz-short (or fuzz), make tsan.
-test: build
+# Release tests, then the sanitizer build's tests, then the short fuzz runs.
+# Each stage stops the run on its first failure. make tsan stays separate: it
+# builds with clang and LLVM's libomp.
+test: test-release
+	@$(MAKE) --no-print-directory asan
+	@$(MAKE) --no-print-directory fuzz-short
+
+test-release: build
 	@cd $(BUILD) && ctest --output-on-failure -j 1
 
 # Tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build directory.

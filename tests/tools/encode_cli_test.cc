@@ -122,13 +122,20 @@ TEST(EncodeCliTest, BadTokensExitOne) {
   WriteFile(empty, "\n\n");
   ExpectDataError("encode --tokens-file " + empty, "holds no token ids");
   ExpectDataError("encode --tokens-file /nonexistent/tokens.txt", "/nonexistent/tokens.txt");
-  // Past max_len (4096) in cached mode.
-  const std::string longer = ::testing::TempDir() + "long_tokens.txt";
-  std::string line;
-  for (int k = 0; k < 4097; ++k) line += "7 ";
-  WriteFile(longer, line + "\n");
-  ExpectDataError("encode --pe-mode cached --tokens-file " + longer, "past the cached PE table");
-  EXPECT_EQ(RunPhasor("encode --pe-mode auto --tokens-file " + longer).exit_code, 0);
+  // Past max_len in cached mode: a small model whose table holds 8 rows, fed 9 tokens.
+  const std::string dir = MakeSmallModel("maxlen");
+  const std::string config = dir + "/config.json";
+  std::string text = ReadFile(config);
+  const std::string from = "\"max_len\": 4096";
+  ASSERT_NE(text.find(from), std::string::npos) << text;
+  text.replace(text.find(from), from.size(), "\"max_len\": 8");
+  WriteFile(config, text);
+  const std::string nine = "--model " + dir + " --tokens \"7 7 7 7 7 7 7 7 7\"";
+  ExpectDataError("encode --pe-mode cached " + nine, "past the cached PE table");
+  EXPECT_EQ(RunPhasor("encode --pe-mode auto " + nine).exit_code, 0);
+  EXPECT_EQ(RunPhasor("encode --pe-mode cached --model " + dir + " --tokens \"7 7 7 7 7 7 7 7\"")
+                .exit_code,
+            0);
 }
 
 TEST(EncodeCliTest, BadModelDirectoryExitsOne) {
