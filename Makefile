@@ -13,7 +13,7 @@ TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 60
-FUZZ_SHORT_SECONDS ?= 20
+FUZZ_SHORT_SECONDS ?= 30
 FUZZ_TARGETS := safetensors config tokens model
 SHELL := /bin/bash
 

@@ -7,6 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/kernels/rotate_rows.h"
+#include "engine/memory_limit.h"
 #include "engine/parallel.h"
 
 namespace phasor {
@@ -40,6 +41,11 @@ void SinCosRows::Init(const std::vector<double>& freq, double amplitude, int64_t
   if (table_rows > 0 && half > 0 && table_rows > kMaxTableBytes / 4 / w) {
     throw Error("a cached table of " + std::to_string(table_rows) + " x " + std::to_string(w) +
                 " floats is too large; lower max_len or use mode on_the_fly");
+  }
+  if (table_rows > 0) {
+    CheckAllocation(
+        SaturatingMul(static_cast<uint64_t>(table_rows), 4 * static_cast<uint64_t>(w)),
+        "a cached table of " + std::to_string(table_rows) + " x " + std::to_string(w) + " floats");
   }
   half_ = half;
   amplitude_ = amplitude;

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/memory_limit.h"
 #include "engine/safetensors.h"
 
 namespace phasor {
@@ -66,7 +67,19 @@ Encoder::Encoder(ModelConfig config, Weights weights)
   }
 }
 
+uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {
+  // Per token: q, k, v (3·d_model), keys and values by head (2·d_model), head
+  // outputs and pre-LN's normed rows (d_model each), and its length slot; the
+  // per-thread tiles are a few MiB at most and are left out.
+  const uint64_t d = static_cast<uint64_t>(config_.d_model);
+  const uint64_t per_token = 7 * d * sizeof(float) + sizeof(int64_t);
+  return SaturatingMul(static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0)), per_token);
+}
+
 EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
+  if (max_tokens < 0) throw Error("negative workspace size " + std::to_string(max_tokens));
+  CheckAllocation(WorkspaceBytes(max_tokens),
+                  "the encoder workspace for " + std::to_string(max_tokens) + " tokens");
   EncoderLayerOptions lo;
   lo.d_model = config_.d_model;
   lo.n_heads = config_.n_heads;

@@ -53,6 +53,12 @@ class Encoder {
   Encoder(const Encoder&) = delete;
   Encoder& operator=(const Encoder&) = delete;
 
+  // Bytes a workspace for max_tokens tokens holds (saturating: a size that
+  // overflows comes out as UINT64_MAX).
+  uint64_t WorkspaceBytes(int64_t max_tokens) const;
+
+  // Throws Error if max_tokens is negative or the workspace would exceed the
+  // memory limit (engine/memory_limit.h), before allocating anything.
   EncoderWorkspace MakeWorkspace(int64_t max_tokens) const;
 
   // ids: [batch, seq] row-major; lengths: [batch] real tokens per sequence

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "engine/memory_limit.h"
 #include "engine/parallel.h"
 #include "layers/embedding.h"
 #include "tools/cli_util.h"
@@ -54,6 +55,12 @@ void RunEmbed(const EmbedArgs& a) {
                      std::to_string(table_rows * a.d_model * 4 / kGiB) +
                      " GiB or more; use --pe-mode on_the_fly or auto");
   }
+  // The token table, the cached PE table and one chunk of output.
+  const uint64_t d = static_cast<uint64_t>(a.d_model);
+  CheckAllocation((static_cast<uint64_t>(a.vocab) + static_cast<uint64_t>(table_rows) +
+                   static_cast<uint64_t>(chunk)) *
+                      d * sizeof(float),
+                  "--vocab, the PE table and --chunk");
   SetNumThreads(a.threads);
 
   // The token table: small values from a fixed seed.

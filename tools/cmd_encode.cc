@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "engine/finite.h"
+#include "engine/memory_limit.h"
 #include "engine/npy.h"
 #include "engine/parallel.h"
 #include "models/encoder.h"
@@ -78,6 +79,11 @@ void RunEncode(const EncodeArgs& a) {
                 " tokens is too large for one call");
   }
   const EncoderStage stage = a.stage == "final" ? EncoderStage::kFinal : EncoderStage::kEmbeddings;
+  const uint64_t out_bytes =
+      SaturatingMul(static_cast<uint64_t>(tokens), 4 * static_cast<uint64_t>(c.d_model));
+  CheckAllocation(enc->WorkspaceBytes(tokens) + out_bytes,
+                  "a batch of " + std::to_string(tb.batch) + " x " + std::to_string(tb.seq) +
+                      " tokens (workspace and output)");
   EncoderWorkspace ws = enc->MakeWorkspace(tokens);
   AlignedFloats out(static_cast<size_t>(tokens * c.d_model));  // [batch·seq, d_model]
   std::vector<double> seconds;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/memory_limit.h"
 #include "engine/npy.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
@@ -196,6 +197,9 @@ void RunPe(const PeArgs& a) {
       !EndsWith(a.output, ".png")) {
     throw UsageError("--output must end in .npy, .csv or .png, got '" + a.output + "'");
   }
+  CheckAllocation(static_cast<uint64_t>(a.length) * static_cast<uint64_t>(a.d_model) * 4,
+                  "--length " + std::to_string(a.length) + " x --d-model " +
+                      std::to_string(a.d_model) + ": the table");
   const bool rope_kind = a.kind == "rope";
   std::unique_ptr<SinusoidalEncoding> pe;
   std::unique_ptr<Rope> rope;

@@ -11,6 +11,7 @@
 #include "models/config.h"
 #include "models/encoder.h"
 #include "models/tokens.h"
+#include "models/toy.h"
 
 namespace phasor {
 namespace {
@@ -117,6 +118,33 @@ TEST(Limits, TokenIdsAreDigitsOnly) {
   }
   // Control bytes are escaped in the message (one line on a terminal).
   EXPECT_NE(ErrorOf([] { ParseTokens("\x1b[2J", "t", 0); }).find("'\\x1b[2J'"), std::string::npos);
+}
+
+TEST(Limits, EncoderWorkspaceIsCheckedAgainstTheLimit) {
+  const ModelConfig c = ToyConfig();
+  Encoder enc(c, ToyWeights(c));
+  // Per token: 7·d_model floats of activations and one int64 length.
+  EXPECT_EQ(enc.WorkspaceBytes(1000), 1000u * (7u * 4u * static_cast<uint64_t>(c.d_model) + 8u));
+  EXPECT_EQ(enc.WorkspaceBytes(int64_t{1} << 62), UINT64_MAX);
+  ScopedLimit limit(uint64_t{1} << 20);
+  const std::string e = ErrorOf([&] { enc.MakeWorkspace(100000); });
+  EXPECT_NE(e.find("the encoder workspace for 100000 tokens"), std::string::npos) << e;
+  EXPECT_NE(e.find("memory limit of 1 MiB"), std::string::npos) << e;
+  EXPECT_NO_THROW(enc.MakeWorkspace(16));
+  EXPECT_THROW(enc.MakeWorkspace(-1), Error);
+}
+
+TEST(Limits, CachedRopeTableIsCheckedAgainstTheLimit) {
+  RopeOptions o;
+  o.d_head = 64;
+  o.mode = PeMode::kCached;
+  o.max_len = 1 << 20;  // 1M x 64 floats: 256 MiB
+  ScopedLimit limit(uint64_t{64} << 20);
+  const std::string e = ErrorOf([&] { Rope rope(o); });
+  EXPECT_NE(e.find("a cached table of 1048576 x 64 floats"), std::string::npos) << e;
+  EXPECT_NE(e.find("memory limit"), std::string::npos) << e;
+  o.mode = PeMode::kOnTheFly;
+  EXPECT_NO_THROW(Rope rope(o));
 }
 
 }  // namespace

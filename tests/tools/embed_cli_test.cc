@@ -52,5 +52,15 @@ TEST(EmbedCliTest, BadSizesAreUsageErrors) {
   }
 }
 
+TEST(EmbedCliTest, BuffersOverTheMemoryLimitAreOneErrorLine) {
+  // A cached table of 1M x 512 floats (2 GiB) against a 1 GiB limit.
+  const auto r =
+      RunPhasor("embed --max-memory 1G --seq-len 1048576 --d-model 512 --pe-mode cached");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  testing::ExpectOneErrorLine(r);
+  EXPECT_NE(r.err.find("--vocab, the PE table and --chunk needs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("memory limit of 1 GiB"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace phasor

@@ -203,5 +203,24 @@ TEST(EncodeCliTest, BadConfigExitsOne) {
   ExpectDataError("encode --model " + dir + " --tokens 1", "config.json");
 }
 
+TEST(EncodeCliTest, BatchOverTheMemoryLimitIsOneErrorLine) {
+  // The model (266 KiB) and 1 x 3 tokens fit in 1 MiB; 3000 x 3 tokens need
+  // 3000·3·(7·16·4 + 8 + 16·4) bytes = 4.5 MiB of workspace and output.
+  const auto small = RunPhasor("--max-memory 1M encode --model " + MakeSmallModel("memcap") +
+                               " --tokens \"1 2 3\"");
+  EXPECT_EQ(small.exit_code, 0) << small.err;
+  std::string lines;
+  for (int k = 0; k < 3000; ++k) lines += "1 2 3\n";
+  const std::string file = ::testing::TempDir() + "memcap_tokens.txt";
+  WriteFile(file, lines);
+  const auto r = RunPhasor("--max-memory 1M encode --model " + MakeSmallModel("memcap") +
+                           " --tokens-file " + file);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  testing::ExpectOneErrorLine(r);
+  EXPECT_NE(r.err.find("a batch of 3000 x 3 tokens (workspace and output) needs 4.5 MiB"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace phasor

@@ -103,5 +103,16 @@ TEST(PeCliTest, HelpExplainsEveryOption) {
   }
 }
 
+TEST(PeCliTest, TableOverTheMemoryLimitIsOneErrorLine) {
+  // 100000 x 512 floats: 195 MiB.
+  const auto r = RunPhasor("--max-memory 64M pe --d-model 512 --length 100000");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  testing::ExpectOneErrorLine(r);
+  EXPECT_NE(r.err.find("--length 100000 x --d-model 512: the table needs 195.3 MiB, more than "
+                       "the memory limit of 64 MiB"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace phasor
