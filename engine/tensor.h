@@ -26,5 +26,6 @@ using ConstMapArray = Eigen::Map<const ArrayF>;
 // vectorises them without scalar peeling, and results do not depend on where a
 // buffer happens to sit in memory.
 using AlignedFloats = std::vector<float, Eigen::aligned_allocator<float>>;
+using AlignedDoubles = std::vector<double, Eigen::aligned_allocator<double>>;
 
 }  // namespace phasor

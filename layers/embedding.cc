@@ -9,13 +9,6 @@
 #include "engine/parallel.h"
 
 namespace phasor {
-namespace {
-
-// Rows one task embeds: a multiple of the rotation block, large enough to
-// amortise the block-start setup, small enough to balance two threads.
-constexpr int64_t kRowsPerTask = 256;
-
-}  // namespace
 
 Embedding::Embedding(const Weights& weights, const EmbeddingOptions& options,
                      const SinusoidalEncoding* pe, const float* learned, int64_t learned_rows)
@@ -63,53 +56,54 @@ void Embedding::Check(const int32_t* ids, int64_t batch, int64_t seq, int64_t fi
 
 void Embedding::Forward(const int32_t* ids, int64_t batch, int64_t seq, float* out) const {
   Check(ids, batch, seq);
-  if (batch == 0 || seq == 0) return;
-  const int64_t tasks_per_seq = (seq + kRowsPerTask - 1) / kRowsPerTask;
-  ParallelFor(batch * tasks_per_seq, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t b = t / tasks_per_seq;
-      const int64_t j0 = (t % tasks_per_seq) * kRowsPerTask;
-      const int64_t rows = std::min(kRowsPerTask, seq - j0);
-      EmbedRows(ids + b * seq + j0, rows, options_.offset + j0,
-                out + (b * seq + j0) * options_.d_model);
-    }
-  });
+  EmbedSequences(ids, batch, seq, options_.offset, out);
 }
 
 void Embedding::ForwardRange(const int32_t* ids, int64_t n, int64_t first_index, float* out) const {
   Check(ids, 1, n, first_index);
-  if (n == 0) return;
-  const int64_t tasks = (n + kRowsPerTask - 1) / kRowsPerTask;
-  ParallelFor(tasks, 1, [&](int64_t begin, int64_t end) {
-    const int64_t j0 = begin * kRowsPerTask;
-    const int64_t j1 = std::min(end * kRowsPerTask, n);
-    EmbedRows(ids + j0, j1 - j0, options_.offset + first_index + j0, out + j0 * options_.d_model);
+  EmbedSequences(ids, 1, n, options_.offset + first_index, out);
+}
+
+void Embedding::EmbedSequences(const int32_t* ids, int64_t batch, int64_t seq, int64_t first_pos,
+                               float* out) const {
+  if (batch == 0 || seq == 0) return;
+  const int64_t d = options_.d_model;
+  const kernels::Stores stores =
+      kernels::StoresFor(batch * seq * d * static_cast<int64_t>(sizeof(float)));
+  // Tasks end at positions that are multiples of rows, as the PE's own tasks,
+  // and are handed out dynamically: a thread slowed by other work takes fewer.
+  const int64_t rows = SinusoidalEncoding::TaskRows(d);
+  const int64_t first_task = first_pos / rows;
+  const int64_t tasks_per_seq = (first_pos + seq - 1) / rows - first_task + 1;
+  ParallelTasks(batch * tasks_per_seq, 0, [&](int64_t t, int /*slot*/) {
+    const int64_t b = t / tasks_per_seq;
+    const int64_t task = first_task + t % tasks_per_seq;
+    const int64_t j0 = std::max(first_pos, task * rows) - first_pos;
+    const int64_t j1 = std::min(first_pos + seq, (task + 1) * rows) - first_pos;
+    EmbedRows(ids + b * seq + j0, j1 - j0, first_pos + j0, out + (b * seq + j0) * d, stores);
   });
 }
 
-void Embedding::EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, float* y) const {
+void Embedding::EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, float* y,
+                          kernels::Stores stores) const {
   const int64_t d = options_.d_model;
   if (pe_) {
     const RowSource src{weight_, ids, scale_};
-    pe_->FillSerial(first_pos, rows, &src, y);
-  } else if (learned_) {
-    for (int64_t r = 0; r < rows; ++r) {
-      if (r + kernels::kPrefetchRows < rows) {
-        kernels::PrefetchRow(weight_ + static_cast<int64_t>(ids[r + kernels::kPrefetchRows]) * d,
-                             d);
-      }
-      kernels::ScaleAddRow(weight_ + static_cast<int64_t>(ids[r]) * d, scale_,
-                           learned_ + (first_pos + r) * d, d, y + r * d);
+    pe_->FillSerial(first_pos, rows, &src, y, stores);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    if (r + kernels::kPrefetchRows < rows) {
+      kernels::PrefetchRow(weight_ + static_cast<int64_t>(ids[r + kernels::kPrefetchRows]) * d, d);
     }
-  } else {
-    for (int64_t r = 0; r < rows; ++r) {
-      if (r + kernels::kPrefetchRows < rows) {
-        kernels::PrefetchRow(weight_ + static_cast<int64_t>(ids[r + kernels::kPrefetchRows]) * d,
-                             d);
-      }
-      kernels::ScaleRow(weight_ + static_cast<int64_t>(ids[r]) * d, scale_, d, y + r * d);
+    const float* x = weight_ + static_cast<int64_t>(ids[r]) * d;
+    if (learned_) {
+      kernels::ScaleAddRow(x, scale_, learned_ + (first_pos + r) * d, d, y + r * d, stores);
+    } else {
+      kernels::ScaleRow(x, scale_, d, y + r * d, stores);
     }
   }
+  if (stores == kernels::Stores::kStreaming) kernels::StreamFence();
 }
 
 }  // namespace phasor

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "engine/kernels/rotate_rows.h"
 #include "engine/weights.h"
 #include "layers/sinusoidal.h"
 
@@ -43,8 +44,14 @@ class Embedding {
   const EmbeddingOptions& options() const { return options_; }
 
  private:
+  // batch sequences of seq tokens each, at positions first_pos.., in parallel.
+  // ids: [batch, seq]; out: [batch * seq, d_model].
+  void EmbedSequences(const int32_t* ids, int64_t batch, int64_t seq, int64_t first_pos,
+                      float* out) const;
   // rows tokens at positions first_pos.., on the calling thread. y: [rows, d_model].
-  void EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, float* y) const;
+  // stores: kernels::StoresFor the whole output of the call.
+  void EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, float* y,
+                 kernels::Stores stores) const;
 
   EmbeddingOptions options_;
   const float* weight_;  // [vocab_size, d_model]

@@ -6,6 +6,7 @@
 
 #include "engine/error.h"
 #include "engine/kernels/rotate_rows.h"
+#include "engine/memory_limit.h"
 #include "engine/parallel.h"
 #include "layers/frequencies.h"
 
@@ -17,14 +18,14 @@ constexpr int64_t kMaxTableBytes = int64_t{8} << 30;
 
 // Per-thread scratch of the rotation: sized on first use, then reused.
 struct RotationScratch {
-  std::vector<double> cos_q, sin_q;  // [half] the current block-start angles
-  AlignedFloats a, b;                // [d_model] block-start row, and with sin/cos swapped
-  void Reserve(int64_t half) {
-    if (static_cast<int64_t>(cos_q.size()) < half) {
-      cos_q.resize(half);
-      sin_q.resize(half);
-      a.resize(2 * half);
-      b.resize(2 * half);
+  AlignedDoubles sc, cs;  // [d_model] the current block-start row in double, and swapped
+  AlignedFloats a, b;     // [d_model] the same in float
+  void Reserve(int64_t d) {
+    if (static_cast<int64_t>(sc.size()) < d) {
+      sc.resize(d);
+      cs.resize(d);
+      a.resize(d);
+      b.resize(d);
     }
   }
 };
@@ -40,14 +41,18 @@ SinusoidalEncoding::SinusoidalEncoding(const SinusoidalOptions& options) : optio
   }
   const int64_t d = options.d_model;
   half_ = d / 2;
-  step_cos_.resize(half_);
-  step_sin_.resize(half_);
+  step_c_.resize(d);
+  step_s_.resize(d);
   rot_c_.resize(kBlock * d);
   rot_s_.resize(kBlock * d);
   for (int64_t i = 0; i < half_; ++i) {
     const double f = freq_[i];
-    step_cos_[i] = std::cos(static_cast<double>(kBlock) * f);
-    step_sin_[i] = std::sin(static_cast<double>(kBlock) * f);
+    const double step_c = std::cos(static_cast<double>(kBlock) * f);
+    const double step_s = std::sin(static_cast<double>(kBlock) * f);
+    step_c_[SinIndex(i)] = step_c;
+    step_c_[CosIndex(i)] = step_c;
+    step_s_[SinIndex(i)] = step_s;
+    step_s_[CosIndex(i)] = -step_s;
     for (int64_t r = 0; r < kBlock; ++r) {
       const double phi = static_cast<double>(r) * f;
       const float c = static_cast<float>(std::cos(phi));
@@ -63,13 +68,17 @@ SinusoidalEncoding::SinusoidalEncoding(const SinusoidalOptions& options) : optio
       throw Error("a cached PE table of " + std::to_string(options.max_len) + " x " +
                   std::to_string(d) + " floats is too large; lower max_len or use mode on_the_fly");
     }
+    CheckAllocation(static_cast<uint64_t>(options.max_len) * static_cast<uint64_t>(d) * 4,
+                    "a cached PE table of " + std::to_string(options.max_len) + " x " +
+                        std::to_string(d) + " floats");
     table_rows_ = options.max_len;
     table_.resize(table_rows_ * d);
     const int64_t grain = kBlock * kBlocksPerAnchor;
     ParallelFor((table_rows_ + grain - 1) / grain, 1, [&](int64_t begin, int64_t end) {
       const int64_t first = begin * grain;
       const int64_t last = std::min(end * grain, table_rows_);
-      FillRotation(first, last - first, nullptr, table_.data() + first * d);
+      FillRotation(first, last - first, nullptr, table_.data() + first * d,
+                   kernels::Stores::kCached);
     });
   }
 }
@@ -97,19 +106,33 @@ void SinusoidalEncoding::CheckRange(int64_t first_pos, int64_t n) const {
   }
 }
 
+int64_t SinusoidalEncoding::TaskRows(int64_t d_model) {
+  constexpr int64_t kTaskBytes = int64_t{2} << 20;
+  int64_t rows = kBlock * kBlocksPerAnchor;
+  while (rows > kBlock && rows * d_model * static_cast<int64_t>(sizeof(float)) > kTaskBytes) {
+    rows /= 2;
+  }
+  return rows;
+}
+
 void SinusoidalEncoding::Fill(int64_t first_pos, int64_t n, float* out) const {
   CheckRange(first_pos, n);
+  if (n == 0) return;
   const int64_t d = options_.d_model;
-  const int64_t grain = kBlock * 8;
-  ParallelFor((n + grain - 1) / grain, 1, [&](int64_t begin, int64_t end) {
-    const int64_t j0 = begin * grain;
-    const int64_t j1 = std::min(end * grain, n);
-    FillSerial(first_pos + j0, j1 - j0, nullptr, out + j0 * d);
+  const kernels::Stores stores = kernels::StoresFor(n * d * static_cast<int64_t>(sizeof(float)));
+  // Dynamic tasks: a thread slowed by other work on the machine takes fewer.
+  const int64_t rows = TaskRows(d);
+  const int64_t first_task = first_pos / rows;
+  const int64_t tasks = (first_pos + n - 1) / rows - first_task + 1;
+  ParallelTasks(tasks, 0, [&](int64_t t, int /*slot*/) {
+    const int64_t p0 = std::max(first_pos, (first_task + t) * rows);
+    const int64_t p1 = std::min(first_pos + n, (first_task + t + 1) * rows);
+    FillSerial(p0, p1 - p0, nullptr, out + (p0 - first_pos) * d, stores);
   });
 }
 
-void SinusoidalEncoding::FillSerial(int64_t first_pos, int64_t n, const RowSource* src,
-                                    float* out) const {
+void SinusoidalEncoding::FillSerial(int64_t first_pos, int64_t n, const RowSource* src, float* out,
+                                    kernels::Stores stores) const {
   CheckRange(first_pos, n);
   const int64_t d = options_.d_model;
   int64_t j = 0;
@@ -123,40 +146,49 @@ void SinusoidalEncoding::FillSerial(int64_t first_pos, int64_t n, const RowSourc
         kernels::PrefetchRow(
             src->table + static_cast<int64_t>(src->ids[j + kernels::kPrefetchRows]) * d, d);
       }
-      kernels::ScaleAddRow(x, src ? src->scale : 1.0f, t, d, out + j * d);
+      kernels::ScaleAddRow(x, src ? src->scale : 1.0f, t, d, out + j * d, stores);
     }
   }
   if (j < n) {
     RowSource shifted;
     if (src) shifted = {src->table, src->ids + j, src->scale};
-    FillRotation(first_pos + j, n - j, src ? &shifted : nullptr, out + j * d);
+    FillRotation(first_pos + j, n - j, src ? &shifted : nullptr, out + j * d, stores);
   }
+  if (stores == kernels::Stores::kStreaming) kernels::StreamFence();
 }
 
 void SinusoidalEncoding::FillRotation(int64_t first_pos, int64_t n, const RowSource* src,
-                                      float* out) const {
+                                      float* out, kernels::Stores stores) const {
   const int64_t d = options_.d_model;
   RotationScratch& w = tls_scratch;
-  w.Reserve(half_);
-  double* cq = w.cos_q.data();
-  double* sq = w.sin_q.data();
-  float* a = w.a.data();
-  float* b = w.b.data();
+  w.Reserve(d);
+  double* __restrict sc = w.sc.data();
+  double* __restrict cs = w.cs.data();
+  float* __restrict a = w.a.data();
+  float* __restrict b = w.b.data();
+  const double* __restrict step_c = step_c_.data();
+  const double* __restrict step_s = step_s_.data();
 
   const auto exact_block_start = [&](int64_t q) {
     const double pos = static_cast<double>(q * kBlock);
     for (int64_t i = 0; i < half_; ++i) {
       const double angle = pos * freq_[i];
-      cq[i] = std::cos(angle);
-      sq[i] = std::sin(angle);
+      const double sin_q = std::sin(angle);
+      const double cos_q = std::cos(angle);
+      sc[SinIndex(i)] = sin_q;
+      sc[CosIndex(i)] = cos_q;
+      cs[SinIndex(i)] = cos_q;
+      cs[CosIndex(i)] = sin_q;
     }
   };
+  // The rotation of RotateRow in double: sin and cos slots alike, and cs stays
+  // sc with each pair swapped, bit for bit.
   const auto step_block_start = [&]() {
-    for (int64_t i = 0; i < half_; ++i) {
-      const double c = cq[i] * step_cos_[i] - sq[i] * step_sin_[i];
-      const double s = sq[i] * step_cos_[i] + cq[i] * step_sin_[i];
-      cq[i] = c;
-      sq[i] = s;
+    for (int64_t k = 0; k < d; ++k) {
+      const double x = sc[k];
+      const double y = cs[k];
+      sc[k] = x * step_c[k] + y * step_s[k];
+      cs[k] = y * step_c[k] - x * step_s[k];
     }
   };
 
@@ -172,13 +204,9 @@ void SinusoidalEncoding::FillRotation(int64_t first_pos, int64_t n, const RowSou
       step_block_start();
     }
     if (q < q_first) continue;
-    for (int64_t i = 0; i < half_; ++i) {
-      const float c = static_cast<float>(cq[i]);
-      const float s = static_cast<float>(sq[i]);
-      a[SinIndex(i)] = s;
-      a[CosIndex(i)] = c;
-      b[SinIndex(i)] = c;
-      b[CosIndex(i)] = s;
+    for (int64_t k = 0; k < d; ++k) {
+      a[k] = static_cast<float>(sc[k]);
+      b[k] = static_cast<float>(cs[k]);
     }
     const int64_t r0 = (first_pos + j) - q * kBlock;
     const int64_t rows = std::min(kBlock - r0, n - j);
@@ -191,9 +219,9 @@ void SinusoidalEncoding::FillRotation(int64_t first_pos, int64_t n, const RowSou
           kernels::PrefetchRow(
               src->table + static_cast<int64_t>(src->ids[j + kernels::kPrefetchRows]) * d, d);
         }
-        kernels::RotateRowAdd(a, b, c, s, x, src->scale, d, out + j * d);
+        kernels::RotateRowAdd(a, b, c, s, x, src->scale, d, out + j * d, stores);
       } else {
-        kernels::RotateRow(a, b, c, s, d, out + j * d);
+        kernels::RotateRow(a, b, c, s, d, out + j * d, stores);
       }
     }
   }

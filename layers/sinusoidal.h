@@ -8,15 +8,19 @@
 // block; row p is the block-start row rotated by r·freq_i, one multiply-add per
 // value from two small tables made once (cos and sin of r·freq_i, r < kBlock).
 // Block-start rows are rotated forward from one another in double precision and
-// recomputed exactly with sin/cos every kBlocksPerAnchor blocks. Anchors sit at
-// absolute positions, so a row's value does not depend on where a call starts
-// or how rows are split among threads. Every value is within 2e-6 of the exact
-// formula for positions below 2^24 (the error is a few float roundings).
+// recomputed exactly with sin/cos every kBlocksPerAnchor blocks; a block-start
+// row is kept in double in the row's own layout, with a copy that has sin and
+// cos swapped, so stepping it is the same elementwise rotation as the float
+// rows (vector code, no per-element layout). Anchors sit at absolute positions,
+// so a row's value does not depend on where a call starts or how rows are
+// split among threads. Every value is within 2e-6 of the exact formula for
+// positions below 2^24 (the error is a few float roundings).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "engine/kernels/rotate_rows.h"
 #include "engine/tensor.h"
 #include "layers/positional.h"
 
@@ -41,8 +45,10 @@ struct RowSource {
 
 class SinusoidalEncoding {
  public:
-  static constexpr int64_t kBlock = 16;            // rows per rotation table
-  static constexpr int64_t kBlocksPerAnchor = 64;  // exact sin/cos every 1024 rows
+  // Rows per rotation table: the tables (2 x 128 KB at d_model 512) sit in L2,
+  // and a longer block spreads the block-start setup over more rows.
+  static constexpr int64_t kBlock = 32;
+  static constexpr int64_t kBlocksPerAnchor = 32;  // exact sin/cos every 1024 rows
   // Positions beyond this are refused: a double angle would lose too much.
   static constexpr int64_t kMaxPosition = int64_t{1} << 40;
 
@@ -57,13 +63,24 @@ class SinusoidalEncoding {
   const std::vector<double>& freq() const { return freq_; }  // [d_model/2]
 
   // out[j] = PE(first_pos + j) for j < n; out: [n, d_model] row-major.
-  // Rows in parallel (ParallelFor). Throws Error if a position is negative, past
-  // kMaxPosition, or (mode cached) at or past max_len.
+  // Rows in parallel: tasks of TaskRows(d_model) rows on ParallelTasks, and
+  // streaming stores for an output of kernels::kStreamingBytes or more. Throws
+  // Error if a position is negative, past kMaxPosition, or (mode cached) at or
+  // past max_len.
   void Fill(int64_t first_pos, int64_t n, float* out) const;
 
   // The same with a token source added (src may be null), on the calling thread
-  // only: for callers that parallelise themselves.
-  void FillSerial(int64_t first_pos, int64_t n, const RowSource* src, float* out) const;
+  // only: for callers that parallelise themselves. stores: how rows are written
+  // (kernels::StoresFor the whole output the caller produces); streamed rows
+  // are fenced before the call returns.
+  void FillSerial(int64_t first_pos, int64_t n, const RowSource* src, float* out,
+                  kernels::Stores stores = kernels::Stores::kCached) const;
+
+  // Rows a parallel task covers at width d_model, bounded by positions that are
+  // multiples of it: a power of two of at most 2 MB of output, from kBlock up
+  // to the rows between anchors, so a task never steps from an anchor it does
+  // not start at. Callers that split rows among threads use it too.
+  static int64_t TaskRows(int64_t d_model);
 
   // Throws Error unless positions [first_pos, first_pos + n) can be produced.
   void CheckRange(int64_t first_pos, int64_t n) const;
@@ -77,19 +94,20 @@ class SinusoidalEncoding {
   int64_t table_rows() const { return table_rows_; }
 
  private:
-  void FillRotation(int64_t first_pos, int64_t n, const RowSource* src, float* out) const;
+  void FillRotation(int64_t first_pos, int64_t n, const RowSource* src, float* out,
+                    kernels::Stores stores) const;
   // Index of element (pair i, sin) and (pair i, cos) in a row.
   int64_t SinIndex(int64_t i) const;
   int64_t CosIndex(int64_t i) const;
 
   SinusoidalOptions options_;
   int64_t half_ = 0;
-  std::vector<double> freq_;      // [half]
-  std::vector<double> step_cos_;  // [half] cos(kBlock·freq_i)
-  std::vector<double> step_sin_;  // [half] sin(kBlock·freq_i)
-  AlignedFloats rot_c_;           // [kBlock, d_model] cos(r·freq_i) on both slots of pair i
-  AlignedFloats rot_s_;           // [kBlock, d_model] sin(r·freq_i) on the sin slot, -sin on cos
-  AlignedFloats table_;           // [table_rows, d_model]
+  std::vector<double> freq_;  // [half]
+  AlignedDoubles step_c_;     // [d_model] cos(kBlock·freq_i) on both slots of pair i
+  AlignedDoubles step_s_;     // [d_model] sin(kBlock·freq_i) on the sin slot, -sin on cos
+  AlignedFloats rot_c_;       // [kBlock, d_model] cos(r·freq_i) on both slots of pair i
+  AlignedFloats rot_s_;       // [kBlock, d_model] sin(r·freq_i) on the sin slot, -sin on cos
+  AlignedFloats table_;       // [table_rows, d_model]
   int64_t table_rows_ = 0;
 };
 

@@ -1,17 +1,67 @@
 #include "engine/kernels/rotate_rows.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
 #include "engine/tensor.h"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define PHASOR_ROWS_AVX512 1
+#else
+#define PHASOR_ROWS_AVX512 0
+#endif
+
 namespace phasor::kernels {
+namespace {
+
+#if PHASOR_ROWS_AVX512
+// out[k] for k < n: 16 at a time from vector(k), the tail from scalar(k). Both
+// compute the same operations in the same order, so the bits do not depend on
+// where a value falls or on the kind of store.
+template <class Vector, class Scalar>
+void WriteRow(int64_t n, float* out, Stores stores, Vector vector, Scalar scalar) {
+  int64_t k = 0;
+  const uintptr_t address = reinterpret_cast<uintptr_t>(out);
+  if (stores == Stores::kStreaming && address % sizeof(float) == 0) {
+    // Ordinary stores up to the first cache line boundary, whole lines streamed.
+    const int64_t head = std::min<int64_t>(n, (64 - address % 64) % 64 / sizeof(float));
+    for (; k < head; ++k) out[k] = scalar(k);
+    for (; k + 16 <= n; k += 16) _mm512_stream_ps(out + k, vector(k));
+  } else {
+    for (; k + 16 <= n; k += 16) _mm512_storeu_ps(out + k, vector(k));
+  }
+  for (; k < n; ++k) out[k] = scalar(k);
+}
+
+inline __m512 Load(const float* p) { return _mm512_loadu_ps(p); }
+#endif
+
+}  // namespace
+
+void StreamFence() {
+#if PHASOR_ROWS_AVX512
+  _mm_sfence();
+#endif
+}
 
 void RotateRow(const float* a, const float* b, const float* c, const float* s, int64_t n,
-               float* out) {
+               float* out, Stores stores) {
   assert(n >= 0 && out != a && out != b);
+#if PHASOR_ROWS_AVX512
+  WriteRow(
+      n, out, stores,
+      [&](int64_t k) {
+        return _mm512_add_ps(_mm512_mul_ps(Load(a + k), Load(c + k)),
+                             _mm512_mul_ps(Load(b + k), Load(s + k)));
+      },
+      [&](int64_t k) { return a[k] * c[k] + b[k] * s[k]; });
+#else
+  (void)stores;
   MapArray(out, n) =
       ConstMapArray(a, n) * ConstMapArray(c, n) + ConstMapArray(b, n) * ConstMapArray(s, n);
+#endif
 }
 
 void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,
@@ -20,10 +70,23 @@ void RotateRowNaive(const float* a, const float* b, const float* c, const float*
 }
 
 void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
-                  float scale, int64_t n, float* out) {
+                  float scale, int64_t n, float* out, Stores stores) {
   assert(n >= 0 && out != a && out != b);
+#if PHASOR_ROWS_AVX512
+  const __m512 vscale = _mm512_set1_ps(scale);
+  WriteRow(
+      n, out, stores,
+      [&](int64_t k) {
+        return _mm512_add_ps(_mm512_mul_ps(Load(x + k), vscale),
+                             _mm512_add_ps(_mm512_mul_ps(Load(a + k), Load(c + k)),
+                                           _mm512_mul_ps(Load(b + k), Load(s + k))));
+      },
+      [&](int64_t k) { return x[k] * scale + (a[k] * c[k] + b[k] * s[k]); });
+#else
+  (void)stores;
   MapArray(out, n) = ConstMapArray(x, n) * scale + (ConstMapArray(a, n) * ConstMapArray(c, n) +
                                                     ConstMapArray(b, n) * ConstMapArray(s, n));
+#endif
 }
 
 void RotateRowAddNaive(const float* a, const float* b, const float* c, const float* s,
@@ -31,22 +94,62 @@ void RotateRowAddNaive(const float* a, const float* b, const float* c, const flo
   for (int64_t j = 0; j < n; ++j) out[j] = x[j] * scale + (a[j] * c[j] + b[j] * s[j]);
 }
 
-void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out) {
+void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out,
+                 Stores stores) {
   assert(n >= 0);
+#if PHASOR_ROWS_AVX512
+  if (x == nullptr) {
+    WriteRow(
+        n, out, stores, [&](int64_t k) { return Load(t + k); }, [&](int64_t k) { return t[k]; });
+    return;
+  }
+  const __m512 vscale = _mm512_set1_ps(scale);
+  WriteRow(
+      n, out, stores,
+      [&](int64_t k) { return _mm512_add_ps(_mm512_mul_ps(Load(x + k), vscale), Load(t + k)); },
+      [&](int64_t k) { return x[k] * scale + t[k]; });
+#else
+  (void)stores;
   if (x == nullptr) {
     std::memcpy(out, t, static_cast<size_t>(n) * sizeof(float));
     return;
   }
   MapArray(out, n) = ConstMapArray(x, n) * scale + ConstMapArray(t, n);
+#endif
 }
 
-void ScaleRow(const float* x, float scale, int64_t n, float* out) {
+void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores) {
   assert(n >= 0);
+#if PHASOR_ROWS_AVX512
+  if (scale == 1.0f) {
+    WriteRow(
+        n, out, stores, [&](int64_t k) { return Load(x + k); }, [&](int64_t k) { return x[k]; });
+    return;
+  }
+  const __m512 vscale = _mm512_set1_ps(scale);
+  WriteRow(
+      n, out, stores, [&](int64_t k) { return _mm512_mul_ps(Load(x + k), vscale); },
+      [&](int64_t k) { return x[k] * scale; });
+#else
+  (void)stores;
   if (scale == 1.0f) {
     MapArray(out, n) = ConstMapArray(x, n);  // vector loads and stores, as the PE kernels
     return;
   }
   MapArray(out, n) = ConstMapArray(x, n) * scale;
+#endif
+}
+
+void FillRow(float value, int64_t n, float* out, Stores stores) {
+  assert(n >= 0);
+#if PHASOR_ROWS_AVX512
+  const __m512 v = _mm512_set1_ps(value);
+  WriteRow(
+      n, out, stores, [&](int64_t) { return v; }, [&](int64_t) { return value; });
+#else
+  (void)stores;
+  MapArray(out, n) = value;
+#endif
 }
 
 }  // namespace phasor::kernels

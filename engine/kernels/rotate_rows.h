@@ -7,30 +7,59 @@
 // the rotated row is a·c + b·s, elementwise: sin(θ+φ), cos(θ+φ). The layout of
 // the pairs in a row does not matter as long as a, b, c, s share it.
 //
-// All pointers are rows of n floats; out may not alias the inputs.
+// All pointers are rows of n floats; out may not alias the inputs. Every
+// kernel gives the same bits whichever Stores it is called with.
 #pragma once
 
 #include <cstdint>
 
 namespace phasor::kernels {
 
+// How a kernel writes its output row.
+enum class Stores {
+  kCached,     // ordinary stores: the row stays in cache for whoever reads it next
+  kStreaming,  // non-temporal stores that bypass the caches (where the row is
+               // 64-byte aligned and the CPU has them): for outputs far larger
+               // than the caches, they skip reading each line before writing it
+};
+
+// Outputs of at least this many bytes are worth streaming: about twice the
+// last-level cache of a small machine, so that a smaller output, which the
+// next layer reads back from cache, is never streamed.
+constexpr int64_t kStreamingBytes = int64_t{64} << 20;
+
+// kStreaming for an output of at least kStreamingBytes, else kCached.
+inline Stores StoresFor(int64_t bytes) {
+  return bytes >= kStreamingBytes ? Stores::kStreaming : Stores::kCached;
+}
+
+// Orders a thread's streaming stores before its later stores (a flag or a
+// barrier another thread waits on). Call once after the last streamed row,
+// before the output is handed on. A no-op where there are no streaming stores.
+void StreamFence();
+
 // out[j] = a[j]*c[j] + b[j]*s[j]
 void RotateRow(const float* a, const float* b, const float* c, const float* s, int64_t n,
-               float* out);
+               float* out, Stores stores = Stores::kCached);
 void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,
                     float* out);
 
 // out[j] = x[j]*scale + a[j]*c[j] + b[j]*s[j]
 void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
-                  float scale, int64_t n, float* out);
+                  float scale, int64_t n, float* out, Stores stores = Stores::kCached);
 void RotateRowAddNaive(const float* a, const float* b, const float* c, const float* s,
                        const float* x, float scale, int64_t n, float* out);
 
 // out[j] = x[j]*scale + t[j]   (x may be null: out[j] = t[j])
-void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out);
+void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out,
+                 Stores stores = Stores::kCached);
 
 // out[j] = x[j]*scale
-void ScaleRow(const float* x, float scale, int64_t n, float* out);
+void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores = Stores::kCached);
+
+// out[j] = value: a plain write of a row, the bound the kernels above are
+// measured against.
+void FillRow(float value, int64_t n, float* out, Stores stores = Stores::kCached);
 
 // Asks the cache for a row of n floats that a gather will read soon (a token
 // row a few rows ahead), so its memory latency overlaps the current row's work.

@@ -102,7 +102,8 @@ TEST_P(SinusoidalExactTest, MatchesLongDoubleAtListedAndRandomPositions) {
       EXPECT_LE(err, kExact) << "d_model " << d << " position " << p;
       if (p == k2p24 - 1) {
         std::printf("max abs error at 2^24-1: %-10s %-11s %-14s d_model %-3lld %.3g\n",
-                    ToString(mode), ToString(layout), ToString(den), static_cast<long long>(d), err);
+                    ToString(mode), ToString(layout), ToString(den), static_cast<long long>(d),
+                    err);
       }
     }
     // A long run ending at 2^24 - 1 crosses many blocks and anchors.
@@ -247,6 +248,58 @@ TEST(SinusoidalTest, IdenticalForOneAndTwoThreadsAndAnySplit) {
     }
     pe.FillSerial(first + j, n - j, nullptr, split.data() + j * o.d_model);
     EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(float)));
+    // Streaming stores write the same bits.
+    std::fill(split.begin(), split.end(), 0.0f);
+    j = 0;
+    for (int64_t len : {33, 1000, 3}) {
+      pe.FillSerial(first + j, len, nullptr, split.data() + j * o.d_model,
+                    kernels::Stores::kStreaming);
+      j += len;
+    }
+    pe.FillSerial(first + j, n - j, nullptr, split.data() + j * o.d_model,
+                  kernels::Stores::kStreaming);
+    EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(float)));
+  }
+}
+
+// Streaming stores give the same bits as ordinary ones, aligned or not.
+TEST(SinusoidalTest, StreamingKernelsMatchCachedOnes) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const int64_t n = 1030;
+  AlignedFloats a(n), b(n), c(n), s(n), x(n), cached(n + 16), streamed(n + 16);
+  for (int64_t k = 0; k < n; ++k)
+    a[k] = u(rng), b[k] = u(rng), c[k] = u(rng), s[k] = u(rng), x[k] = u(rng);
+  const auto same = [&](int64_t offset, int64_t len) {
+    return std::memcmp(cached.data() + offset, streamed.data() + offset, len * sizeof(float)) == 0;
+  };
+  for (int64_t offset : {0, 1, 5, 16}) {
+    for (int64_t len : {int64_t{0}, int64_t{3}, int64_t{17}, n}) {
+      using kernels::Stores;
+      float* co = cached.data() + offset;
+      float* so = streamed.data() + offset;
+      kernels::RotateRow(a.data(), b.data(), c.data(), s.data(), len, co, Stores::kCached);
+      kernels::RotateRow(a.data(), b.data(), c.data(), s.data(), len, so, Stores::kStreaming);
+      kernels::StreamFence();
+      ASSERT_TRUE(same(offset, len)) << "RotateRow offset " << offset << " n " << len;
+      kernels::RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 3.0f, len, co,
+                            Stores::kCached);
+      kernels::RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 3.0f, len, so,
+                            Stores::kStreaming);
+      kernels::StreamFence();
+      ASSERT_TRUE(same(offset, len)) << "RotateRowAdd offset " << offset << " n " << len;
+      kernels::ScaleAddRow(x.data(), 2.0f, a.data(), len, co, Stores::kCached);
+      kernels::ScaleAddRow(x.data(), 2.0f, a.data(), len, so, Stores::kStreaming);
+      kernels::StreamFence();
+      ASSERT_TRUE(same(offset, len)) << "ScaleAddRow offset " << offset << " n " << len;
+      kernels::ScaleRow(x.data(), 2.0f, len, co, Stores::kCached);
+      kernels::ScaleRow(x.data(), 2.0f, len, so, Stores::kStreaming);
+      kernels::StreamFence();
+      ASSERT_TRUE(same(offset, len)) << "ScaleRow offset " << offset << " n " << len;
+      kernels::FillRow(0.5f, len, so, Stores::kStreaming);
+      kernels::StreamFence();
+      for (int64_t k = 0; k < len; ++k) ASSERT_EQ(so[k], 0.5f);
+    }
   }
 }
 

@@ -147,5 +147,18 @@ TEST(Limits, CachedRopeTableIsCheckedAgainstTheLimit) {
   EXPECT_NO_THROW(Rope rope(o));
 }
 
+TEST(Limits, CachedSinusoidalTableIsCheckedAgainstTheLimit) {
+  SinusoidalOptions o;
+  o.d_model = 512;
+  o.mode = PeMode::kAuto;
+  o.max_len = 1 << 16;  // 64K x 512 floats: 128 MiB
+  ScopedLimit limit(uint64_t{64} << 20);
+  const std::string e = ErrorOf([&] { SinusoidalEncoding pe(o); });
+  EXPECT_NE(e.find("a cached PE table of 65536 x 512 floats needs 128 MiB"), std::string::npos)
+      << e;
+  o.mode = PeMode::kOnTheFly;
+  EXPECT_NO_THROW(SinusoidalEncoding pe(o));
+}
+
 }  // namespace
 }  // namespace phasor
