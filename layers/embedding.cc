@@ -93,14 +93,12 @@ void Embedding::EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, f
     return;
   }
   for (int64_t r = 0; r < rows; ++r) {
-    if (r + kernels::kPrefetchRows < rows) {
-      kernels::PrefetchRow(weight_ + static_cast<int64_t>(ids[r + kernels::kPrefetchRows]) * d, d);
-    }
     const float* x = weight_ + static_cast<int64_t>(ids[r]) * d;
+    const float* ahead = kernels::AheadRow(weight_, ids, r, rows, d);
     if (learned_) {
-      kernels::ScaleAddRow(x, scale_, learned_ + (first_pos + r) * d, d, y + r * d, stores);
+      kernels::ScaleAddRow(x, scale_, learned_ + (first_pos + r) * d, d, y + r * d, stores, ahead);
     } else {
-      kernels::ScaleRow(x, scale_, d, y + r * d, stores);
+      kernels::ScaleRow(x, scale_, d, y + r * d, stores, ahead);
     }
   }
   if (stores == kernels::Stores::kStreaming) kernels::StreamFence();

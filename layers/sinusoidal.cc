@@ -142,11 +142,8 @@ void SinusoidalEncoding::FillSerial(int64_t first_pos, int64_t n, const RowSourc
     for (; j < in_table; ++j) {
       const float* t = table_.data() + (first_pos + j) * d;
       const float* x = src ? src->table + static_cast<int64_t>(src->ids[j]) * d : nullptr;
-      if (src && j + kernels::kPrefetchRows < n) {
-        kernels::PrefetchRow(
-            src->table + static_cast<int64_t>(src->ids[j + kernels::kPrefetchRows]) * d, d);
-      }
-      kernels::ScaleAddRow(x, src ? src->scale : 1.0f, t, d, out + j * d, stores);
+      const float* ahead = src ? kernels::AheadRow(src->table, src->ids, j, n, d) : nullptr;
+      kernels::ScaleAddRow(x, src ? src->scale : 1.0f, t, d, out + j * d, stores, ahead);
     }
   }
   if (j < n) {
@@ -215,11 +212,8 @@ void SinusoidalEncoding::FillRotation(int64_t first_pos, int64_t n, const RowSou
       const float* s = rot_s_.data() + r * d;
       if (src) {
         const float* x = src->table + static_cast<int64_t>(src->ids[j]) * d;
-        if (j + kernels::kPrefetchRows < n) {
-          kernels::PrefetchRow(
-              src->table + static_cast<int64_t>(src->ids[j + kernels::kPrefetchRows]) * d, d);
-        }
-        kernels::RotateRowAdd(a, b, c, s, x, src->scale, d, out + j * d, stores);
+        kernels::RotateRowAdd(a, b, c, s, x, src->scale, d, out + j * d, stores,
+                              kernels::AheadRow(src->table, src->ids, j, n, d));
       } else {
         kernels::RotateRow(a, b, c, s, d, out + j * d, stores);
       }

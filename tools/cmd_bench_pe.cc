@@ -63,6 +63,42 @@ struct Row {
   std::string note;     // why a row was skipped
 };
 
+// Median seconds of one call of each fn, measured in rounds that time every
+// fn in turn, so that a change in the machine's load falls on all of them
+// alike rather than on whichever happened to run then. A sample is a run of
+// back-to-back calls of about 20 ms, or min_seconds / 5 if less (a short call
+// repeats, its data staying in cache as it would in a loop). At least 5 rounds, and enough for each fn
+// to run min_seconds in all (at most 100 rounds).
+std::vector<double> TimeInRounds(const std::vector<std::function<void()>>& fns,
+                                 double min_seconds) {
+  std::vector<int> calls;  // per sample
+  for (const auto& fn : fns) {
+    fn();  // warm-up: page in the buffers, start the threads
+    const double t0 = Now();
+    fn();
+    const double once = std::max(Now() - t0, 1e-7);
+    const double sample = std::min(0.02, min_seconds / 5);
+    calls.push_back(static_cast<int>(std::clamp(sample / once, 1.0, 10000.0)));
+  }
+  std::vector<std::vector<double>> samples(fns.size());
+  std::vector<double> spent(fns.size(), 0.0);
+  const auto enough = [&] {
+    return std::all_of(spent.begin(), spent.end(), [&](double t) { return t >= min_seconds; });
+  };
+  for (int round = 0; round < 100 && (round < 5 || !enough()); ++round) {
+    for (size_t k = 0; k < fns.size(); ++k) {
+      const double t0 = Now();
+      for (int c = 0; c < calls[k]; ++c) fns[k]();
+      const double t = Now() - t0;
+      samples[k].push_back(t / calls[k]);
+      spent[k] += t;
+    }
+  }
+  std::vector<double> medians;
+  for (auto& v : samples) medians.push_back(Median(v));
+  return medians;
+}
+
 // Median seconds of fn over the whole length: enough calls for min_seconds.
 double TimeIt(const std::function<void()>& fn, double min_seconds) {
   fn();  // warm-up: page in the buffers, start the threads
@@ -149,43 +185,45 @@ void RunBenchPe(const BenchArgs& a) {
     const auto gather_other = over([&](int64_t, int64_t n) {
       parallel_rows(n, [&](int64_t j0, int64_t j1) {
         for (int64_t r = j0; r < j1; ++r) {
-          if (r + kernels::kPrefetchRows < j1) {
-            kernels::PrefetchRow(weight + static_cast<int64_t>(ids[r + kernels::kPrefetchRows]) * d,
-                                 d);
-          }
           kernels::ScaleRow(weight + static_cast<int64_t>(ids[r]) * d, 1.0f, d, out.data() + r * d,
-                            other_stores);
+                            other_stores, kernels::AheadRow(weight, ids.data(), r, j1, d));
         }
         if (other_stores == kernels::Stores::kStreaming) kernels::StreamFence();
       });
     });
-    add("pe", "stream_write",
-        std::min(TimeIt(fill_with(kernels::Stores::kCached), a.min_seconds),
-                 TimeIt(fill_with(kernels::Stores::kStreaming), a.min_seconds)));
-    add("embedding+pe", "gather",
-        std::min(TimeIt(over([&](int64_t j, int64_t n) {
-                          emb_none.ForwardRange(ids.data(), n, j, out.data());
-                        }),
-                        a.min_seconds),
-                 TimeIt(gather_other, a.min_seconds)));
-
     // The cached table holds every position of the length.
     std::unique_ptr<SinusoidalEncoding> cached;
+    std::unique_ptr<Embedding> emb_cached;
     const double table_gib = static_cast<double>(len) * static_cast<double>(d) * 4.0 / kGiB;
     if (table_gib <= a.max_table_gib) {
       SinusoidalOptions o = fly_opt;
       o.mode = PeMode::kCached;
       o.max_len = len;
       cached = std::make_unique<SinusoidalEncoding>(o);
-      const Embedding emb_cached(w, {a.vocab, d, false, 0}, cached.get());
-      add("pe", "cached",
-          TimeIt(over([&](int64_t j, int64_t n) { cached->Fill(j, n, out.data()); }),
-                 a.min_seconds));
-      add("embedding+pe", "cached",
-          TimeIt(over([&](int64_t j, int64_t n) {
-                   emb_cached.ForwardRange(ids.data(), n, j, out.data());
-                 }),
-                 a.min_seconds));
+      emb_cached =
+          std::make_unique<Embedding>(w, EmbeddingOptions{a.vocab, d, false, 0}, cached.get());
+    }
+    // Every case but direct, timed in the same rounds. Each bound has two
+    // variants (ordinary and streaming stores) and is the faster of them.
+    std::vector<std::function<void()>> fns = {
+        fill_with(kernels::Stores::kCached),
+        fill_with(kernels::Stores::kStreaming),
+        over([&](int64_t j, int64_t n) { emb_none.ForwardRange(ids.data(), n, j, out.data()); }),
+        gather_other,
+        over([&](int64_t j, int64_t n) { fly.Fill(j, n, out.data()); }),
+        over([&](int64_t j, int64_t n) { emb_fly.ForwardRange(ids.data(), n, j, out.data()); }),
+    };
+    if (cached) {
+      fns.push_back(over([&](int64_t j, int64_t n) { cached->Fill(j, n, out.data()); }));
+      fns.push_back(over(
+          [&](int64_t j, int64_t n) { emb_cached->ForwardRange(ids.data(), n, j, out.data()); }));
+    }
+    const std::vector<double> t = TimeInRounds(fns, a.min_seconds);
+    add("pe", "stream_write", std::min(t[0], t[1]));
+    add("embedding+pe", "gather", std::min(t[2], t[3]));
+    if (cached) {
+      add("pe", "cached", t[6]);
+      add("embedding+pe", "cached", t[7]);
     } else {
       char note[128];
       std::snprintf(note, sizeof note, "skipped: table %.1f GiB > --max-table-gib %.1f", table_gib,
@@ -193,12 +231,8 @@ void RunBenchPe(const BenchArgs& a) {
       rows.push_back(Row{"pe", "cached", len, 0, 0, 0, 0, note});
       rows.push_back(Row{"embedding+pe", "cached", len, 0, 0, 0, 0, note});
     }
-    add("pe", "on_the_fly",
-        TimeIt(over([&](int64_t j, int64_t n) { fly.Fill(j, n, out.data()); }), a.min_seconds));
-    add("embedding+pe", "on_the_fly",
-        TimeIt(
-            over([&](int64_t j, int64_t n) { emb_fly.ForwardRange(ids.data(), n, j, out.data()); }),
-            a.min_seconds));
+    add("pe", "on_the_fly", t[4]);
+    add("embedding+pe", "on_the_fly", t[5]);
     add("pe", "direct",
         TimeIt(over([&](int64_t j, int64_t n) {
                  parallel_rows(n, [&](int64_t j0, int64_t j1) {

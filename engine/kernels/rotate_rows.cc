@@ -20,18 +20,30 @@ namespace {
 // out[k] for k < n: 16 at a time from vector(k), the tail from scalar(k). Both
 // compute the same operations in the same order, so the bits do not depend on
 // where a value falls or on the kind of store.
+// ahead (may be null): a row of n floats to prefetch into L2, a line per 16 values.
 template <class Vector, class Scalar>
-void WriteRow(int64_t n, float* out, Stores stores, Vector vector, Scalar scalar) {
+void WriteRow(int64_t n, float* out, Stores stores, const float* ahead, Vector vector,
+              Scalar scalar) {
   int64_t k = 0;
+  const auto fetch = [ahead](int64_t at) {
+    if (ahead) _mm_prefetch(reinterpret_cast<const char*>(ahead + at), _MM_HINT_T1);
+  };
   const uintptr_t address = reinterpret_cast<uintptr_t>(out);
   if (stores == Stores::kStreaming && address % sizeof(float) == 0) {
     // Ordinary stores up to the first cache line boundary, whole lines streamed.
     const int64_t head = std::min<int64_t>(n, (64 - address % 64) % 64 / sizeof(float));
     for (; k < head; ++k) out[k] = scalar(k);
-    for (; k + 16 <= n; k += 16) _mm512_stream_ps(out + k, vector(k));
+    for (; k + 16 <= n; k += 16) {
+      fetch(k);
+      _mm512_stream_ps(out + k, vector(k));
+    }
   } else {
-    for (; k + 16 <= n; k += 16) _mm512_storeu_ps(out + k, vector(k));
+    for (; k + 16 <= n; k += 16) {
+      fetch(k);
+      _mm512_storeu_ps(out + k, vector(k));
+    }
   }
+  if (k < n) fetch(n - 1);
   for (; k < n; ++k) out[k] = scalar(k);
 }
 
@@ -51,7 +63,7 @@ void RotateRow(const float* a, const float* b, const float* c, const float* s, i
   assert(n >= 0 && out != a && out != b);
 #if PHASOR_ROWS_AVX512
   WriteRow(
-      n, out, stores,
+      n, out, stores, nullptr,
       [&](int64_t k) {
         return _mm512_add_ps(_mm512_mul_ps(Load(a + k), Load(c + k)),
                              _mm512_mul_ps(Load(b + k), Load(s + k)));
@@ -70,12 +82,12 @@ void RotateRowNaive(const float* a, const float* b, const float* c, const float*
 }
 
 void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
-                  float scale, int64_t n, float* out, Stores stores) {
+                  float scale, int64_t n, float* out, Stores stores, const float* ahead) {
   assert(n >= 0 && out != a && out != b);
 #if PHASOR_ROWS_AVX512
   const __m512 vscale = _mm512_set1_ps(scale);
   WriteRow(
-      n, out, stores,
+      n, out, stores, ahead,
       [&](int64_t k) {
         return _mm512_add_ps(_mm512_mul_ps(Load(x + k), vscale),
                              _mm512_add_ps(_mm512_mul_ps(Load(a + k), Load(c + k)),
@@ -84,6 +96,7 @@ void RotateRowAdd(const float* a, const float* b, const float* c, const float* s
       [&](int64_t k) { return x[k] * scale + (a[k] * c[k] + b[k] * s[k]); });
 #else
   (void)stores;
+  if (ahead) PrefetchRow(ahead, n);
   MapArray(out, n) = ConstMapArray(x, n) * scale + (ConstMapArray(a, n) * ConstMapArray(c, n) +
                                                     ConstMapArray(b, n) * ConstMapArray(s, n));
 #endif
@@ -94,22 +107,24 @@ void RotateRowAddNaive(const float* a, const float* b, const float* c, const flo
   for (int64_t j = 0; j < n; ++j) out[j] = x[j] * scale + (a[j] * c[j] + b[j] * s[j]);
 }
 
-void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out,
-                 Stores stores) {
+void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out, Stores stores,
+                 const float* ahead) {
   assert(n >= 0);
 #if PHASOR_ROWS_AVX512
   if (x == nullptr) {
     WriteRow(
-        n, out, stores, [&](int64_t k) { return Load(t + k); }, [&](int64_t k) { return t[k]; });
+        n, out, stores, ahead, [&](int64_t k) { return Load(t + k); },
+        [&](int64_t k) { return t[k]; });
     return;
   }
   const __m512 vscale = _mm512_set1_ps(scale);
   WriteRow(
-      n, out, stores,
+      n, out, stores, ahead,
       [&](int64_t k) { return _mm512_add_ps(_mm512_mul_ps(Load(x + k), vscale), Load(t + k)); },
       [&](int64_t k) { return x[k] * scale + t[k]; });
 #else
   (void)stores;
+  if (ahead) PrefetchRow(ahead, n);
   if (x == nullptr) {
     std::memcpy(out, t, static_cast<size_t>(n) * sizeof(float));
     return;
@@ -118,20 +133,23 @@ void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* 
 #endif
 }
 
-void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores) {
+void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores,
+              const float* ahead) {
   assert(n >= 0);
 #if PHASOR_ROWS_AVX512
   if (scale == 1.0f) {
     WriteRow(
-        n, out, stores, [&](int64_t k) { return Load(x + k); }, [&](int64_t k) { return x[k]; });
+        n, out, stores, ahead, [&](int64_t k) { return Load(x + k); },
+        [&](int64_t k) { return x[k]; });
     return;
   }
   const __m512 vscale = _mm512_set1_ps(scale);
   WriteRow(
-      n, out, stores, [&](int64_t k) { return _mm512_mul_ps(Load(x + k), vscale); },
+      n, out, stores, ahead, [&](int64_t k) { return _mm512_mul_ps(Load(x + k), vscale); },
       [&](int64_t k) { return x[k] * scale; });
 #else
   (void)stores;
+  if (ahead) PrefetchRow(ahead, n);
   if (scale == 1.0f) {
     MapArray(out, n) = ConstMapArray(x, n);  // vector loads and stores, as the PE kernels
     return;
@@ -145,7 +163,7 @@ void FillRow(float value, int64_t n, float* out, Stores stores) {
 #if PHASOR_ROWS_AVX512
   const __m512 v = _mm512_set1_ps(value);
   WriteRow(
-      n, out, stores, [&](int64_t) { return v; }, [&](int64_t) { return value; });
+      n, out, stores, nullptr, [&](int64_t) { return v; }, [&](int64_t) { return value; });
 #else
   (void)stores;
   MapArray(out, n) = value;

@@ -44,30 +44,45 @@ void RotateRow(const float* a, const float* b, const float* c, const float* s, i
 void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,
                     float* out);
 
+// The gathering kernels below take ahead: a row of n floats a gather reads
+// soon (the token row kPrefetchRows rows on), or null. It is prefetched into
+// the L2 cache, one cache line per 16 values written, spread over the row's
+// work: its memory latency overlaps this row's, without a burst of requests
+// that fills the L1 cache's few miss slots (which the row's own loads need).
+
 // out[j] = x[j]*scale + a[j]*c[j] + b[j]*s[j]
 void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
-                  float scale, int64_t n, float* out, Stores stores = Stores::kCached);
+                  float scale, int64_t n, float* out, Stores stores = Stores::kCached,
+                  const float* ahead = nullptr);
 void RotateRowAddNaive(const float* a, const float* b, const float* c, const float* s,
                        const float* x, float scale, int64_t n, float* out);
 
 // out[j] = x[j]*scale + t[j]   (x may be null: out[j] = t[j])
 void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out,
-                 Stores stores = Stores::kCached);
+                 Stores stores = Stores::kCached, const float* ahead = nullptr);
 
 // out[j] = x[j]*scale
-void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores = Stores::kCached);
+void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores = Stores::kCached,
+              const float* ahead = nullptr);
 
 // out[j] = value: a plain write of a row, the bound the kernels above are
 // measured against.
 void FillRow(float value, int64_t n, float* out, Stores stores = Stores::kCached);
 
-// Asks the cache for a row of n floats that a gather will read soon (a token
-// row a few rows ahead), so its memory latency overlaps the current row's work.
+// Asks the L2 cache for a row of n floats at once (the kernels' fallback for
+// ahead where they have no vector code).
 inline void PrefetchRow(const float* x, int64_t n) {
-  for (int64_t k = 0; k < n; k += 16) __builtin_prefetch(x + k, 0, 3);
+  for (int64_t k = 0; k < n; k += 16) __builtin_prefetch(x + k, 0, 2);
 }
 
 // How many rows ahead a gather prefetches.
-constexpr int64_t kPrefetchRows = 4;
+constexpr int64_t kPrefetchRows = 8;
+
+// The ahead row for gathered row j of n: row ids[j + kPrefetchRows] of table
+// [rows, d], or null past the end.
+inline const float* AheadRow(const float* table, const int32_t* ids, int64_t j, int64_t n,
+                             int64_t d) {
+  return j + kPrefetchRows < n ? table + static_cast<int64_t>(ids[j + kPrefetchRows]) * d : nullptr;
+}
 
 }  // namespace phasor::kernels
