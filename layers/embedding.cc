@@ -94,7 +94,7 @@ void Embedding::EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, f
   }
   for (int64_t r = 0; r < rows; ++r) {
     const float* x = weight_ + static_cast<int64_t>(ids[r]) * d;
-    const float* ahead = kernels::AheadRow(weight_, ids, r, rows, d);
+    const kernels::Ahead ahead = kernels::AheadRows(weight_, ids, r, rows, d);
     if (learned_) {
       kernels::ScaleAddRow(x, scale_, learned_ + (first_pos + r) * d, d, y + r * d, stores, ahead);
     } else {

@@ -43,8 +43,10 @@ SinusoidalEncoding::SinusoidalEncoding(const SinusoidalOptions& options) : optio
   half_ = d / 2;
   step_c_.resize(d);
   step_s_.resize(d);
-  rot_c_.resize(kBlock * d);
-  rot_s_.resize(kBlock * d);
+  // The interleaved layout's rows rotate from half the table (RotatePairsRow).
+  const bool pairs = options.layout == PeLayout::kInterleaved;
+  (pairs ? rot_u_ : rot_c_).resize(kBlock * d);
+  if (!pairs) rot_s_.resize(kBlock * d);
   for (int64_t i = 0; i < half_; ++i) {
     const double f = freq_[i];
     const double step_c = std::cos(static_cast<double>(kBlock) * f);
@@ -57,10 +59,15 @@ SinusoidalEncoding::SinusoidalEncoding(const SinusoidalOptions& options) : optio
       const double phi = static_cast<double>(r) * f;
       const float c = static_cast<float>(std::cos(phi));
       const float s = static_cast<float>(std::sin(phi));
-      rot_c_[r * d + SinIndex(i)] = c;
-      rot_c_[r * d + CosIndex(i)] = c;
-      rot_s_[r * d + SinIndex(i)] = s;
-      rot_s_[r * d + CosIndex(i)] = -s;
+      if (pairs) {
+        rot_u_[r * d + 2 * i] = c;
+        rot_u_[r * d + 2 * i + 1] = s;
+      } else {
+        rot_c_[r * d + SinIndex(i)] = c;
+        rot_c_[r * d + CosIndex(i)] = c;
+        rot_s_[r * d + SinIndex(i)] = s;
+        rot_s_[r * d + CosIndex(i)] = -s;
+      }
     }
   }
   if (options.mode != PeMode::kOnTheFly && options.max_len > 0) {
@@ -142,7 +149,8 @@ void SinusoidalEncoding::FillSerial(int64_t first_pos, int64_t n, const RowSourc
     for (; j < in_table; ++j) {
       const float* t = table_.data() + (first_pos + j) * d;
       const float* x = src ? src->table + static_cast<int64_t>(src->ids[j]) * d : nullptr;
-      const float* ahead = src ? kernels::AheadRow(src->table, src->ids, j, n, d) : nullptr;
+      const kernels::Ahead ahead =
+          src ? kernels::AheadRows(src->table, src->ids, j, n, d) : kernels::Ahead{};
       kernels::ScaleAddRow(x, src ? src->scale : 1.0f, t, d, out + j * d, stores, ahead);
     }
   }
@@ -201,19 +209,31 @@ void SinusoidalEncoding::FillRotation(int64_t first_pos, int64_t n, const RowSou
       step_block_start();
     }
     if (q < q_first) continue;
-    for (int64_t k = 0; k < d; ++k) {
-      a[k] = static_cast<float>(sc[k]);
-      b[k] = static_cast<float>(cs[k]);
+    const bool pairs = !rot_u_.empty();
+    for (int64_t k = 0; k < d; ++k) a[k] = static_cast<float>(sc[k]);
+    if (!pairs) {
+      for (int64_t k = 0; k < d; ++k) b[k] = static_cast<float>(cs[k]);
     }
     const int64_t r0 = (first_pos + j) - q * kBlock;
     const int64_t rows = std::min(kBlock - r0, n - j);
     for (int64_t r = r0; r < r0 + rows; ++r, ++j) {
+      if (pairs) {
+        const float* u = rot_u_.data() + r * d;
+        if (src) {
+          const float* x = src->table + static_cast<int64_t>(src->ids[j]) * d;
+          kernels::RotatePairsRowAdd(a, u, x, src->scale, d, out + j * d, stores,
+                                     kernels::AheadRows(src->table, src->ids, j, n, d));
+        } else {
+          kernels::RotatePairsRow(a, u, d, out + j * d, stores);
+        }
+        continue;
+      }
       const float* c = rot_c_.data() + r * d;
       const float* s = rot_s_.data() + r * d;
       if (src) {
         const float* x = src->table + static_cast<int64_t>(src->ids[j]) * d;
         kernels::RotateRowAdd(a, b, c, s, x, src->scale, d, out + j * d, stores,
-                              kernels::AheadRow(src->table, src->ids, j, n, d));
+                              kernels::AheadRows(src->table, src->ids, j, n, d));
       } else {
         kernels::RotateRow(a, b, c, s, d, out + j * d, stores);
       }

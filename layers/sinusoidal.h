@@ -47,8 +47,8 @@ class SinusoidalEncoding {
  public:
   // Rows per rotation table: the tables (2 x 128 KB at d_model 512) sit in L2,
   // and a longer block spreads the block-start setup over more rows.
-  static constexpr int64_t kBlock = 32;
-  static constexpr int64_t kBlocksPerAnchor = 32;  // exact sin/cos every 1024 rows
+  static constexpr int64_t kBlock = 16;
+  static constexpr int64_t kBlocksPerAnchor = 64;  // exact sin/cos every 1024 rows
   // Positions beyond this are refused: a double angle would lose too much.
   static constexpr int64_t kMaxPosition = int64_t{1} << 40;
 
@@ -105,9 +105,12 @@ class SinusoidalEncoding {
   std::vector<double> freq_;  // [half]
   AlignedDoubles step_c_;     // [d_model] cos(kBlock·freq_i) on both slots of pair i
   AlignedDoubles step_s_;     // [d_model] sin(kBlock·freq_i) on the sin slot, -sin on cos
-  AlignedFloats rot_c_;       // [kBlock, d_model] cos(r·freq_i) on both slots of pair i
-  AlignedFloats rot_s_;       // [kBlock, d_model] sin(r·freq_i) on the sin slot, -sin on cos
-  AlignedFloats table_;       // [table_rows, d_model]
+  // Rotation tables: split layout (RotateRow),
+  AlignedFloats rot_c_;  // [kBlock, d_model] cos(r·freq_i) on both slots of pair i
+  AlignedFloats rot_s_;  // [kBlock, d_model] sin(r·freq_i) on the sin slot, -sin on cos
+  // or interleaved layout (RotatePairsRow), half the size.
+  AlignedFloats rot_u_;  // [kBlock, d_model] (cos, sin)(r·freq_i) at 2i, 2i+1
+  AlignedFloats table_;  // [table_rows, d_model]
   int64_t table_rows_ = 0;
 };
 

@@ -67,8 +67,8 @@ struct Row {
 // fn in turn, so that a change in the machine's load falls on all of them
 // alike rather than on whichever happened to run then. A sample is a run of
 // back-to-back calls of about 20 ms, or min_seconds / 5 if less (a short call
-// repeats, its data staying in cache as it would in a loop). At least 5 rounds, and enough for each fn
-// to run min_seconds in all (at most 100 rounds).
+// repeats, its data staying in cache as it would in a loop). At least 5 rounds, and enough for each
+// fn to run min_seconds in all (at most 100 rounds).
 std::vector<double> TimeInRounds(const std::vector<std::function<void()>>& fns,
                                  double min_seconds) {
   std::vector<int> calls;  // per sample
@@ -186,7 +186,7 @@ void RunBenchPe(const BenchArgs& a) {
       parallel_rows(n, [&](int64_t j0, int64_t j1) {
         for (int64_t r = j0; r < j1; ++r) {
           kernels::ScaleRow(weight + static_cast<int64_t>(ids[r]) * d, 1.0f, d, out.data() + r * d,
-                            other_stores, kernels::AheadRow(weight, ids.data(), r, j1, d));
+                            other_stores, kernels::AheadRows(weight, ids.data(), r, j1, d));
         }
         if (other_stores == kernels::Stores::kStreaming) kernels::StreamFence();
       });

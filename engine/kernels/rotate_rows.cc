@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <cstring>
 
 #include "engine/tensor.h"
@@ -20,13 +21,13 @@ namespace {
 // out[k] for k < n: 16 at a time from vector(k), the tail from scalar(k). Both
 // compute the same operations in the same order, so the bits do not depend on
 // where a value falls or on the kind of store.
-// ahead (may be null): a row of n floats to prefetch into L2, a line per 16 values.
+// ahead: rows of n floats to prefetch, a line of each per 16 values written.
 template <class Vector, class Scalar>
-void WriteRow(int64_t n, float* out, Stores stores, const float* ahead, Vector vector,
-              Scalar scalar) {
+void WriteRow(int64_t n, float* out, Stores stores, Ahead ahead, Vector vector, Scalar scalar) {
   int64_t k = 0;
   const auto fetch = [ahead](int64_t at) {
-    if (ahead) _mm_prefetch(reinterpret_cast<const char*>(ahead + at), _MM_HINT_T1);
+    if (ahead.far) _mm_prefetch(reinterpret_cast<const char*>(ahead.far + at), _MM_HINT_T1);
+    if (ahead.next) _mm_prefetch(reinterpret_cast<const char*>(ahead.next + at), _MM_HINT_T0);
   };
   const uintptr_t address = reinterpret_cast<uintptr_t>(out);
   if (stores == Stores::kStreaming && address % sizeof(float) == 0) {
@@ -48,7 +49,32 @@ void WriteRow(int64_t n, float* out, Stores stores, const float* ahead, Vector v
 }
 
 inline __m512 Load(const float* p) { return _mm512_loadu_ps(p); }
+
+// From u = (cos φ, sin φ) per pair: c = (cos φ, cos φ), s = (sin φ, -sin φ).
+inline __m512 PairCos(__m512 u) { return _mm512_moveldup_ps(u); }
+inline __m512 PairSin(__m512 u) {
+  const __m512i odd_sign = _mm512_set_epi32(INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0,
+                                            INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0);
+  return _mm512_castsi512_ps(
+      _mm512_xor_si512(_mm512_castps_si512(_mm512_movehdup_ps(u)), odd_sign));
+}
+// a with each (even, odd) pair swapped.
+inline __m512 PairSwap(__m512 a) { return _mm512_permute_ps(a, 0xB1); }
 #endif
+
+// The scalar c, s and b of value k of a pair row (the vector code's lanes).
+inline float PairCosAt(const float* u, int64_t k) { return u[k & ~int64_t{1}]; }
+inline float PairSinAt(const float* u, int64_t k) {
+  const float s = u[k | 1];
+  return (k & 1) ? -s : s;
+}
+inline float PairSwapAt(const float* a, int64_t k) { return a[k ^ 1]; }
+
+// Streaming stores start at a cache line, after an ordinary-store head; the
+// vector code needs that head to hold whole pairs, else it stores ordinarily.
+inline Stores PairStores(const float* out, Stores stores) {
+  return reinterpret_cast<uintptr_t>(out) % (2 * sizeof(float)) == 0 ? stores : Stores::kCached;
+}
 
 }  // namespace
 
@@ -63,7 +89,7 @@ void RotateRow(const float* a, const float* b, const float* c, const float* s, i
   assert(n >= 0 && out != a && out != b);
 #if PHASOR_ROWS_AVX512
   WriteRow(
-      n, out, stores, nullptr,
+      n, out, stores, Ahead{},
       [&](int64_t k) {
         return _mm512_add_ps(_mm512_mul_ps(Load(a + k), Load(c + k)),
                              _mm512_mul_ps(Load(b + k), Load(s + k)));
@@ -76,13 +102,57 @@ void RotateRow(const float* a, const float* b, const float* c, const float* s, i
 #endif
 }
 
+void RotatePairsRow(const float* a, const float* u, int64_t n, float* out, Stores stores) {
+  assert(n >= 0 && n % 2 == 0 && out != a);
+  const auto scalar = [&](int64_t k) {
+    return a[k] * PairCosAt(u, k) + PairSwapAt(a, k) * PairSinAt(u, k);
+  };
+#if PHASOR_ROWS_AVX512
+  WriteRow(
+      n, out, PairStores(out, stores), Ahead{},
+      [&](int64_t k) {
+        const __m512 va = Load(a + k), vu = Load(u + k);
+        return _mm512_add_ps(_mm512_mul_ps(va, PairCos(vu)),
+                             _mm512_mul_ps(PairSwap(va), PairSin(vu)));
+      },
+      scalar);
+#else
+  (void)stores;
+  for (int64_t k = 0; k < n; ++k) out[k] = scalar(k);
+#endif
+}
+
+void RotatePairsRowAdd(const float* a, const float* u, const float* x, float scale, int64_t n,
+                       float* out, Stores stores, Ahead ahead) {
+  assert(n >= 0 && n % 2 == 0 && out != a);
+  const auto scalar = [&](int64_t k) {
+    return x[k] * scale + (a[k] * PairCosAt(u, k) + PairSwapAt(a, k) * PairSinAt(u, k));
+  };
+#if PHASOR_ROWS_AVX512
+  const __m512 vscale = _mm512_set1_ps(scale);
+  WriteRow(
+      n, out, PairStores(out, stores), ahead,
+      [&](int64_t k) {
+        const __m512 va = Load(a + k), vu = Load(u + k);
+        return _mm512_add_ps(_mm512_mul_ps(Load(x + k), vscale),
+                             _mm512_add_ps(_mm512_mul_ps(va, PairCos(vu)),
+                                           _mm512_mul_ps(PairSwap(va), PairSin(vu))));
+      },
+      scalar);
+#else
+  (void)stores;
+  PrefetchRows(ahead, n);
+  for (int64_t k = 0; k < n; ++k) out[k] = scalar(k);
+#endif
+}
+
 void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,
                     float* out) {
   for (int64_t j = 0; j < n; ++j) out[j] = a[j] * c[j] + b[j] * s[j];
 }
 
 void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
-                  float scale, int64_t n, float* out, Stores stores, const float* ahead) {
+                  float scale, int64_t n, float* out, Stores stores, Ahead ahead) {
   assert(n >= 0 && out != a && out != b);
 #if PHASOR_ROWS_AVX512
   const __m512 vscale = _mm512_set1_ps(scale);
@@ -96,7 +166,7 @@ void RotateRowAdd(const float* a, const float* b, const float* c, const float* s
       [&](int64_t k) { return x[k] * scale + (a[k] * c[k] + b[k] * s[k]); });
 #else
   (void)stores;
-  if (ahead) PrefetchRow(ahead, n);
+  PrefetchRows(ahead, n);
   MapArray(out, n) = ConstMapArray(x, n) * scale + (ConstMapArray(a, n) * ConstMapArray(c, n) +
                                                     ConstMapArray(b, n) * ConstMapArray(s, n));
 #endif
@@ -108,7 +178,7 @@ void RotateRowAddNaive(const float* a, const float* b, const float* c, const flo
 }
 
 void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out, Stores stores,
-                 const float* ahead) {
+                 Ahead ahead) {
   assert(n >= 0);
 #if PHASOR_ROWS_AVX512
   if (x == nullptr) {
@@ -124,7 +194,7 @@ void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* 
       [&](int64_t k) { return x[k] * scale + t[k]; });
 #else
   (void)stores;
-  if (ahead) PrefetchRow(ahead, n);
+  PrefetchRows(ahead, n);
   if (x == nullptr) {
     std::memcpy(out, t, static_cast<size_t>(n) * sizeof(float));
     return;
@@ -133,8 +203,7 @@ void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* 
 #endif
 }
 
-void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores,
-              const float* ahead) {
+void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores, Ahead ahead) {
   assert(n >= 0);
 #if PHASOR_ROWS_AVX512
   if (scale == 1.0f) {
@@ -149,7 +218,7 @@ void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores,
       [&](int64_t k) { return x[k] * scale; });
 #else
   (void)stores;
-  if (ahead) PrefetchRow(ahead, n);
+  PrefetchRows(ahead, n);
   if (scale == 1.0f) {
     MapArray(out, n) = ConstMapArray(x, n);  // vector loads and stores, as the PE kernels
     return;
@@ -163,7 +232,7 @@ void FillRow(float value, int64_t n, float* out, Stores stores) {
 #if PHASOR_ROWS_AVX512
   const __m512 v = _mm512_set1_ps(value);
   WriteRow(
-      n, out, stores, nullptr, [&](int64_t) { return v; }, [&](int64_t) { return value; });
+      n, out, stores, Ahead{}, [&](int64_t) { return v; }, [&](int64_t) { return value; });
 #else
   (void)stores;
   MapArray(out, n) = value;

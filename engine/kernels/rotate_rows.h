@@ -44,45 +44,64 @@ void RotateRow(const float* a, const float* b, const float* c, const float* s, i
 void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,
                     float* out);
 
-// The gathering kernels below take ahead: a row of n floats a gather reads
-// soon (the token row kPrefetchRows rows on), or null. It is prefetched into
-// the L2 cache, one cache line per 16 values written, spread over the row's
-// work: its memory latency overlaps this row's, without a burst of requests
-// that fills the L1 cache's few miss slots (which the row's own loads need).
+// Rows a gather reads soon, which the gathering kernels below prefetch while
+// they work on the current row: one cache line of each per 16 values written,
+// spread over the row's work rather than a burst of requests that would fill
+// the L1 cache's few miss slots at once. far is fetched into L2 (the memory
+// latency overlaps several rows' work), next into L1 (the row after this one
+// finds its lines at hand). Either may be null.
+struct Ahead {
+  const float* next = nullptr;  // the next gathered row, into L1
+  const float* far = nullptr;   // the row kPrefetchRows on, into L2
+};
 
 // out[j] = x[j]*scale + a[j]*c[j] + b[j]*s[j]
 void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
                   float scale, int64_t n, float* out, Stores stores = Stores::kCached,
-                  const float* ahead = nullptr);
+                  Ahead ahead = {});
 void RotateRowAddNaive(const float* a, const float* b, const float* c, const float* s,
                        const float* x, float scale, int64_t n, float* out);
 
+// The same rotations for rows whose pairs sit side by side (sin at 2i, cos at
+// 2i+1), from half the table: u = (cos φ_i, sin φ_i) per pair. c, s and b of
+// the kernels above are made from u and a in registers (c = (cos φ, cos φ),
+// s = (sin φ, -sin φ), b = a with each pair swapped), so the results are bit
+// for bit those of RotateRow and RotateRowAdd given the full tables, while a
+// row reads two arrays instead of four. n is even.
+void RotatePairsRow(const float* a, const float* u, int64_t n, float* out,
+                    Stores stores = Stores::kCached);
+void RotatePairsRowAdd(const float* a, const float* u, const float* x, float scale, int64_t n,
+                       float* out, Stores stores = Stores::kCached, Ahead ahead = {});
+
 // out[j] = x[j]*scale + t[j]   (x may be null: out[j] = t[j])
 void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out,
-                 Stores stores = Stores::kCached, const float* ahead = nullptr);
+                 Stores stores = Stores::kCached, Ahead ahead = {});
 
 // out[j] = x[j]*scale
 void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores = Stores::kCached,
-              const float* ahead = nullptr);
+              Ahead ahead = {});
 
 // out[j] = value: a plain write of a row, the bound the kernels above are
 // measured against.
 void FillRow(float value, int64_t n, float* out, Stores stores = Stores::kCached);
 
-// Asks the L2 cache for a row of n floats at once (the kernels' fallback for
-// ahead where they have no vector code).
-inline void PrefetchRow(const float* x, int64_t n) {
-  for (int64_t k = 0; k < n; k += 16) __builtin_prefetch(x + k, 0, 2);
+// Asks for the Ahead rows of n floats at once (the kernels' fallback where
+// they have no vector code).
+inline void PrefetchRows(Ahead ahead, int64_t n) {
+  for (int64_t k = 0; ahead.far && k < n; k += 16) __builtin_prefetch(ahead.far + k, 0, 2);
+  for (int64_t k = 0; ahead.next && k < n; k += 16) __builtin_prefetch(ahead.next + k, 0, 3);
 }
 
 // How many rows ahead a gather prefetches.
 constexpr int64_t kPrefetchRows = 8;
 
-// The ahead row for gathered row j of n: row ids[j + kPrefetchRows] of table
-// [rows, d], or null past the end.
-inline const float* AheadRow(const float* table, const int32_t* ids, int64_t j, int64_t n,
-                             int64_t d) {
-  return j + kPrefetchRows < n ? table + static_cast<int64_t>(ids[j + kPrefetchRows]) * d : nullptr;
+// The Ahead rows for gathered row j of n: rows ids[j + 1] and
+// ids[j + kPrefetchRows] of table [rows, d], null past the end.
+inline Ahead AheadRows(const float* table, const int32_t* ids, int64_t j, int64_t n, int64_t d) {
+  Ahead a;
+  if (j + 1 < n) a.next = table + static_cast<int64_t>(ids[j + 1]) * d;
+  if (j + kPrefetchRows < n) a.far = table + static_cast<int64_t>(ids[j + kPrefetchRows]) * d;
+  return a;
 }
 
 }  // namespace phasor::kernels

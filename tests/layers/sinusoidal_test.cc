@@ -320,6 +320,50 @@ TEST(SinusoidalTest, RotateKernelsMatchTheirNaiveTwins) {
   }
 }
 
+// The pair kernels, which build c, s and the swapped row in registers from
+// u = (cos, sin) per pair, give the bits of the full-table kernels, for every
+// kind of store, aligned or not.
+TEST(SinusoidalTest, PairKernelsMatchTheFullTableKernels) {
+  using kernels::Stores;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (int64_t n : {2, 8, 30, 512, 1030}) {
+    AlignedFloats a(n), b(n), c(n), s(n), u(n), x(n), full(n + 16), pairs(n + 16);
+    for (int64_t i = 0; i < n / 2; ++i) {
+      a[2 * i] = dist(rng);      // sin θ
+      a[2 * i + 1] = dist(rng);  // cos θ
+      u[2 * i] = dist(rng);      // cos φ
+      u[2 * i + 1] = dist(rng);  // sin φ
+      b[2 * i] = a[2 * i + 1];
+      b[2 * i + 1] = a[2 * i];
+      c[2 * i] = c[2 * i + 1] = u[2 * i];
+      s[2 * i] = u[2 * i + 1];
+      s[2 * i + 1] = -u[2 * i + 1];
+    }
+    for (int64_t k = 0; k < n; ++k) x[k] = dist(rng);
+    for (int64_t offset : {0, 1, 2, 16}) {
+      for (Stores stores : {Stores::kCached, Stores::kStreaming}) {
+        float* f = full.data() + offset;
+        float* p = pairs.data() + offset;
+        kernels::RotateRow(a.data(), b.data(), c.data(), s.data(), n, f);
+        kernels::RotatePairsRow(a.data(), u.data(), n, p, stores);
+        kernels::StreamFence();
+        ASSERT_EQ(std::memcmp(f, p, n * sizeof(float)), 0) << "n " << n << " offset " << offset;
+        kernels::RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 1.5f, n, f);
+        kernels::RotatePairsRowAdd(a.data(), u.data(), x.data(), 1.5f, n, p, stores,
+                                   {x.data(), b.data()});
+        kernels::StreamFence();
+        ASSERT_EQ(std::memcmp(f, p, n * sizeof(float)), 0) << "n " << n << " offset " << offset;
+      }
+    }
+    // And a known value: (sin θ, cos θ) = (0, 1) turned by φ with (cos φ, sin φ) = (0.6, 0.8).
+    a[0] = 0.0f, a[1] = 1.0f, u[0] = 0.6f, u[1] = 0.8f;
+    kernels::RotatePairsRow(a.data(), u.data(), n, pairs.data());
+    EXPECT_FLOAT_EQ(pairs[0], 0.8f);  // sin(θ+φ) = 0·0.6 + 1·0.8
+    EXPECT_FLOAT_EQ(pairs[1], 0.6f);  // cos(θ+φ) = 1·0.6 - 0·0.8
+  }
+}
+
 TEST(SinusoidalTest, BadOptionsAreErrors) {
   const auto make = [](int64_t d, double base, PeDenominator den) {
     SinusoidalOptions o;
