@@ -22,7 +22,7 @@ struct EmbedArgs {
   int64_t vocab = 32000;
   std::string pe_mode = "on_the_fly";
   int64_t max_len = 4096;
-  int64_t chunk = -1;  // -1: sized so one chunk of output fits in 1 MiB of cache
+  int64_t chunk = -1;  // -1: sized so one chunk of output fills 8 MiB
   int threads = 0;
   int repeat = 1;
   bool json = false;
@@ -36,7 +36,7 @@ void RunEmbed(const EmbedArgs& a) {
   CheckRange("--threads", a.threads, 0, 1024);
   CheckRange("--repeat", a.repeat, 1, 1000000);
   const int64_t chunk =
-      a.chunk != -1 ? a.chunk : std::max<int64_t>(16, (int64_t{1} << 20) / (4 * a.d_model));
+      a.chunk != -1 ? a.chunk : std::max<int64_t>(16, (int64_t{8} << 20) / (4 * a.d_model));
   CheckRange("--chunk", chunk, 1, int64_t{1} << 30);
   if (chunk * a.d_model > kGiB) throw UsageError("--chunk × --d-model is over 2^30 floats");
   if (a.vocab * a.d_model > kGiB) throw UsageError("--vocab × --d-model is over 2^30 floats");
@@ -145,7 +145,7 @@ void AddEmbedCommand(CLI::App& app) {
   cmd->add_option("--max-len", args->max_len, "Rows of the table in mode auto (cached: --seq-len)")
       ->capture_default_str();
   cmd->add_option("--chunk", args->chunk,
-                  "Tokens per chunk (default: one chunk of output fits in 1 MiB)");
+                  "Tokens per chunk (default: one chunk of output fills 8 MiB)");
   cmd->add_option("--threads", args->threads, "Threads (0: all cores)")->capture_default_str();
   cmd->add_option("--repeat", args->repeat, "Passes; the median is reported")
       ->capture_default_str();
