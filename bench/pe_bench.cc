@@ -20,7 +20,7 @@ void BM_PeOnTheFly(benchmark::State& state) {
   o.d_model = d;
   o.mode = PeMode::kOnTheFly;
   SinusoidalEncoding pe(o);
-  std::vector<float> out(n * d);  // [n, d_model]
+  AlignedFloats out(n * d);  // [n, d_model]
   for (auto _ : state) {
     pe.Fill(0, n, out.data());
     benchmark::DoNotOptimize(out.data());
@@ -38,7 +38,7 @@ void BM_PeCached(benchmark::State& state) {
   o.mode = PeMode::kCached;
   o.max_len = n;
   SinusoidalEncoding pe(o);
-  std::vector<float> out(n * d);  // [n, d_model]
+  AlignedFloats out(n * d);  // [n, d_model]
   for (auto _ : state) {
     pe.Fill(0, n, out.data());
     benchmark::DoNotOptimize(out.data());
@@ -64,7 +64,7 @@ void BM_EmbeddingPe(benchmark::State& state) {
   std::vector<int32_t> ids(n);
   std::mt19937 rng(1);
   for (auto& id : ids) id = static_cast<int32_t>(rng() % vocab);
-  std::vector<float> out(n * d);  // [n, d_model]
+  AlignedFloats out(n * d);  // [n, d_model]
   for (auto _ : state) {
     emb.Forward(ids.data(), 1, n, out.data());
     benchmark::DoNotOptimize(out.data());

@@ -60,6 +60,12 @@ inline __m512 PairSin(__m512 u) {
 }
 // a with each (even, odd) pair swapped.
 inline __m512 PairSwap(__m512 a) { return _mm512_permute_ps(a, 0xB1); }
+
+// Streaming stores start at a cache line, after an ordinary-store head; the
+// vector code needs that head to hold whole pairs, else it stores ordinarily.
+inline Stores PairStores(const float* out, Stores stores) {
+  return reinterpret_cast<uintptr_t>(out) % (2 * sizeof(float)) == 0 ? stores : Stores::kCached;
+}
 #endif
 
 // The scalar c, s and b of value k of a pair row (the vector code's lanes).
@@ -69,12 +75,6 @@ inline float PairSinAt(const float* u, int64_t k) {
   return (k & 1) ? -s : s;
 }
 inline float PairSwapAt(const float* a, int64_t k) { return a[k ^ 1]; }
-
-// Streaming stores start at a cache line, after an ordinary-store head; the
-// vector code needs that head to hold whole pairs, else it stores ordinarily.
-inline Stores PairStores(const float* out, Stores stores) {
-  return reinterpret_cast<uintptr_t>(out) % (2 * sizeof(float)) == 0 ? stores : Stores::kCached;
-}
 
 }  // namespace
 
