@@ -18,28 +18,14 @@
 #include "engine/error.h"
 #include "engine/finite.h"
 #include "engine/safetensors.h"
+#include "tests/support/limits.h"
 
 namespace phasor {
 namespace {
 
 // Sets the limit for one test and restores it.
-class ScopedLimit {
- public:
-  explicit ScopedLimit(uint64_t bytes) : saved_(MemoryLimit()) { SetMemoryLimit(bytes); }
-  ~ScopedLimit() { SetMemoryLimit(saved_); }
-
- private:
-  uint64_t saved_;
-};
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::ErrorOf;
+using testing::ScopedLimit;
 
 TEST(MemoryLimit, ParseByteSize) {
   EXPECT_EQ(ParseByteSize("4G"), uint64_t{4} << 30);

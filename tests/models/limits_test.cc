@@ -1,5 +1,7 @@
 // Sizes from outside that would need absurd memory are refused with a clear
 // error before anything is allocated: configs, model directories, token lines.
+#include "tests/support/limits.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,23 +18,8 @@
 namespace phasor {
 namespace {
 
-class ScopedLimit {
- public:
-  explicit ScopedLimit(uint64_t bytes) : saved_(MemoryLimit()) { SetMemoryLimit(bytes); }
-  ~ScopedLimit() { SetMemoryLimit(saved_); }
-
- private:
-  uint64_t saved_;
-};
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::ErrorOf;
+using testing::ScopedLimit;
 
 // A model directory whose config is text and whose weights file is empty.
 std::string ModelDir(const std::string& name, const std::string& config) {
