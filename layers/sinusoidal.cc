@@ -18,12 +18,9 @@ constexpr int64_t kMaxTableBytes = int64_t{8} << 30;
 
 // Per-thread scratch of the rotation: sized on first use, then reused.
 struct RotationScratch {
-  AlignedDoubles sc, cs;  // [d_model] the current block-start row in double, and swapped
-  AlignedFloats a, b;     // [d_model] the same in float
+  AlignedFloats a, b;  // [d_model] the block-start row in float, and (split layout) swapped
   void Reserve(int64_t d) {
-    if (static_cast<int64_t>(sc.size()) < d) {
-      sc.resize(d);
-      cs.resize(d);
+    if (static_cast<int64_t>(a.size()) < d) {
       a.resize(d);
       b.resize(d);
     }
@@ -34,27 +31,21 @@ thread_local RotationScratch tls_scratch;
 
 }  // namespace
 
-SinusoidalEncoding::SinusoidalEncoding(const SinusoidalOptions& options) : options_(options) {
-  freq_ = FrequencyLadder(options.d_model, options.base, options.denominator);
+SinusoidalEncoding::SinusoidalEncoding(const SinusoidalOptions& options)
+    : options_(options),
+      freq_(FrequencyLadder(options.d_model, options.base, options.denominator)),
+      starts_(freq_, kBlock) {
   if (options.max_len < 0) {
     throw Error("positional max_len must be >= 0, got " + std::to_string(options.max_len));
   }
   const int64_t d = options.d_model;
   half_ = d / 2;
-  step_c_.resize(d);
-  step_s_.resize(d);
   // The interleaved layout's rows rotate from half the table (RotatePairsRow).
   const bool pairs = options.layout == PeLayout::kInterleaved;
   (pairs ? rot_u_ : rot_c_).resize(kBlock * d);
   if (!pairs) rot_s_.resize(kBlock * d);
   for (int64_t i = 0; i < half_; ++i) {
     const double f = freq_[i];
-    const double step_c = std::cos(static_cast<double>(kBlock) * f);
-    const double step_s = std::sin(static_cast<double>(kBlock) * f);
-    step_c_[SinIndex(i)] = step_c;
-    step_c_[CosIndex(i)] = step_c;
-    step_s_[SinIndex(i)] = step_s;
-    step_s_[CosIndex(i)] = -step_s;
     for (int64_t r = 0; r < kBlock; ++r) {
       const double phi = static_cast<double>(r) * f;
       const float c = static_cast<float>(std::cos(phi));
@@ -80,7 +71,7 @@ SinusoidalEncoding::SinusoidalEncoding(const SinusoidalOptions& options) : optio
                         std::to_string(d) + " floats");
     table_rows_ = options.max_len;
     table_.resize(table_rows_ * d);
-    const int64_t grain = kBlock * kBlocksPerAnchor;
+    const int64_t grain = kBlock * kMaxTaskBlocks;
     ParallelFor((table_rows_ + grain - 1) / grain, 1, [&](int64_t begin, int64_t end) {
       const int64_t first = begin * grain;
       const int64_t last = std::min(end * grain, table_rows_);
@@ -115,7 +106,7 @@ void SinusoidalEncoding::CheckRange(int64_t first_pos, int64_t n) const {
 
 int64_t SinusoidalEncoding::TaskRows(int64_t d_model) {
   constexpr int64_t kTaskBytes = int64_t{2} << 20;
-  int64_t rows = kBlock * kBlocksPerAnchor;
+  int64_t rows = kBlock * kMaxTaskBlocks;
   while (rows > kBlock && rows * d_model * static_cast<int64_t>(sizeof(float)) > kTaskBytes) {
     rows /= 2;
   }
@@ -167,67 +158,32 @@ void SinusoidalEncoding::FillRotation(int64_t first_pos, int64_t n, const RowSou
   const int64_t d = options_.d_model;
   RotationScratch& w = tls_scratch;
   w.Reserve(d);
-  double* __restrict sc = w.sc.data();
-  double* __restrict cs = w.cs.data();
   float* __restrict a = w.a.data();
   float* __restrict b = w.b.data();
-  const double* __restrict step_c = step_c_.data();
-  const double* __restrict step_s = step_s_.data();
-
-  const auto exact_block_start = [&](int64_t q) {
-    const double pos = static_cast<double>(q * kBlock);
-    for (int64_t i = 0; i < half_; ++i) {
-      const double angle = pos * freq_[i];
-      const double sin_q = std::sin(angle);
-      const double cos_q = std::cos(angle);
-      sc[SinIndex(i)] = sin_q;
-      sc[CosIndex(i)] = cos_q;
-      cs[SinIndex(i)] = cos_q;
-      cs[CosIndex(i)] = sin_q;
-    }
-  };
-  // The rotation of RotateRow in double: sin and cos slots alike, and cs stays
-  // sc with each pair swapped, bit for bit.
-  const auto step_block_start = [&]() {
-    for (int64_t k = 0; k < d; ++k) {
-      const double x = sc[k];
-      const double y = cs[k];
-      sc[k] = x * step_c[k] + y * step_s[k];
-      cs[k] = y * step_c[k] - x * step_s[k];
-    }
-  };
-
-  // Block-start angles come from the anchor at or before the first block, so a
-  // block's row is the same whichever call or thread produces it.
-  const int64_t q_first = first_pos / kBlock;
-  const int64_t anchor = q_first / kBlocksPerAnchor * kBlocksPerAnchor;
-  int64_t j = 0;
-  for (int64_t q = anchor; j < n; ++q) {
-    if (q == anchor || q % kBlocksPerAnchor == 0) {
-      exact_block_start(q);
+  const bool pairs = !rot_u_.empty();
+  for (int64_t j = 0; j < n;) {
+    const int64_t q = (first_pos + j) / kBlock;
+    // The block's start row, (sin, cos) per pair in double, in the row's layout.
+    const double* start = starts_.Row(q);
+    if (pairs) {
+      for (int64_t k = 0; k < d; ++k) a[k] = static_cast<float>(start[k]);
     } else {
-      step_block_start();
-    }
-    if (q < q_first) continue;
-    const bool pairs = !rot_u_.empty();
-    for (int64_t k = 0; k < d; ++k) a[k] = static_cast<float>(sc[k]);
-    if (!pairs) {
-      for (int64_t k = 0; k < d; ++k) b[k] = static_cast<float>(cs[k]);
+      for (int64_t i = 0; i < half_; ++i) {
+        a[i] = b[half_ + i] = static_cast<float>(start[2 * i]);
+        a[half_ + i] = b[i] = static_cast<float>(start[2 * i + 1]);
+      }
     }
     const int64_t r0 = (first_pos + j) - q * kBlock;
     const int64_t rows = std::min(kBlock - r0, n - j);
+    if (pairs) {
+      const kernels::Gather g =
+          src ? kernels::Gather{src->table, src->ids + j, n - j, src->scale} : kernels::Gather{};
+      kernels::RotatePairsRows(a, rot_u_.data() + r0 * d, rows, d, src ? &g : nullptr, out + j * d,
+                               stores);
+      j += rows;
+      continue;
+    }
     for (int64_t r = r0; r < r0 + rows; ++r, ++j) {
-      if (pairs) {
-        const float* u = rot_u_.data() + r * d;
-        if (src) {
-          const float* x = src->table + static_cast<int64_t>(src->ids[j]) * d;
-          kernels::RotatePairsRowAdd(a, u, x, src->scale, d, out + j * d, stores,
-                                     kernels::AheadRows(src->table, src->ids, j, n, d));
-        } else {
-          kernels::RotatePairsRow(a, u, d, out + j * d, stores);
-        }
-        continue;
-      }
       const float* c = rot_c_.data() + r * d;
       const float* s = rot_s_.data() + r * d;
       if (src) {

@@ -102,8 +102,10 @@ void RotateRow(const float* a, const float* b, const float* c, const float* s, i
 #endif
 }
 
-void RotatePairsRow(const float* a, const float* u, int64_t n, float* out, Stores stores) {
-  assert(n >= 0 && n % 2 == 0 && out != a);
+namespace {
+
+// The pair kernels' bodies, inlined into the one-row and the block entry points.
+inline void PairsRow(const float* a, const float* u, int64_t n, float* out, Stores stores) {
   const auto scalar = [&](int64_t k) {
     return a[k] * PairCosAt(u, k) + PairSwapAt(a, k) * PairSinAt(u, k);
   };
@@ -122,28 +124,84 @@ void RotatePairsRow(const float* a, const float* u, int64_t n, float* out, Store
 #endif
 }
 
-void RotatePairsRowAdd(const float* a, const float* u, const float* x, float scale, int64_t n,
-                       float* out, Stores stores, Ahead ahead) {
-  assert(n >= 0 && n % 2 == 0 && out != a);
+inline void PairsRowAdd(const float* a, const float* u, const float* x, float scale, int64_t n,
+                        float* out, Stores stores, Ahead ahead) {
+  // x·1 is x, bit for bit: the multiply is skipped for unscaled token rows.
   const auto scalar = [&](int64_t k) {
-    return x[k] * scale + (a[k] * PairCosAt(u, k) + PairSwapAt(a, k) * PairSinAt(u, k));
+    const float rotated = a[k] * PairCosAt(u, k) + PairSwapAt(a, k) * PairSinAt(u, k);
+    return (scale == 1.0f ? x[k] : x[k] * scale) + rotated;
   };
 #if PHASOR_ROWS_AVX512
+  const auto rotated = [&](int64_t k) {
+    const __m512 va = Load(a + k), vu = Load(u + k);
+    return _mm512_add_ps(_mm512_mul_ps(va, PairCos(vu)), _mm512_mul_ps(PairSwap(va), PairSin(vu)));
+  };
+  const Stores s = PairStores(out, stores);
+  if (scale == 1.0f) {
+    WriteRow(
+        n, out, s, ahead, [&](int64_t k) { return _mm512_add_ps(Load(x + k), rotated(k)); },
+        scalar);
+    return;
+  }
   const __m512 vscale = _mm512_set1_ps(scale);
   WriteRow(
-      n, out, PairStores(out, stores), ahead,
-      [&](int64_t k) {
-        const __m512 va = Load(a + k), vu = Load(u + k);
-        return _mm512_add_ps(_mm512_mul_ps(Load(x + k), vscale),
-                             _mm512_add_ps(_mm512_mul_ps(va, PairCos(vu)),
-                                           _mm512_mul_ps(PairSwap(va), PairSin(vu))));
-      },
+      n, out, s, ahead,
+      [&](int64_t k) { return _mm512_add_ps(_mm512_mul_ps(Load(x + k), vscale), rotated(k)); },
       scalar);
 #else
   (void)stores;
   PrefetchRows(ahead, n);
   for (int64_t k = 0; k < n; ++k) out[k] = scalar(k);
 #endif
+}
+
+}  // namespace
+
+void RotatePairsRow(const float* a, const float* u, int64_t n, float* out, Stores stores) {
+  assert(n >= 0 && n % 2 == 0 && out != a);
+  PairsRow(a, u, n, out, stores);
+}
+
+void RotatePairsRowAdd(const float* a, const float* u, const float* x, float scale, int64_t n,
+                       float* out, Stores stores, Ahead ahead) {
+  assert(n >= 0 && n % 2 == 0 && out != a);
+  PairsRowAdd(a, u, x, scale, n, out, stores, ahead);
+}
+
+void RotatePairsRows(const float* a, const float* u, int64_t rows, int64_t n, const Gather* g,
+                     float* out, Stores stores) {
+  assert(rows >= 0 && n >= 0 && n % 2 == 0);
+  if (!g) {
+    for (int64_t r = 0; r < rows; ++r) PairsRow(a, u + r * n, n, out + r * n, stores);
+    return;
+  }
+  assert(g->count >= rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = g->table + static_cast<int64_t>(g->ids[r]) * n;
+    PairsRowAdd(a, u + r * n, x, g->scale, n, out + r * n, stores,
+                AheadRows(g->table, g->ids, r, g->count, n));
+  }
+}
+
+void TurnPairs(const double* row, const double* u, int64_t n, double* out) {
+  assert(n >= 0 && n % 2 == 0);
+  int64_t k = 0;
+#if PHASOR_ROWS_AVX512
+  const __m512i odd_sign = _mm512_set_epi64(INT64_MIN, 0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN, 0);
+  for (; k + 8 <= n; k += 8) {
+    const __m512d r = _mm512_loadu_pd(row + k), vu = _mm512_loadu_pd(u + k);
+    const __m512d c = _mm512_movedup_pd(vu);  // (cos φ, cos φ)
+    const __m512d s = _mm512_castsi512_pd(    // (sin φ, -sin φ)
+        _mm512_xor_si512(_mm512_castpd_si512(_mm512_permute_pd(vu, 0xFF)), odd_sign));
+    _mm512_storeu_pd(
+        out + k, _mm512_add_pd(_mm512_mul_pd(r, c), _mm512_mul_pd(_mm512_permute_pd(r, 0x55), s)));
+  }
+#endif
+  for (; k < n; k += 2) {
+    const double x = row[k], y = row[k + 1], c = u[k], s = u[k + 1];
+    out[k] = x * c + y * s;
+    out[k + 1] = y * c + x * -s;
+  }
 }
 
 void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,

@@ -73,6 +73,29 @@ void RotatePairsRow(const float* a, const float* u, int64_t n, float* out,
 void RotatePairsRowAdd(const float* a, const float* u, const float* x, float scale, int64_t n,
                        float* out, Stores stores = Stores::kCached, Ahead ahead = {});
 
+// Token rows added to a kernel's output rows: output row r gets row ids[r] of
+// table times scale. count ids are readable from ids on (at least the rows of
+// the call); those past the call's own rows are prefetched.
+struct Gather {
+  const float* table = nullptr;  // [vocab, n]
+  const int32_t* ids = nullptr;  // [count], already validated
+  int64_t count = 0;
+  float scale = 1.0f;
+};
+
+// rows consecutive output rows of n values from one block-start row a: row r
+// is a turned by u + r·n (RotatePairsRow), plus its token row if g is given
+// (RotatePairsRowAdd, with the Ahead rows of the gather). The same bits as the
+// one-row kernels, without a call per row: short rows are cheap too.
+void RotatePairsRows(const float* a, const float* u, int64_t rows, int64_t n, const Gather* g,
+                     float* out, Stores stores = Stores::kCached);
+
+// Rows of pairs (sin θ, cos θ) in double, turned by u = (cos φ, sin φ) per
+// pair: out = (sin(θ+φ), cos(θ+φ)) as row·(cos φ, cos φ) plus row with each
+// pair swapped times (sin φ, -sin φ), the products and sums of RotateRow.
+// n is even; out may be row.
+void TurnPairs(const double* row, const double* u, int64_t n, double* out);
+
 // out[j] = x[j]*scale + t[j]   (x may be null: out[j] = t[j])
 void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out,
                  Stores stores = Stores::kCached, Ahead ahead = {});

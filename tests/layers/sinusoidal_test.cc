@@ -212,6 +212,30 @@ TEST(SinusoidalTest, CachedEqualsOnTheFly) {
   for (size_t k = 0; k < a.size(); ++k) ASSERT_NEAR(a[k], b[k], kExact) << "value " << k;
 }
 
+// The two layouts run different code (the interleaved one steps its block
+// starts pair by pair and rotates from half-size tables, the split one from
+// full tables), yet do the same arithmetic: their values agree bit for bit.
+TEST(SinusoidalTest, InterleavedAndSplitLayoutsAgreeBitForBit) {
+  for (int64_t d : {34, 512}) {
+    SinusoidalOptions o;
+    o.d_model = d;
+    o.mode = PeMode::kOnTheFly;
+    SinusoidalEncoding inter(o);
+    o.layout = PeLayout::kSplit;
+    SinusoidalEncoding split(o);
+    const int64_t n = 2500, first = 1000;  // crosses anchors and block starts
+    std::vector<float> x(n * d), y(n * d);
+    inter.Fill(first, n, x.data());
+    split.Fill(first, n, y.data());
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < d / 2; ++i) {
+        ASSERT_EQ(x[j * d + 2 * i], y[j * d + i]) << "d " << d << " row " << j << " pair " << i;
+        ASSERT_EQ(x[j * d + 2 * i + 1], y[j * d + d / 2 + i]) << "d " << d << " row " << j;
+      }
+    }
+  }
+}
+
 TEST(SinusoidalTest, DirectBaselineIsExact) {
   SinusoidalOptions o;
   o.d_model = 64;
@@ -322,7 +346,7 @@ TEST(SinusoidalTest, RotateKernelsMatchTheirNaiveTwins) {
 
 // The pair kernels, which build c, s and the swapped row in registers from
 // u = (cos, sin) per pair, give the bits of the full-table kernels, for every
-// kind of store, aligned or not.
+// kind of store, aligned or not, scaled or not.
 TEST(SinusoidalTest, PairKernelsMatchTheFullTableKernels) {
   using kernels::Stores;
   std::mt19937 rng(5);
@@ -349,11 +373,14 @@ TEST(SinusoidalTest, PairKernelsMatchTheFullTableKernels) {
         kernels::RotatePairsRow(a.data(), u.data(), n, p, stores);
         kernels::StreamFence();
         ASSERT_EQ(std::memcmp(f, p, n * sizeof(float)), 0) << "n " << n << " offset " << offset;
-        kernels::RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 1.5f, n, f);
-        kernels::RotatePairsRowAdd(a.data(), u.data(), x.data(), 1.5f, n, p, stores,
-                                   {x.data(), b.data()});
-        kernels::StreamFence();
-        ASSERT_EQ(std::memcmp(f, p, n * sizeof(float)), 0) << "n " << n << " offset " << offset;
+        for (float scale : {1.5f, 1.0f}) {
+          kernels::RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), scale, n, f);
+          kernels::RotatePairsRowAdd(a.data(), u.data(), x.data(), scale, n, p, stores,
+                                     {x.data(), b.data()});
+          kernels::StreamFence();
+          ASSERT_EQ(std::memcmp(f, p, n * sizeof(float)), 0)
+              << "n " << n << " offset " << offset << " scale " << scale;
+        }
       }
     }
     // And a known value: (sin θ, cos θ) = (0, 1) turned by φ with (cos φ, sin φ) = (0.6, 0.8).

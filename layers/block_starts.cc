@@ -1,0 +1,79 @@
+#include "layers/block_starts.h"
+
+#include <atomic>
+#include <cmath>
+#include <utility>
+
+#include "engine/kernels/rotate_rows.h"
+
+namespace phasor {
+namespace {
+
+std::atomic<uint64_t> next_id{1};
+
+// A thread's rows: the exact row of a group and the anchor row turned from
+// it, kept while the same object asks for the same group and anchor.
+struct StartCache {
+  uint64_t owner = 0;
+  int64_t group = -1, anchor = -1;
+  AlignedDoubles exact, anchor_row, row;  // [2·half]
+};
+
+thread_local StartCache tls_cache;
+
+// (cos, sin)(k·step·freq_i) at 2i, 2i+1 of row k, for k < rows.
+AlignedDoubles TurnTable(const std::vector<double>& freq, int64_t rows, double step) {
+  const int64_t half = static_cast<int64_t>(freq.size());
+  AlignedDoubles t(rows * 2 * half);
+  for (int64_t k = 0; k < rows; ++k) {
+    for (int64_t i = 0; i < half; ++i) {
+      const double angle = static_cast<double>(k) * step * freq[i];
+      t[k * 2 * half + 2 * i] = std::cos(angle);
+      t[k * 2 * half + 2 * i + 1] = std::sin(angle);
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+BlockStarts::BlockStarts(std::vector<double> freq, int64_t block)
+    : freq_(std::move(freq)),
+      block_(block),
+      id_(next_id.fetch_add(1)),
+      span_turn_(TurnTable(freq_, kSpan, static_cast<double>(block))),
+      group_turn_(TurnTable(freq_, kGroup, static_cast<double>(kSpan * block))) {}
+
+const double* BlockStarts::Row(int64_t q) const {
+  const int64_t n = 2 * half();
+  StartCache& c = tls_cache;
+  if (static_cast<int64_t>(c.row.size()) < n) {
+    c.exact.resize(n);
+    c.anchor_row.resize(n);
+    c.row.resize(n);
+    c.owner = 0;
+  }
+  const int64_t anchor = q / kSpan;
+  const int64_t group = anchor / kGroup;
+  if (c.owner != id_ || c.group != group) {
+    // The angle in double, then sin and cos: exact up to their rounding.
+    const double pos = static_cast<double>(group * kGroup * kSpan * block_);
+    for (int64_t i = 0; i < half(); ++i) {
+      const double angle = pos * freq_[i];
+      c.exact[2 * i] = std::sin(angle);
+      c.exact[2 * i + 1] = std::cos(angle);
+    }
+    c.owner = id_;
+    c.group = group;
+    c.anchor = -1;
+  }
+  if (c.anchor != anchor) {
+    kernels::TurnPairs(c.exact.data(), group_turn_.data() + (anchor % kGroup) * n, n,
+                       c.anchor_row.data());
+    c.anchor = anchor;
+  }
+  kernels::TurnPairs(c.anchor_row.data(), span_turn_.data() + (q % kSpan) * n, n, c.row.data());
+  return c.row.data();
+}
+
+}  // namespace phasor
