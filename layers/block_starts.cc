@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <cmath>
-#include <utility>
 
 #include "engine/kernels/rotate_rows.h"
 
@@ -21,10 +20,10 @@ struct StartCache {
 
 thread_local StartCache tls_cache;
 
-// (cos, sin)(k·step·freq_i) at 2i, 2i+1 of row k, for k < rows.
-AlignedDoubles TurnTable(const std::vector<double>& freq, int64_t rows, double step) {
+// t = (cos, sin)(k·step·freq_i) at 2i, 2i+1 of row k, for k < rows.
+void TurnTable(const std::vector<double>& freq, int64_t rows, double step, AlignedDoubles& t) {
   const int64_t half = static_cast<int64_t>(freq.size());
-  AlignedDoubles t(rows * 2 * half);
+  t.resize(rows * 2 * half);
   for (int64_t k = 0; k < rows; ++k) {
     for (int64_t i = 0; i < half; ++i) {
       const double angle = static_cast<double>(k) * step * freq[i];
@@ -32,17 +31,17 @@ AlignedDoubles TurnTable(const std::vector<double>& freq, int64_t rows, double s
       t[k * 2 * half + 2 * i + 1] = std::sin(angle);
     }
   }
-  return t;
 }
 
 }  // namespace
 
-BlockStarts::BlockStarts(std::vector<double> freq, int64_t block)
-    : freq_(std::move(freq)),
-      block_(block),
-      id_(next_id.fetch_add(1)),
-      span_turn_(TurnTable(freq_, kSpan, static_cast<double>(block))),
-      group_turn_(TurnTable(freq_, kGroup, static_cast<double>(kSpan * block))) {}
+void BlockStarts::Init(const std::vector<double>& freq, int64_t block) {
+  freq_.assign(freq.begin(), freq.end());
+  block_ = block;
+  id_ = next_id.fetch_add(1);
+  TurnTable(freq_, kSpan, static_cast<double>(block), span_turn_);
+  TurnTable(freq_, kGroup, static_cast<double>(kSpan * block), group_turn_);
+}
 
 const double* BlockStarts::Row(int64_t q) const {
   const int64_t n = 2 * half();

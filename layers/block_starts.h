@@ -24,8 +24,13 @@ class BlockStarts {
   static constexpr int64_t kSpan = 32;   // block starts turned from one anchor row
   static constexpr int64_t kGroup = 32;  // anchors turned from one exact row
 
+  BlockStarts() = default;
   // freq: [half] the angular frequency of each pair; block: rows per block.
-  BlockStarts(std::vector<double> freq, int64_t block);
+  BlockStarts(const std::vector<double>& freq, int64_t block) { Init(freq, block); }
+
+  // (Re)makes the tables for freq and block, reusing this object's memory
+  // where the sizes do not grow. Rows asked for earlier are not reused.
+  void Init(const std::vector<double>& freq, int64_t block);
 
   int64_t half() const { return static_cast<int64_t>(freq_.size()); }
 

@@ -18,12 +18,9 @@ constexpr int64_t kMaxTableBytes = int64_t{8} << 30;
 
 // Per-thread scratch of the rotation: sized on first use, then reused.
 struct Scratch {
-  std::vector<double> cos_q, sin_q;  // [half] the current block-start angles
-  std::vector<float> a, b;           // [2·half] block-start row (cos | sin), and swapped
+  std::vector<float> a, b;  // [2·half] block-start row (cos | sin), and swapped
   void Reserve(int64_t half) {
-    if (static_cast<int64_t>(cos_q.size()) < half) {
-      cos_q.resize(half);
-      sin_q.resize(half);
+    if (static_cast<int64_t>(a.size()) < 2 * half) {
       a.resize(2 * half);
       b.resize(2 * half);
     }
@@ -50,14 +47,11 @@ void SinCosRows::Init(const std::vector<double>& freq, double amplitude, int64_t
   half_ = half;
   amplitude_ = amplitude;
   freq_.assign(freq.begin(), freq.end());
-  step_cos_.resize(half);
-  step_sin_.resize(half);
+  starts_.Init(freq_, kBlock);
   rot_c_.resize(kBlock * w);
   rot_s_.resize(kBlock * w);
   for (int64_t i = 0; i < half; ++i) {
     const double f = freq_[i];
-    step_cos_[i] = std::cos(static_cast<double>(kBlock) * f);
-    step_sin_[i] = std::sin(static_cast<double>(kBlock) * f);
     for (int64_t r = 0; r < kBlock; ++r) {
       const double phi = static_cast<double>(r) * f;
       const float c = static_cast<float>(std::cos(phi));
@@ -72,7 +66,7 @@ void SinCosRows::Init(const std::vector<double>& freq, double amplitude, int64_t
   table_rows_ = table_rows;
   table_.resize(table_rows * w);
   if (table_rows > 0 && half > 0) {
-    const int64_t grain = kBlock * kBlocksPerAnchor;
+    const int64_t grain = kBlock * 64;
     ParallelFor((table_rows + grain - 1) / grain, 1, [&](int64_t begin, int64_t end) {
       const int64_t first = begin * grain;
       const int64_t last = std::min(end * grain, table_rows);
@@ -106,43 +100,14 @@ void SinCosRows::FillRotation(int64_t first_pos, int64_t n, float* out) const {
   const int64_t w = 2 * half_;
   Scratch& s = tls_scratch;
   s.Reserve(half_);
-  double* cq = s.cos_q.data();
-  double* sq = s.sin_q.data();
   float* a = s.a.data();
   float* b = s.b.data();
-
-  const auto exact_block_start = [&](int64_t q) {
-    const double pos = static_cast<double>(q * kBlock);
+  for (int64_t j = 0; j < n;) {
+    const int64_t q = (first_pos + j) / kBlock;
+    const double* start = starts_.Row(q);  // (sin, cos) per pair
     for (int64_t i = 0; i < half_; ++i) {
-      const double angle = pos * freq_[i];
-      cq[i] = std::cos(angle);
-      sq[i] = std::sin(angle);
-    }
-  };
-  const auto step_block_start = [&]() {
-    for (int64_t i = 0; i < half_; ++i) {
-      const double c = cq[i] * step_cos_[i] - sq[i] * step_sin_[i];
-      const double v = sq[i] * step_cos_[i] + cq[i] * step_sin_[i];
-      cq[i] = c;
-      sq[i] = v;
-    }
-  };
-
-  // Block starts come from the anchor at or before the first block, so a
-  // block's row is the same whichever call or thread produces it.
-  const int64_t q_first = first_pos / kBlock;
-  const int64_t anchor = q_first / kBlocksPerAnchor * kBlocksPerAnchor;
-  int64_t j = 0;
-  for (int64_t q = anchor; j < n; ++q) {
-    if (q == anchor || q % kBlocksPerAnchor == 0) {
-      exact_block_start(q);
-    } else {
-      step_block_start();
-    }
-    if (q < q_first) continue;
-    for (int64_t i = 0; i < half_; ++i) {
-      const float c = static_cast<float>(amplitude_ * cq[i]);
-      const float v = static_cast<float>(amplitude_ * sq[i]);
+      const float c = static_cast<float>(amplitude_ * start[2 * i + 1]);
+      const float v = static_cast<float>(amplitude_ * start[2 * i]);
       a[i] = c;
       a[half_ + i] = v;
       b[i] = v;

@@ -3,9 +3,8 @@
 //
 // A position p = q·kBlock + r is the block start q·kBlock turned by r·freq_i:
 // one multiply-add per value from two small tables (cos and sin of r·freq_i,
-// r < kBlock) made once. Block starts are turned forward from one another in
-// double precision and recomputed exactly every kBlocksPerAnchor blocks, at
-// absolute positions, so a row never depends on where a call starts or how
+// r < kBlock) made once. The block-start rows come from BlockStarts, as a
+// function of q alone, so a row never depends on where a call starts or how
 // rows are split among threads. Every value is within 2e-6·amplitude of the
 // exact formula for positions below 2^24 (tests/layers/rope_test.cc).
 #pragma once
@@ -13,12 +12,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "layers/block_starts.h"
+
 namespace phasor {
 
 class SinCosRows {
  public:
-  static constexpr int64_t kBlock = 16;            // rows per rotation table
-  static constexpr int64_t kBlocksPerAnchor = 64;  // exact sin/cos every 1024 rows
+  static constexpr int64_t kBlock = 16;  // rows per rotation table
   static constexpr int64_t kMaxPosition = int64_t{1} << 40;
 
   SinCosRows() = default;
@@ -46,12 +46,11 @@ class SinCosRows {
 
   int64_t half_ = 0;
   double amplitude_ = 1.0;
-  std::vector<double> freq_;      // [half]
-  std::vector<double> step_cos_;  // [half] cos(kBlock·freq_i)
-  std::vector<double> step_sin_;  // [half] sin(kBlock·freq_i)
-  std::vector<float> rot_c_;      // [kBlock, 2·half] cos(r·freq_i) on both halves
-  std::vector<float> rot_s_;      // [kBlock, 2·half] -sin(r·freq_i) on the cos half, +sin on sin
-  std::vector<float> table_;      // [table_rows, 2·half]
+  std::vector<double> freq_;  // [half]
+  BlockStarts starts_;        // the block-start rows
+  std::vector<float> rot_c_;  // [kBlock, 2·half] cos(r·freq_i) on both halves
+  std::vector<float> rot_s_;  // [kBlock, 2·half] -sin(r·freq_i) on the cos half, +sin on sin
+  std::vector<float> table_;  // [table_rows, 2·half]
   int64_t table_rows_ = 0;
 };
 
