@@ -1,6 +1,7 @@
 #include "layers/block_starts.h"
 
 #include <atomic>
+#include <cassert>
 #include <cmath>
 
 #include "engine/kernels/rotate_rows.h"
@@ -36,14 +37,18 @@ void TurnTable(const std::vector<double>& freq, int64_t rows, double step, Align
 }  // namespace
 
 void BlockStarts::Init(const std::vector<double>& freq, int64_t block) {
+  assert(block >= 1);
+  freq_.clear();  // empty until the tables are whole
+  id_ = 0;
+  TurnTable(freq, kSpan, static_cast<double>(block), span_turn_);
+  TurnTable(freq, kGroup, static_cast<double>(kSpan * block), group_turn_);
   freq_.assign(freq.begin(), freq.end());
   block_ = block;
   id_ = next_id.fetch_add(1);
-  TurnTable(freq_, kSpan, static_cast<double>(block), span_turn_);
-  TurnTable(freq_, kGroup, static_cast<double>(kSpan * block), group_turn_);
 }
 
 const double* BlockStarts::Row(int64_t q) const {
+  assert(q >= 0);
   const int64_t n = 2 * half();
   StartCache& c = tls_cache;
   if (static_cast<int64_t>(c.row.size()) < n) {

@@ -6,10 +6,12 @@
 // q = (h·kGroup + l)·kSpan + t with l < kGroup and t < kSpan, the row is
 //   exact(h·kGroup·kSpan·block) turned by l·kSpan·block, then by t·block,
 // the two turns read from tables of exact cos and sin made once. So a row is
-// a function of q alone (whichever thread or call asks, in whatever order),
-// sin and cos are called once per kGroup·kSpan blocks, and every other start
-// costs one multiply of complex numbers per pair, wherever a caller begins.
-// Each value is within a few double roundings of the exact row.
+// a function of q alone (whichever thread or call asks, in whatever order). A
+// thread keeps its last exact and anchor rows, so a thread moving forward calls
+// sin and cos once per kGroup·kSpan blocks and otherwise spends one multiply of
+// complex numbers per pair on a start (two on entering an anchor), wherever a
+// caller begins. Each value is within a few double roundings of the exact row
+// (the angle of the exact row is itself rounded to double, as everywhere).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,8 @@ class BlockStarts {
   BlockStarts(const std::vector<double>& freq, int64_t block) { Init(freq, block); }
 
   // (Re)makes the tables for freq and block, reusing this object's memory
-  // where the sizes do not grow. Rows asked for earlier are not reused.
+  // where the sizes do not grow. Rows asked for earlier are not reused. If an
+  // allocation throws, the object is left empty (half() == 0).
   void Init(const std::vector<double>& freq, int64_t block);
 
   int64_t half() const { return static_cast<int64_t>(freq_.size()); }
@@ -41,8 +44,8 @@ class BlockStarts {
 
  private:
   std::vector<double> freq_;  // [half]
-  int64_t block_;
-  uint64_t id_;                // tells this object's rows apart in a thread's cache
+  int64_t block_ = 1;
+  uint64_t id_ = 0;            // tells these tables' rows apart in a thread's cache (0: none)
   AlignedDoubles span_turn_;   // [kSpan, 2·half] (cos, sin)(t·block·freq_i) at 2i, 2i+1
   AlignedDoubles group_turn_;  // [kGroup, 2·half] (cos, sin)(l·kSpan·block·freq_i)
 };

@@ -66,7 +66,7 @@ void SinCosRows::Init(const std::vector<double>& freq, double amplitude, int64_t
   table_rows_ = table_rows;
   table_.resize(table_rows * w);
   if (table_rows > 0 && half > 0) {
-    const int64_t grain = kBlock * 64;
+    const int64_t grain = kBlock * 64;  // rows per parallel piece of the table
     ParallelFor((table_rows + grain - 1) / grain, 1, [&](int64_t begin, int64_t end) {
       const int64_t first = begin * grain;
       const int64_t last = std::min(end * grain, table_rows);

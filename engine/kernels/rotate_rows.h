@@ -7,8 +7,9 @@
 // the rotated row is a·c + b·s, elementwise: sin(θ+φ), cos(θ+φ). The layout of
 // the pairs in a row does not matter as long as a, b, c, s share it.
 //
-// All pointers are rows of n floats; out may not alias the inputs. Every
-// kernel gives the same bits whichever Stores it is called with.
+// Pointers are rows of n floats (TurnPairs: doubles); out may not alias the
+// inputs unless a kernel says so. Every kernel gives the same bits whichever
+// Stores it is called with.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -45,6 +46,52 @@ TEST(BlockStartsTest, RowsAreExactAcrossAnchorsAndGroups) {
       ASSERT_NEAR(static_cast<long double>(row[k]), want[k], tolerance) << "q " << q << " k " << k;
     }
   }
+}
+
+// Far blocks, up to the largest position: the error of each value stays
+// within a few ulps of the angle (which is rounded to double, as everywhere).
+TEST(BlockStartsTest, FarRowsStayWithinTheAnglesRounding) {
+  const std::vector<double> freq = FrequencyLadder(16, 10000.0, PeDenominator::kDModel);
+  const int64_t block = 16;
+  const BlockStarts starts(freq, block);
+  for (const int64_t q : {int64_t{1} << 30, (int64_t{1} << 33) + 12345, (int64_t{1} << 36) - 1}) {
+    const double* row = starts.Row(q);
+    const auto want = ExactRow(freq, block, q);
+    const long double tolerance = 1e-14L + 4e-16L * static_cast<long double>(q * block);
+    for (size_t k = 0; k < want.size(); ++k) {
+      ASSERT_NEAR(static_cast<long double>(row[k]), want[k], tolerance) << "q " << q << " k " << k;
+    }
+  }
+}
+
+// A thread's kept rows belong to one set of tables: a wider object after a
+// narrower one, tables made again for other frequencies, and an object made
+// where another was destroyed each get their own rows.
+TEST(BlockStartsTest, KeptRowsAreNotMistakenForAnothersTables) {
+  const std::vector<double> narrow = FrequencyLadder(8, 10000.0, PeDenominator::kDModel);
+  const std::vector<double> wide = FrequencyLadder(64, 100.0, PeDenominator::kDModel);
+  const int64_t q = 1234;
+  const auto expect_exact = [&](const BlockStarts& s, const std::vector<double>& freq,
+                                int64_t block) {
+    const double* row = s.Row(q);
+    const auto want = ExactRow(freq, block, q);
+    for (size_t k = 0; k < want.size(); ++k) {
+      ASSERT_NEAR(static_cast<long double>(row[k]), want[k], 1e-11L) << "k " << k;
+    }
+  };
+  BlockStarts a(narrow, 16);
+  expect_exact(a, narrow, 16);
+  {
+    const BlockStarts b(wide, 16);  // wider: the thread's rows grow
+    expect_exact(b, wide, 16);
+  }
+  a.Init(wide, 8);  // the same object, other tables
+  expect_exact(a, wide, 8);
+  auto c = std::make_unique<BlockStarts>(narrow, 16);
+  expect_exact(*c, narrow, 16);
+  c.reset();
+  c = std::make_unique<BlockStarts>(narrow, 4);  // perhaps at the same address
+  expect_exact(*c, narrow, 4);
 }
 
 // Whichever order blocks are asked for, and with another object's rows asked
@@ -87,7 +134,14 @@ TEST(BlockStartsTest, TurnPairsTurnsEachPair) {
     for (int64_t k = 0; k < n; ++k) {
       ASSERT_NEAR(static_cast<long double>(out[k]), want[k], 1e-15L) << "n " << n << " k " << k;
     }
-    kernels::TurnPairs(row.data(), u.data(), n, row.data());  // in place: the same bits
+    // Pair by pair (the scalar code) gives the bits of the whole row (the
+    // vector code where there is one); in place too.
+    for (int64_t k = 0; k < n; k += 2) {
+      double pair[2];
+      kernels::TurnPairs(row.data() + k, u.data() + k, 2, pair);
+      ASSERT_EQ(0, std::memcmp(pair, out.data() + k, sizeof pair)) << "n " << n << " k " << k;
+    }
+    kernels::TurnPairs(row.data(), u.data(), n, row.data());
     ASSERT_EQ(0, std::memcmp(row.data(), out.data(), n * sizeof(double)));
   }
 }

@@ -13,6 +13,7 @@
 #include "engine/error.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/parallel.h"
+#include "layers/block_starts.h"
 #include "tests/support/pe_reference.h"
 
 namespace phasor {
@@ -212,9 +213,10 @@ TEST(SinusoidalTest, CachedEqualsOnTheFly) {
   for (size_t k = 0; k < a.size(); ++k) ASSERT_NEAR(a[k], b[k], kExact) << "value " << k;
 }
 
-// The two layouts run different code (the interleaved one steps its block
-// starts pair by pair and rotates from half-size tables, the split one from
-// full tables), yet do the same arithmetic: their values agree bit for bit.
+// The two layouts run different kernels (the interleaved one rotates from a
+// half-size table and builds its factors in registers, the split one reads
+// full tables) on the same block starts, with the same arithmetic: their
+// values agree bit for bit.
 TEST(SinusoidalTest, InterleavedAndSplitLayoutsAgreeBitForBit) {
   for (int64_t d : {34, 512}) {
     SinusoidalOptions o;
@@ -283,6 +285,43 @@ TEST(SinusoidalTest, IdenticalForOneAndTwoThreadsAndAnySplit) {
     pe.FillSerial(first + j, n - j, nullptr, split.data() + j * o.d_model,
                   kernels::Stores::kStreaming);
     EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(float)));
+  }
+}
+
+// The same across the rows where block starts take a new exact row (every
+// BlockStarts::kGroup·kSpan blocks) and near the largest position, with a
+// token source added: one thread, two, and serial pieces at odd boundaries.
+TEST(SinusoidalTest, IdenticalAcrossExactRowsAndFarPositions) {
+  SinusoidalOptions o;
+  o.d_model = 64;
+  o.mode = PeMode::kOnTheFly;
+  const SinusoidalEncoding pe(o);
+  const int64_t group_rows = BlockStarts::kGroup * BlockStarts::kSpan * SinusoidalEncoding::kBlock;
+  const int64_t n = 9000, vocab = 50;
+  std::vector<float> table(vocab * o.d_model);
+  for (size_t k = 0; k < table.size(); ++k) table[k] = static_cast<float>(k % 97) * 0.01f;
+  std::vector<int32_t> ids(n);
+  for (int64_t j = 0; j < n; ++j) ids[j] = static_cast<int32_t>((j * 7) % vocab);
+  for (const int64_t first : {3 * group_rows - 4321, SinusoidalEncoding::kMaxPosition - n}) {
+    std::vector<float> one(n * o.d_model), two(n * o.d_model), split(n * o.d_model);
+    SetNumThreads(1);
+    pe.Fill(first, n, one.data());
+    SetNumThreads(2);
+    pe.Fill(first, n, two.data());
+    SetNumThreads(0);
+    EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float))) << first;
+    // With token rows: whole, and in pieces (one output row is one PE row plus its token row).
+    const RowSource src{table.data(), ids.data(), 1.0f};
+    pe.FillSerial(first, n, &src, one.data());
+    int64_t j = 0;
+    for (int64_t len : {5, 4321, 17, 1}) {
+      const RowSource piece{table.data(), ids.data() + j, 1.0f};
+      pe.FillSerial(first + j, len, &piece, split.data() + j * o.d_model);
+      j += len;
+    }
+    const RowSource rest{table.data(), ids.data() + j, 1.0f};
+    pe.FillSerial(first + j, n - j, &rest, split.data() + j * o.d_model);
+    EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(float))) << first;
   }
 }
 
