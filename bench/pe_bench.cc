@@ -15,13 +15,14 @@
 namespace phasor {
 namespace {
 
-// Args: tokens, d_model, threads.
-void BM_PeOnTheFly(benchmark::State& state) {
+// PE alone in one mode. Args: tokens, d_model, threads.
+void RunPe(benchmark::State& state, PeMode mode) {
   const int64_t n = state.range(0), d = state.range(1);
   SetNumThreads(static_cast<int>(state.range(2)));
   SinusoidalOptions o;
   o.d_model = d;
-  o.mode = PeMode::kOnTheFly;
+  o.mode = mode;
+  o.max_len = mode == PeMode::kOnTheFly ? 0 : n;
   SinusoidalEncoding pe(o);
   AlignedFloats out(n * d);  // [n, d_model]
   for (auto _ : state) {
@@ -33,23 +34,8 @@ void BM_PeOnTheFly(benchmark::State& state) {
   SetNumThreads(0);
 }
 
-void BM_PeCached(benchmark::State& state) {
-  const int64_t n = state.range(0), d = state.range(1);
-  SetNumThreads(static_cast<int>(state.range(2)));
-  SinusoidalOptions o;
-  o.d_model = d;
-  o.mode = PeMode::kCached;
-  o.max_len = n;
-  SinusoidalEncoding pe(o);
-  AlignedFloats out(n * d);  // [n, d_model]
-  for (auto _ : state) {
-    pe.Fill(0, n, out.data());
-    benchmark::DoNotOptimize(out.data());
-  }
-  state.SetItemsProcessed(state.iterations() * n);
-  state.SetBytesProcessed(state.iterations() * n * d * 4);
-  SetNumThreads(0);
-}
+void BM_PeOnTheFly(benchmark::State& state) { RunPe(state, PeMode::kOnTheFly); }
+void BM_PeCached(benchmark::State& state) { RunPe(state, PeMode::kCached); }
 
 // Args: tokens, d_model, threads, mode (a PeMode, or -1: no PE, the bare gather).
 void BM_EmbeddingPe(benchmark::State& state) {

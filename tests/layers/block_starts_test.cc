@@ -36,27 +36,15 @@ TEST(BlockStartsTest, RowsAreExactAcrossAnchorsAndGroups) {
   std::vector<int64_t> qs = {0, 1, 31, 32, 33, group - 1, group, group + 1, 5 * group + 777};
   for (int64_t q = 0; q < 3 * group; q += 37) qs.push_back(q);
   qs.push_back((int64_t{1} << 24) / block - 1);  // the last block below position 2^24
+  // Far blocks, up to the largest position (2^40).
+  for (const int64_t far : {int64_t{1} << 30, (int64_t{1} << 33) + 12345, (int64_t{1} << 36) - 1}) {
+    qs.push_back(far);
+  }
   for (const int64_t q : qs) {
     const double* row = starts.Row(q);
     const auto want = ExactRow(freq, block, q);
     // A few double roundings of the values, and of the angle of the exact row
     // (up to half an ulp of q·block radians: the largest frequency is 1).
-    const long double tolerance = 1e-14L + 4e-16L * static_cast<long double>(q * block);
-    for (size_t k = 0; k < want.size(); ++k) {
-      ASSERT_NEAR(static_cast<long double>(row[k]), want[k], tolerance) << "q " << q << " k " << k;
-    }
-  }
-}
-
-// Far blocks, up to the largest position: the error of each value stays
-// within a few ulps of the angle (which is rounded to double, as everywhere).
-TEST(BlockStartsTest, FarRowsStayWithinTheAnglesRounding) {
-  const std::vector<double> freq = FrequencyLadder(16, 10000.0, PeDenominator::kDModel);
-  const int64_t block = 16;
-  const BlockStarts starts(freq, block);
-  for (const int64_t q : {int64_t{1} << 30, (int64_t{1} << 33) + 12345, (int64_t{1} << 36) - 1}) {
-    const double* row = starts.Row(q);
-    const auto want = ExactRow(freq, block, q);
     const long double tolerance = 1e-14L + 4e-16L * static_cast<long double>(q * block);
     for (size_t k = 0; k < want.size(); ++k) {
       ASSERT_NEAR(static_cast<long double>(row[k]), want[k], tolerance) << "q " << q << " k " << k;

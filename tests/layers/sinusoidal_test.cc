@@ -250,6 +250,36 @@ TEST(SinusoidalTest, DirectBaselineIsExact) {
   EXPECT_LE(MaxError(pe, k2p24 - n, n, rows.data()), kExact);
 }
 
+// Rows [first, first + n) from Fill on one thread; on two they must be the same bits.
+std::vector<float> FillOnOneAndTwoThreads(const SinusoidalEncoding& pe, int64_t first, int64_t n) {
+  std::vector<float> one(n * pe.d_model()), two(n * pe.d_model());
+  SetNumThreads(1);
+  pe.Fill(first, n, one.data());
+  SetNumThreads(2);
+  pe.Fill(first, n, two.data());
+  SetNumThreads(0);
+  EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float))) << first;
+  return one;
+}
+
+// FillSerial of [first, first + n) in pieces of the given lengths, then the
+// rest; src (rows for all n positions) may be null.
+std::vector<float> FillInPieces(const SinusoidalEncoding& pe, int64_t first, int64_t n,
+                                const RowSource* src, std::initializer_list<int64_t> lengths,
+                                kernels::Stores stores = kernels::Stores::kCached) {
+  std::vector<float> out(n * pe.d_model());
+  int64_t j = 0;
+  const auto piece = [&](int64_t len) {
+    RowSource shifted;
+    if (src) shifted = {src->table, src->ids + j, src->scale};
+    pe.FillSerial(first + j, len, src ? &shifted : nullptr, out.data() + j * pe.d_model(), stores);
+    j += len;
+  };
+  for (int64_t len : lengths) piece(len);
+  piece(n - j);
+  return out;
+}
+
 // Rows do not depend on the thread count or on how a range is split.
 TEST(SinusoidalTest, IdenticalForOneAndTwoThreadsAndAnySplit) {
   for (PeMode mode : {PeMode::kOnTheFly, PeMode::kAuto}) {
@@ -259,32 +289,14 @@ TEST(SinusoidalTest, IdenticalForOneAndTwoThreadsAndAnySplit) {
     o.max_len = 3000;
     SinusoidalEncoding pe(o);
     const int64_t n = 10000, first = 777;
-    std::vector<float> one(n * o.d_model), two(n * o.d_model), split(n * o.d_model);
-    SetNumThreads(1);
-    pe.Fill(first, n, one.data());
-    SetNumThreads(2);
-    pe.Fill(first, n, two.data());
-    SetNumThreads(0);
-    EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float)));
-    // Serial pieces at odd boundaries.
-    int64_t j = 0;
-    for (int64_t len : {1, 15, 17, 1000, 1023, 3}) {
-      pe.FillSerial(first + j, len, nullptr, split.data() + j * o.d_model);
-      j += len;
-    }
-    pe.FillSerial(first + j, n - j, nullptr, split.data() + j * o.d_model);
+    const std::vector<float> one = FillOnOneAndTwoThreads(pe, first, n);
+    // Serial pieces at odd boundaries, and streaming stores: the same bits.
+    const std::vector<float> split =
+        FillInPieces(pe, first, n, nullptr, {1, 15, 17, 1000, 1023, 3});
     EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(float)));
-    // Streaming stores write the same bits.
-    std::fill(split.begin(), split.end(), 0.0f);
-    j = 0;
-    for (int64_t len : {33, 1000, 3}) {
-      pe.FillSerial(first + j, len, nullptr, split.data() + j * o.d_model,
-                    kernels::Stores::kStreaming);
-      j += len;
-    }
-    pe.FillSerial(first + j, n - j, nullptr, split.data() + j * o.d_model,
-                  kernels::Stores::kStreaming);
-    EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(float)));
+    const std::vector<float> streamed =
+        FillInPieces(pe, first, n, nullptr, {33, 1000, 3}, kernels::Stores::kStreaming);
+    EXPECT_EQ(0, std::memcmp(one.data(), streamed.data(), one.size() * sizeof(float)));
   }
 }
 
@@ -303,25 +315,12 @@ TEST(SinusoidalTest, IdenticalAcrossExactRowsAndFarPositions) {
   std::vector<int32_t> ids(n);
   for (int64_t j = 0; j < n; ++j) ids[j] = static_cast<int32_t>((j * 7) % vocab);
   for (const int64_t first : {3 * group_rows - 4321, SinusoidalEncoding::kMaxPosition - n}) {
-    std::vector<float> one(n * o.d_model), two(n * o.d_model), split(n * o.d_model);
-    SetNumThreads(1);
-    pe.Fill(first, n, one.data());
-    SetNumThreads(2);
-    pe.Fill(first, n, two.data());
-    SetNumThreads(0);
-    EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float))) << first;
-    // With token rows: whole, and in pieces (one output row is one PE row plus its token row).
+    FillOnOneAndTwoThreads(pe, first, n);
+    // With token rows (one output row is one PE row plus its token row): whole and in pieces.
     const RowSource src{table.data(), ids.data(), 1.0f};
-    pe.FillSerial(first, n, &src, one.data());
-    int64_t j = 0;
-    for (int64_t len : {5, 4321, 17, 1}) {
-      const RowSource piece{table.data(), ids.data() + j, 1.0f};
-      pe.FillSerial(first + j, len, &piece, split.data() + j * o.d_model);
-      j += len;
-    }
-    const RowSource rest{table.data(), ids.data() + j, 1.0f};
-    pe.FillSerial(first + j, n - j, &rest, split.data() + j * o.d_model);
-    EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(float))) << first;
+    const std::vector<float> whole = FillInPieces(pe, first, n, &src, {});
+    const std::vector<float> split = FillInPieces(pe, first, n, &src, {5, 4321, 17, 1});
+    EXPECT_EQ(0, std::memcmp(whole.data(), split.data(), whole.size() * sizeof(float))) << first;
   }
 }
 
