@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/aligned_allocator.h"
+
 namespace phasor {
 
 using MatRM = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -21,11 +23,12 @@ using ArrayF = Eigen::Array<float, Eigen::Dynamic, 1>;
 using MapArray = Eigen::Map<ArrayF>;
 using ConstMapArray = Eigen::Map<const ArrayF>;
 
-// A float buffer aligned to 64 bytes (a cache line, an AVX-512 register). Rows
-// of row-major buffers whose width is a multiple of 16 stay aligned, so Eigen
-// vectorises them without scalar peeling, and results do not depend on where a
-// buffer happens to sit in memory.
-using AlignedFloats = std::vector<float, Eigen::aligned_allocator<float>>;
-using AlignedDoubles = std::vector<double, Eigen::aligned_allocator<double>>;
+// A float buffer aligned to 64 bytes (a cache line, an AVX-512 register), in
+// huge pages where large (aligned_allocator.h). Rows of row-major buffers whose
+// width is a multiple of 16 stay aligned, so Eigen vectorises them without
+// scalar peeling, and results do not depend on where a buffer happens to sit in
+// memory.
+using AlignedFloats = std::vector<float, AlignedAllocator<float>>;
+using AlignedDoubles = std::vector<double, AlignedAllocator<double>>;
 
 }  // namespace phasor
