@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <new>
+#include <vector>
 
 namespace phasor {
 
@@ -41,5 +42,12 @@ struct AlignedAllocator {
     return false;
   }
 };
+
+// A float buffer aligned to 64 bytes (a cache line, an AVX-512 register), in
+// huge pages where large. Rows of row-major buffers whose width is a multiple
+// of 16 stay aligned, so Eigen vectorises them without scalar peeling, and
+// results do not depend on where a buffer happens to sit in memory.
+using AlignedFloats = std::vector<float, AlignedAllocator<float>>;
+using AlignedDoubles = std::vector<double, AlignedAllocator<double>>;
 
 }  // namespace phasor

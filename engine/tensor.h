@@ -23,12 +23,6 @@ using ArrayF = Eigen::Array<float, Eigen::Dynamic, 1>;
 using MapArray = Eigen::Map<ArrayF>;
 using ConstMapArray = Eigen::Map<const ArrayF>;
 
-// A float buffer aligned to 64 bytes (a cache line, an AVX-512 register), in
-// huge pages where large (aligned_allocator.h). Rows of row-major buffers whose
-// width is a multiple of 16 stay aligned, so Eigen vectorises them without
-// scalar peeling, and results do not depend on where a buffer happens to sit in
-// memory.
-using AlignedFloats = std::vector<float, AlignedAllocator<float>>;
-using AlignedDoubles = std::vector<double, AlignedAllocator<double>>;
+// AlignedFloats and AlignedDoubles, the buffers of these views: aligned_allocator.h.
 
 }  // namespace phasor

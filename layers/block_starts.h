@@ -17,7 +17,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/tensor.h"
+// Not tensor.h: the public API includes this header and must not need Eigen.
+#include "engine/aligned_allocator.h"
 
 namespace phasor {
 
