@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <cstring>
 
 #include "engine/tensor.h"
 
@@ -238,13 +237,11 @@ void RotateRowAddNaive(const float* a, const float* b, const float* c, const flo
 void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out, Stores stores,
                  Ahead ahead) {
   assert(n >= 0);
-#if PHASOR_ROWS_AVX512
-  if (x == nullptr) {
-    WriteRow(
-        n, out, stores, ahead, [&](int64_t k) { return Load(t + k); },
-        [&](int64_t k) { return t[k]; });
+  if (x == nullptr) {  // a copy of t
+    ScaleRow(t, 1.0f, n, out, stores, ahead);
     return;
   }
+#if PHASOR_ROWS_AVX512
   const __m512 vscale = _mm512_set1_ps(scale);
   WriteRow(
       n, out, stores, ahead,
@@ -253,10 +250,6 @@ void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* 
 #else
   (void)stores;
   PrefetchRows(ahead, n);
-  if (x == nullptr) {
-    std::memcpy(out, t, static_cast<size_t>(n) * sizeof(float));
-    return;
-  }
   MapArray(out, n) = ConstMapArray(x, n) * scale + ConstMapArray(t, n);
 #endif
 }
