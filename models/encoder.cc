@@ -7,6 +7,7 @@
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "engine/safetensors.h"
+#include "engine/size_limits.h"
 
 namespace phasor {
 
@@ -52,8 +53,7 @@ Encoder::Encoder(ModelConfig config, Weights weights)
   lo.d_model = c.d_model;
   lo.n_heads = c.n_heads;
   lo.d_ff = c.d_ff;
-  lo.activation =
-      c.activation == Activation::kGelu ? kernels::Activation::kGelu : kernels::Activation::kRelu;
+  lo.activation = c.activation;
   lo.norm_first = c.norm_first;
   lo.layer_norm_eps = static_cast<float>(c.layer_norm_eps);
   lo.rotation = rope_.get();  // null unless kind rope
@@ -89,9 +89,20 @@ EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
       std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(max_tokens, 1)))};
 }
 
+void Encoder::CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const {
+  if (batch < 0 || seq < 0) throw Error("negative batch or sequence length");
+  if (batch == 0 || seq == 0) return;
+  if (seq > kMaxBatchTokens / batch || batch * seq > kMaxBatchValues / config_.d_model) {
+    throw Error("a batch of " + std::to_string(batch) + " x " + std::to_string(seq) +
+                " tokens is too large for one call (at most 2^26 tokens and 2^31 output values)");
+  }
+  embedding_->Check(ids, batch, seq);  // ids, and the positions of added PE
+  if (rope_) rope_->CheckRange(config_.positional.offset, seq);
+}
+
 void Encoder::Forward(const int32_t* ids, int64_t batch, int64_t seq, const int64_t* lengths,
                       EncoderStage stage, float* out, EncoderWorkspace& ws) const {
-  if (batch < 0 || seq < 0) throw Error("negative batch or sequence length");
+  CheckInput(ids, batch, seq);
   if (batch * seq > ws.max_tokens) {
     throw Error("batch of " + std::to_string(batch * seq) + " tokens exceeds the workspace (" +
                 std::to_string(ws.max_tokens) + ")");

@@ -61,6 +61,13 @@ class Encoder {
   // memory limit (engine/memory_limit.h), before allocating anything.
   EncoderWorkspace MakeWorkspace(int64_t max_tokens) const;
 
+  // Checks all that ids and sizes alone decide, so that a caller can refuse a
+  // batch before allocating anything for it: the shape against the largest
+  // one call takes (engine/size_limits.h), every id against the vocabulary
+  // (naming sequence and position), and every position against the PE or
+  // RoPE table and 2^40. Throws Error. Forward makes the same checks.
+  void CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const;
+
   // ids: [batch, seq] row-major; lengths: [batch] real tokens per sequence
   // (null: all seq), the rest being padding that attention masks out. With a
   // pad_token_id, trailing pad ids count as padding too.

@@ -23,10 +23,6 @@ struct EncoderWorkspaceCache {
 
 namespace {
 
-// Largest batch of one Encode call, as the CLI's (the workspace grows with it).
-constexpr int64_t kMaxTokens = int64_t{1} << 26;
-constexpr int64_t kMaxValues = int64_t{1} << 31;
-
 void CheckBuffer(const void* p, const char* name) {
   if (p == nullptr) throw UsageError(std::string(name) + " is null");
 }
@@ -58,11 +54,7 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
   if (batch == 0 || seq == 0) return;
   CheckBuffer(ids, "Encode: ids");
   CheckBuffer(out, "Encode: out");
-  const int64_t d_model = encoder_->config().d_model;
-  if (seq > kMaxTokens / batch || batch * seq * d_model > kMaxValues) {
-    throw Error("a batch of " + std::to_string(batch) + " x " + std::to_string(seq) +
-                " tokens is too large for one call");
-  }
+  encoder_->CheckInput(ids, batch, seq);  // before any allocation for this batch
   const int64_t tokens = batch * seq;
   const EncoderStage stage =
       options.embeddings_only ? EncoderStage::kEmbeddings : EncoderStage::kFinal;

@@ -73,11 +73,9 @@ void RunEncode(const EncodeArgs& a) {
   const ModelConfig& c = enc->config();
   const TokenBatch tb = a.tokens.empty() ? LoadTokens(a.tokens_file, c.pad_token_id)
                                          : ParseTokens(a.tokens, "--tokens", c.pad_token_id);
+  // Ids, positions and sizes are checked before anything is allocated for the batch.
+  enc->CheckInput(tb.ids.data(), tb.batch, tb.seq);
   const int64_t tokens = tb.batch * tb.seq;
-  if (tokens > (int64_t{1} << 26) || tokens * c.d_model > (int64_t{1} << 31)) {
-    throw Error("a batch of " + std::to_string(tb.batch) + " x " + std::to_string(tb.seq) +
-                " tokens is too large for one call");
-  }
   const EncoderStage stage = a.stage == "final" ? EncoderStage::kFinal : EncoderStage::kEmbeddings;
   const uint64_t out_bytes =
       SaturatingMul(static_cast<uint64_t>(tokens), 4 * static_cast<uint64_t>(c.d_model));
