@@ -1,5 +1,6 @@
 // The encoder's cost, layer by layer and kernel by kernel, wall-clock under
-// OpenMP (the shape of issue 5: d_model 512, 8 heads, d_ff 2048, 512 tokens):
+// OpenMP, at the shape of the published encoder figures (d_model 512, 8 heads,
+// d_ff 2048, 512 tokens):
 //   build/bin/phasor_bench --benchmark_filter='Linear|Attention|FeedForward|EncoderLayer|Encoder'
 // items/s are tokens/s; GFLOP/s is the arithmetic of the products.
 #include <benchmark/benchmark.h>

@@ -9,12 +9,13 @@
 #include "engine/kernels/attention.h"
 #include "engine/kernels/gemm.h"
 #include "engine/parallel.h"
+#include "engine/size_limits.h"
+#include "layers/linear_weights.h"
 
 namespace phasor {
 namespace {
 
-constexpr int64_t kMaxFloats = int64_t{1} << 40;  // 4 TiB: a size past this is a mistake
-constexpr int64_t kAlignFloats = 16;              // 64 bytes
+constexpr int64_t kAlignFloats = 16;  // 64 bytes
 
 const AttentionOptions& Checked(const AttentionOptions& options, const std::string& where) {
   if (options.d_model < 1 || options.n_heads < 1 || options.d_model % options.n_heads != 0) {
@@ -26,7 +27,7 @@ const AttentionOptions& Checked(const AttentionOptions& options, const std::stri
 
 // Resizes v to rows · cols floats, or throws Error naming what.
 void Allocate(std::vector<float>& v, int64_t rows, int64_t cols, const char* what) {
-  if (rows < 0 || cols < 0 || (cols > 0 && rows > kMaxFloats / cols)) {
+  if (rows < 0 || cols < 0 || (cols > 0 && rows > kMaxBufferFloats / cols)) {
     throw Error(std::string("attention workspace: ") + what + " of " + std::to_string(rows) +
                 " x " + std::to_string(cols) + " floats is too large");
   }
@@ -36,14 +37,6 @@ void Allocate(std::vector<float>& v, int64_t rows, int64_t cols, const char* wha
     throw Error(std::string("attention workspace: cannot allocate ") + what + " of " +
                 std::to_string(rows) + " x " + std::to_string(cols) + " floats");
   }
-}
-
-// W [out, in] and b [out] under their names, required in that order (so an
-// error names the weight first), packed for the products.
-kernels::PackedWeights RequirePacked(const Weights& weights, const std::string& weight,
-                                     const std::string& bias, int64_t out, int64_t in) {
-  const float* w = weights.Require(weight, {out, in});
-  return kernels::PackedWeights(w, weights.Require(bias, {out}), out, in);
 }
 
 }  // namespace
@@ -74,16 +67,16 @@ float* AttentionWorkspace::TileScratch(int slot) {
 MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std::string& prefix,
                                                const AttentionOptions& options)
     : options_(Checked(options, "attention '" + prefix + "'")),
-      in_proj_(RequirePacked(weights, prefix + "in_proj_weight", prefix + "in_proj_bias",
+      in_proj_(RequireLinear(weights, prefix + "in_proj_weight", prefix + "in_proj_bias",
                              3 * options.d_model, options.d_model)),
-      out_proj_(RequirePacked(weights, prefix + "out_proj.weight", prefix + "out_proj.bias",
+      out_proj_(RequireLinear(weights, prefix + "out_proj.weight", prefix + "out_proj.bias",
                               options.d_model, options.d_model)) {}
 
 void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
                                      const int64_t* lengths, float* out, AttentionWorkspace& ws,
                                      const ResidualNorm& epilogue) const {
   const int64_t d_model = options_.d_model, n_heads = options_.n_heads, d_head = this->d_head();
-  if (batch < 0 || seq < 0 || (seq > 0 && batch > kMaxFloats / seq)) {
+  if (batch < 0 || seq < 0 || (seq > 0 && batch > kMaxBufferFloats / seq)) {
     throw Error("attention: bad batch " + std::to_string(batch) + " x seq " + std::to_string(seq));
   }
   const int64_t tokens = batch * seq;

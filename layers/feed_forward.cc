@@ -6,11 +6,11 @@
 #include "engine/error.h"
 #include "engine/kernels/gemm.h"
 #include "engine/parallel.h"
+#include "engine/size_limits.h"
+#include "layers/linear_weights.h"
 
 namespace phasor {
 namespace {
-
-constexpr int64_t kMaxFloats = int64_t{1} << 40;  // 4 TiB: a size past this is a mistake
 
 const FeedForwardOptions& Checked(const FeedForwardOptions& options, const std::string& prefix) {
   if (options.d_model < 1 || options.d_ff < 1) {
@@ -18,14 +18,6 @@ const FeedForwardOptions& Checked(const FeedForwardOptions& options, const std::
                 std::to_string(options.d_model) + " and " + std::to_string(options.d_ff));
   }
   return options;
-}
-
-// W [out, in] and b [out] under their names, required in that order (so an
-// error names the weight first), packed for the products.
-kernels::PackedWeights RequirePacked(const Weights& weights, const std::string& weight,
-                                     const std::string& bias, int64_t out, int64_t in) {
-  const float* w = weights.Require(weight, {out, in});
-  return kernels::PackedWeights(w, weights.Require(bias, {out}), out, in);
 }
 
 }  // namespace
@@ -44,8 +36,9 @@ FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, const FeedForward
     throw Error("feed-forward workspace: negative size");
   }
   // The hidden state of every token never exists at once, but a request for
-  // more than kMaxFloats of it is a mistake all the same.
-  if ((d_ff > 0 && max_tokens > kMaxFloats / d_ff) || d_ff + d_model_ > kMaxFloats / kRows) {
+  // more than kMaxBufferFloats of it is a mistake all the same.
+  if ((d_ff > 0 && max_tokens > kMaxBufferFloats / d_ff) ||
+      d_ff + d_model_ > kMaxBufferFloats / kRows) {
     throw Error("feed-forward workspace: " + std::to_string(max_tokens) + " x " +
                 std::to_string(d_ff) + " floats is too large");
   }
@@ -61,9 +54,9 @@ FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, const FeedForward
 FeedForward::FeedForward(const Weights& weights, const std::string& prefix,
                          const FeedForwardOptions& options)
     : options_(Checked(options, prefix)),
-      linear1_(RequirePacked(weights, prefix + "linear1.weight", prefix + "linear1.bias",
+      linear1_(RequireLinear(weights, prefix + "linear1.weight", prefix + "linear1.bias",
                              options.d_ff, options.d_model)),
-      linear2_(RequirePacked(weights, prefix + "linear2.weight", prefix + "linear2.bias",
+      linear2_(RequireLinear(weights, prefix + "linear2.weight", prefix + "linear2.bias",
                              options.d_model, options.d_ff)) {}
 
 void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/size_limits.h"
 #include "layers/block_starts.h"
 
 namespace phasor {
@@ -19,7 +20,7 @@ namespace phasor {
 class SinCosRows {
  public:
   static constexpr int64_t kBlock = 16;  // rows per rotation table
-  static constexpr int64_t kMaxPosition = int64_t{1} << 40;
+  static constexpr int64_t kMaxPosition = ::phasor::kMaxPosition;
 
   SinCosRows() = default;
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/kernels/rotate_rows.h"
+#include "engine/size_limits.h"
 #include "engine/tensor.h"
 #include "layers/block_starts.h"
 #include "layers/positional.h"
@@ -47,7 +48,7 @@ class SinusoidalEncoding {
   static constexpr int64_t kBlock = 16;
   static constexpr int64_t kMaxTaskBlocks = 64;  // blocks of the longest parallel task
   // Positions beyond this are refused: a double angle would lose too much.
-  static constexpr int64_t kMaxPosition = int64_t{1} << 40;
+  static constexpr int64_t kMaxPosition = ::phasor::kMaxPosition;
 
   // Builds the frequency ladder, the rotation tables and (modes cached and auto)
   // the table of max_len rows. Throws Error for an odd or too small d_model, a

@@ -13,6 +13,7 @@
 #include "engine/error.h"
 #include "engine/json_text.h"
 #include "engine/memory_limit.h"
+#include "engine/size_limits.h"
 #include "layers/positional.h"
 #include "models/presets.h"
 
@@ -21,15 +22,14 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Ranges (see README "Model directory"). Weight counts above kMaxFloats (64 GiB
-// of float32) are refused as absurd rather than left to fail in an allocator.
+// Ranges (see README "Model directory"). Weight counts above kMaxWeightFloats
+// (engine/size_limits.h) are refused as absurd rather than left to fail in an
+// allocator.
 constexpr int64_t kMaxVocab = (int64_t{1} << 31) - 1;
 constexpr int64_t kMaxDModel = 65536;
 constexpr int64_t kMaxDFF = int64_t{1} << 20;
 constexpr int64_t kMaxLayers = 1024;
-constexpr int64_t kMaxOffset = int64_t{1} << 40;
 constexpr int64_t kMaxMaxLen = int64_t{1} << 26;
-constexpr int64_t kMaxFloats = int64_t{1} << 34;
 constexpr std::streamoff kMaxFileBytes = 64 << 20;
 
 const std::vector<std::string>& TopKeys() {
@@ -314,8 +314,6 @@ std::string Str(double v) { return Json(v).dump(); }
 
 }  // namespace
 
-const char* ToString(Activation v) { return v == Activation::kGelu ? "gelu" : "relu"; }
-
 const char* ToString(PositionalKind v) {
   switch (v) {
     case PositionalKind::kSinusoidal:
@@ -421,7 +419,7 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
   if (!std::isfinite(p.base) || p.base <= 1) {
     r.Fail("positional.base", Str(p.base) + " is out of range, expected a finite number > 1");
   }
-  in_range("positional.offset", p.offset, 0, kMaxOffset, " (2^40)");
+  in_range("positional.offset", p.offset, 0, kMaxPosition, " (2^40)");
   in_range("positional.max_len", p.max_len, 1, kMaxMaxLen, " (2^26)");
   if (!p.preset.empty() && !FindPositionalPreset(p.preset)) {
     r.Fail("positional.preset",
@@ -440,27 +438,27 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
 
   // The ranges above keep every product below 2^48: no overflow.
   const std::string limit = ", expected at most 2^34 (64 GiB of float32)";
-  if (c.vocab_size * c.d_model > kMaxFloats) {
+  if (c.vocab_size * c.d_model > kMaxWeightFloats) {
     r.Fail("vocab_size", "embedding of vocab_size " + Str(c.vocab_size) + " * d_model " +
                              Str(c.d_model) + " = " + Str(c.vocab_size * c.d_model) +
                              " floats is too large" + limit);
   }
   const int64_t per_layer = 4 * c.d_model * c.d_model + 2 * c.d_model * c.d_ff;
-  if (per_layer > kMaxFloats) {
+  if (per_layer > kMaxWeightFloats) {
     r.Fail("d_ff", "a layer of d_model " + Str(c.d_model) + " and d_ff " + Str(c.d_ff) +
                        " holds 4*d_model^2 + 2*d_model*d_ff = " + Str(per_layer) +
                        " floats, too large" + limit);
   }
   const bool has_table = p.kind == PositionalKind::kLearned ||
                          (p.kind == PositionalKind::kSinusoidal && p.mode != PeMode::kOnTheFly);
-  if (has_table && p.max_len * c.d_model > kMaxFloats) {
+  if (has_table && p.max_len * c.d_model > kMaxWeightFloats) {
     r.Fail("positional.max_len", "a table of max_len " + Str(p.max_len) + " * d_model " +
                                      Str(c.d_model) + " = " + Str(p.max_len * c.d_model) +
                                      " floats is too large" + limit);
   }
   const int64_t rotary = p.RopeOptionsFor(c.d_head()).r();  // [max_len, rotary_dim] cos | sin
   if (p.kind == PositionalKind::kRope && p.mode != PeMode::kOnTheFly &&
-      p.max_len * rotary > kMaxFloats) {
+      p.max_len * rotary > kMaxWeightFloats) {
     r.Fail("positional.max_len", "a RoPE table of max_len " + Str(p.max_len) + " * rotary_dim " +
                                      Str(rotary) + " floats is too large" + limit);
   }

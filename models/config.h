@@ -5,12 +5,16 @@
 #include <optional>
 #include <string>
 
+#include "engine/kernels/activations.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
 
 namespace phasor {
 
-enum class Activation { kRelu, kGelu };  // gelu: the exact erf form
+// The feed-forward activation: the kernels' own enum, kRelu or kGelu (the
+// exact erf form); kIdentity is not a config value.
+using Activation = kernels::Activation;
+using kernels::ToString;  // "relu", "gelu"
 enum class PositionalKind { kSinusoidal, kLearned, kRope, kNone };
 
 // The "positional" object of config.json. A "preset" (models/presets.h) is
@@ -83,7 +87,6 @@ void CheckModelMemory(const ModelConfig& config, const std::string& source);
 // checks of ValidateConfig (no overflow there).
 uint64_t ModelBytes(const ModelConfig& config);
 
-const char* ToString(Activation v);
 const char* ToString(PositionalKind v);
 
 }  // namespace phasor

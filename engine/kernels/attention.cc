@@ -54,8 +54,18 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
       for (int64_t c = 0; c < d_head; ++c) dst[c * kGemmPanel] = k_row[c];
     }
     // scores [n_q, kt] = q · k_tileᵀ
-    GemmPanels(q.data(), d_head, n_q, k_t, kGemmPanel, d_head * kGemmPanel, d_head, kt,
-               /*accumulate=*/false, scores_data, kt_max);
+    PanelProduct scores;
+    scores.a = q.data();
+    scores.lda = d_head;
+    scores.b = k_t;
+    scores.ldb = kGemmPanel;
+    scores.panel_stride = d_head * kGemmPanel;
+    scores.c = scores_data;
+    scores.ldc = kt_max;
+    scores.rows = n_q;
+    scores.k = d_head;
+    scores.n = kt;
+    GemmPanels(scores);
     for (int64_t i = 0; i < n_q; ++i) {
       MapArray row(scores_data + i * kt_max, kt);
       const float new_max = std::max(run_max[i], row.maxCoeff());
@@ -67,8 +77,19 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
       if (rescale != 1.0f) out.row(i) *= rescale;
     }
     // out [n_q, d_head] += p [n_q, kt] · v_tile [kt, d_head] (v rows are panels as they stand)
-    GemmPanels(scores_data, kt_max, n_q, a.v + j0 * a.ldv, a.ldv, kGemmPanel, kt, d_head,
-               /*accumulate=*/true, a.out, a.ldo);
+    PanelProduct values;
+    values.a = scores_data;
+    values.lda = kt_max;
+    values.b = a.v + j0 * a.ldv;
+    values.ldb = a.ldv;
+    values.panel_stride = kGemmPanel;
+    values.c = a.out;
+    values.ldc = a.ldo;
+    values.rows = n_q;
+    values.k = kt;
+    values.n = d_head;
+    values.accumulate = true;
+    GemmPanels(values);
   }
   for (int64_t i = 0; i < n_q; ++i) out.row(i) *= 1.0f / run_sum[i];  // run_sum >= 1
 }

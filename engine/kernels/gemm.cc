@@ -155,17 +155,15 @@ void PackedLinearBlock(const float* x, int64_t ldx, int64_t rows, const PackedWe
   }
 }
 
-void GemmPanels(const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb,
-                int64_t panel_stride, int64_t k, int64_t n, bool accumulate, float* c,
-                int64_t ldc) {
-  assert(rows >= 0 && k >= 0 && n >= 0);
-  for (int64_t c0 = 0; c0 < n; c0 += kGemmPanel) {
-    const float* panel = b + c0 / kGemmPanel * panel_stride;
-    const int64_t n_valid = std::min(kGemmPanel, n - c0);
-    for (int64_t r0 = 0; r0 < rows; r0 += kGemmRows) {
-      const int64_t mr = std::min(kGemmRows, rows - r0);
-      kTiles[mr](a + r0 * lda, lda, panel, ldb, k, kZeros, accumulate, false, c + r0 * ldc + c0,
-                 ldc, n_valid);
+void GemmPanels(const PanelProduct& p) {
+  assert(p.rows >= 0 && p.k >= 0 && p.n >= 0);
+  for (int64_t c0 = 0; c0 < p.n; c0 += kGemmPanel) {
+    const float* panel = p.b + c0 / kGemmPanel * p.panel_stride;
+    const int64_t n_valid = std::min(kGemmPanel, p.n - c0);
+    for (int64_t r0 = 0; r0 < p.rows; r0 += kGemmRows) {
+      const int64_t mr = std::min(kGemmRows, p.rows - r0);
+      kTiles[mr](p.a + r0 * p.lda, p.lda, panel, p.ldb, p.k, kZeros, p.accumulate, false,
+                 p.c + r0 * p.ldc + c0, p.ldc, n_valid);
     }
   }
 }

@@ -13,10 +13,8 @@
 // rounding per step, whatever the tiling: results depend on the values only,
 // never on the thread count or on which rows and columns a call covers.
 //
-// Measured single-threaded on the 2-core Zen 4 host, [512 x 512]·[512 x 2048]
-// (thread CPU time, median of 15; see the closing note of issue 5): this
-// kernel 10.3 ms (~104 GFLOP/s), oneDNN 2.6 dnnl_sgemm 10.8 ms, OpenBLAS
-// 0.3.21 11.7 ms, Eigen 3.4 -march=native 13.7-14.4 ms.
+// phasor_bench's BM_PackedLinear and BM_EigenLinear time it against Eigen's
+// product at encoder shapes (docs/benchmarks.md).
 #pragma once
 
 #include <cstdint>
@@ -59,12 +57,24 @@ void PackedLinearBlock(const float* x, int64_t ldx, int64_t rows, const PackedWe
                        Activation act = Activation::kIdentity);
 
 // The general form, for operands made on the fly (attention's scores and
-// values): c[rows, n] = (accumulate ? c : 0) + a[rows, k] · B[k, n], where the
-// columns [32·p, 32·p + 32) of B are the panel at b + p·panel_stride, its row
-// kk at + kk·ldb (e.g. B row-major with stride ldb: panel_stride 32). Reads
-// nothing of B past column n. Serial. Same accumulation order as above.
-void GemmPanels(const float* a, int64_t lda, int64_t rows, const float* b, int64_t ldb,
-                int64_t panel_stride, int64_t k, int64_t n, bool accumulate, float* c, int64_t ldc);
+// values): c[rows, n] = (accumulate ? c : 0) + a[rows, k] · B[k, n].
+struct PanelProduct {
+  const float* a = nullptr;  // [rows, k], row stride lda
+  int64_t lda = 0;
+  // B [k, n] in panels: columns [32·p, 32·p + 32) are the panel at
+  // b + p·panel_stride, its row kk at + kk·ldb (B row-major with row stride
+  // ldb: panel_stride 32; B packed as PackedWeights: ldb 32, panel_stride 32·k).
+  const float* b = nullptr;
+  int64_t ldb = 0;
+  int64_t panel_stride = 0;
+  float* c = nullptr;  // [rows, n], row stride ldc; may not overlap a or B
+  int64_t ldc = 0;
+  int64_t rows = 0, k = 0, n = 0;
+  bool accumulate = false;  // false: c is overwritten
+};
+
+// Reads nothing of B past column n. Serial. Same accumulation order as above.
+void GemmPanels(const PanelProduct& p);
 
 // y: [rows, w.out()] = act(x[rows, w.in()]·Wᵀ + b), all of it, in tasks of
 // kPackedLinearRows rows x kPackedLinearCols columns over ParallelTasks.

@@ -224,7 +224,7 @@ def hf_rope_inv_freq(pos: dict, head_dim: int, seq_len: int):
         def find_correction_dim(num_rotations):
             return (dim * math.log(original / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
 
-        # HF clamps low below at 0 and high above at dim - 1; the issue clamps
+        # HF clamps low below at 0 and high above at dim - 1; phasor clamps
         # both into [0, dim - 1] (the same for every sane configuration).
         low = min(max(math.floor(find_correction_dim(beta_fast)), 0), dim - 1)
         high = min(max(math.ceil(find_correction_dim(beta_slow)), 0), dim - 1)

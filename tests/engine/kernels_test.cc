@@ -500,7 +500,19 @@ TEST(GemmPanelsKernelTest, StridedOperandsAndAccumulationMatchNaive) {
     const std::vector<float> c0 = Random(rows * n, 49);
     for (bool accumulate : {false, true}) {
       std::vector<float> c = c0, ref(rows * n);
-      GemmPanels(a.data(), k, rows, b.data(), ldb, kGemmPanel, k, n, accumulate, c.data(), n);
+      PanelProduct p;
+      p.a = a.data();
+      p.lda = k;
+      p.b = b.data();
+      p.ldb = ldb;
+      p.panel_stride = kGemmPanel;
+      p.c = c.data();
+      p.ldc = n;
+      p.rows = rows;
+      p.k = k;
+      p.n = n;
+      p.accumulate = accumulate;
+      GemmPanels(p);
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t j = 0; j < n; ++j) {
           double sum = accumulate ? c0[r * n + j] : 0.0;
