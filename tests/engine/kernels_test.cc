@@ -37,14 +37,16 @@ std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi =
   return v;
 }
 
-// Largest violation of the tolerance (<= 0: all values pass), and no NaN anywhere.
+// Largest violation of the tolerance (<= 0: all values pass); a NaN or an
+// infinity on either side fails at once, with its position.
 void ExpectClose(const std::vector<float>& got, const std::vector<float>& want,
                  const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   double worst = 0.0;
   size_t worst_at = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_FALSE(std::isnan(got[i])) << what << " at " << i;
+    ASSERT_TRUE(std::isfinite(got[i]) && std::isfinite(want[i]))
+        << what << " at " << i << ": got " << got[i] << ", want " << want[i];
     const double excess =
         std::abs(double{got[i]} - want[i]) - (kAbsTol + kRelTol * std::abs(want[i]));
     if (excess > worst) {

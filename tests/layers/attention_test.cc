@@ -14,6 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
+#include "tests/support/max_error.h"
 
 namespace phasor {
 namespace {
@@ -92,15 +93,6 @@ std::vector<double> Reference(const std::vector<float>& x, const Weights& w,
   return out;
 }
 
-double MaxAbsDiff(const float* got, const double* want, int64_t n) {
-  double worst = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(got[i])) return INFINITY;
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-  }
-  return worst;
-}
-
 struct Case {
   int64_t d_model, n_heads, seq;
   std::vector<int64_t> lengths;  // one per sequence; == seq everywhere: no padding
@@ -125,14 +117,14 @@ TEST_P(AttentionTest, MatchesNaiveFullSoftmax) {
   const std::vector<double> ref =
       Reference(x, w, "layers.0.self_attn.", c.d_model, c.n_heads, batch, c.seq, c.lengths);
   // Every row, padded queries included: they attend to the valid keys too.
-  EXPECT_LE(MaxAbsDiff(out.data(), ref.data(), tokens * c.d_model), kTol);
+  EXPECT_LE(testing::MaxAbsError(out.data(), ref.data(), tokens * c.d_model), kTol);
 
   // Without lengths, every key is valid.
   const std::vector<int64_t> full(batch, c.seq);
   attn.Forward(x.data(), batch, c.seq, nullptr, out.data(), ws);
   const std::vector<double> ref_full =
       Reference(x, w, "layers.0.self_attn.", c.d_model, c.n_heads, batch, c.seq, full);
-  EXPECT_LE(MaxAbsDiff(out.data(), ref_full.data(), tokens * c.d_model), kTol);
+  EXPECT_LE(testing::MaxAbsError(out.data(), ref_full.data(), tokens * c.d_model), kTol);
 
   std::vector<float> in_place = x;  // out may equal x
   attn.Forward(in_place.data(), batch, c.seq, nullptr, in_place.data(), ws);
@@ -162,11 +154,11 @@ TEST_P(AttentionTest, RotationIsAppliedToTheProjection) {
   attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
   const std::vector<double> ref =
       Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths, /*negate_q=*/true);
-  EXPECT_LE(MaxAbsDiff(out.data(), ref.data(), tokens * c.d_model), kTol);
+  EXPECT_LE(testing::MaxAbsError(out.data(), ref.data(), tokens * c.d_model), kTol);
   if (c.seq > 1) {  // and it differs from no rotation
     const std::vector<double> plain =
         Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths);
-    EXPECT_GT(MaxAbsDiff(out.data(), plain.data(), tokens * c.d_model), 1e-2);
+    EXPECT_GT(testing::MaxAbsError(out.data(), plain.data(), tokens * c.d_model), 1e-2);
   }
 }
 
@@ -213,7 +205,8 @@ TEST_P(AttentionTest, EachSequenceAsIfAlone) {
     const int64_t offset = b * c.seq * c.d_model;
     attn.Forward(x.data() + offset, 1, c.lengths[b], nullptr, alone.data() + offset, ws);
     std::vector<double> want(out.begin() + offset, out.begin() + offset + c.lengths[b] * c.d_model);
-    EXPECT_LE(MaxAbsDiff(alone.data() + offset, want.data(), c.lengths[b] * c.d_model), kTol)
+    EXPECT_LE(testing::MaxAbsError(alone.data() + offset, want.data(), c.lengths[b] * c.d_model),
+              kTol)
         << "sequence " << b;
   }
 }

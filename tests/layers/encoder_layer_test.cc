@@ -15,6 +15,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
+#include "tests/support/max_error.h"
 
 namespace phasor {
 namespace {
@@ -153,15 +154,6 @@ struct Ref {
   }
 };
 
-double MaxAbsDiff(const std::vector<float>& got, const Vec& want) {
-  double worst = 0.0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(got[i])) return INFINITY;
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-  }
-  return worst;
-}
-
 // --- Tests --------------------------------------------------------------------
 
 // norm_first, activation, d_model, n_heads, d_ff, seq, lengths
@@ -193,7 +185,7 @@ TEST_P(EncoderLayerTest, MatchesDoubleReference) {
   std::vector<float> out(x.size(), NAN);
   layer.Forward(x.data(), batch, seq, lengths.data(), out.data(), ws);
   // Every row, padded ones included (they are computed the same way).
-  EXPECT_LE(MaxAbsDiff(out, Ref{w, "layers.0.", o}.Forward(x, seq, lengths)), kTol);
+  EXPECT_LE(testing::MaxAbsError(out, Ref{w, "layers.0.", o}.Forward(x, seq, lengths)), kTol);
 
   std::vector<float> in_place = x;  // out may equal x: a stack runs in place
   layer.Forward(in_place.data(), batch, seq, lengths.data(), in_place.data(), ws);
@@ -253,7 +245,7 @@ TEST(EncoderLayerTest, OneWorkspaceServesAStackOfLayers) {
         return std::vector<float>(v.begin(), v.end());
       }(),
       20, lengths);
-  EXPECT_LE(MaxAbsDiff(stack, ref), kTol);
+  EXPECT_LE(testing::MaxAbsError(stack, ref), kTol);
   EXPECT_TRUE(w.UnusedNames().empty());
 }
 

@@ -14,6 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
+#include "tests/support/max_error.h"
 
 namespace phasor {
 namespace {
@@ -69,15 +70,6 @@ std::vector<double> Reference(const std::vector<float>& x, const Weights& w,
   return LinearRef(h, o.d_ff, t("linear2.weight"), t("linear2.bias"), o.d_model);
 }
 
-double MaxAbsDiff(const std::vector<float>& got, const std::vector<double>& want) {
-  double worst = 0.0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(got[i])) return INFINITY;
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-  }
-  return worst;
-}
-
 // activation, d_model, d_ff, tokens
 using Case = std::tuple<Activation, int64_t, int64_t, int64_t>;
 
@@ -92,7 +84,7 @@ TEST_P(FeedForwardTest, MatchesDoubleReference) {
   const std::vector<float> x = Random(tokens * d_model, 5, 2.0f);
   std::vector<float> out(x.size(), NAN);
   ff.Forward(x.data(), tokens, out.data(), ws);
-  EXPECT_LE(MaxAbsDiff(out, Reference(x, w, "layers.1.", options)), kTol);
+  EXPECT_LE(testing::MaxAbsError(out, Reference(x, w, "layers.1.", options)), kTol);
 
   std::vector<float> in_place = x;  // out may equal x
   ff.Forward(in_place.data(), tokens, in_place.data(), ws);

@@ -13,6 +13,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
+#include "tests/support/max_error.h"
 
 namespace phasor {
 namespace {
@@ -49,15 +50,6 @@ std::vector<double> Reference(const std::vector<double>& v, int64_t d, const flo
   return out;
 }
 
-double MaxAbsDiff(const std::vector<float>& got, const std::vector<double>& want) {
-  double worst = 0.0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(got[i])) return INFINITY;
-    worst = std::max(worst, std::abs(got[i] - want[i]));
-  }
-  return worst;
-}
-
 class LayerNormLayerTest : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(LayerNormLayerTest, ForwardMatchesDoubleReference) {
@@ -71,7 +63,7 @@ TEST_P(LayerNormLayerTest, ForwardMatchesDoubleReference) {
   const std::vector<double> ref =
       Reference(std::vector<double>(x.begin(), x.end()), d, w.Get("norm.weight").data.data(),
                 w.Get("norm.bias").data.data(), 1e-5);
-  EXPECT_LE(MaxAbsDiff(out, ref), kTol);
+  EXPECT_LE(testing::MaxAbsError(out, ref), kTol);
 }
 
 TEST_P(LayerNormLayerTest, ForwardAddMatchesDoubleReferenceAndRunsInPlace) {
@@ -86,7 +78,7 @@ TEST_P(LayerNormLayerTest, ForwardAddMatchesDoubleReferenceAndRunsInPlace) {
                                             w.Get("layers.3.norm2.bias").data.data(), 1e-6);
   std::vector<float> out(x.size());
   norm.ForwardAdd(x.data(), r.data(), tokens, out.data());
-  EXPECT_LE(MaxAbsDiff(out, ref), kTol);
+  EXPECT_LE(testing::MaxAbsError(out, ref), kTol);
   std::vector<float> in_place = x;
   norm.ForwardAdd(in_place.data(), r.data(), tokens, in_place.data());
   EXPECT_EQ(in_place, out);

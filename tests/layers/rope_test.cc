@@ -1,4 +1,4 @@
-// RoPE against an independent long double evaluation of the issue's formulas:
+// RoPE against an independent long double evaluation of the formulas README gives:
 // inverse frequencies of every scaling, cos/sin exactness to 2^24, the rotation
 // of q and k, and the relative-position property of the scores.
 #include "layers/rope.h"
@@ -17,6 +17,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
+#include "tests/support/max_error.h"
 
 namespace phasor {
 namespace {
@@ -28,7 +29,8 @@ constexpr int64_t k2p24 = int64_t{1} << 24;
 constexpr long double kPi = 3.141592653589793238462643383279502884L;
 
 // ---------------------------------------------------------------------------
-// The reference: written from the issue text, sharing no code with layers/.
+// The reference: written from the formulas in README ("Rotary position embedding"), sharing no code
+// with layers/.
 
 struct Ref {
   RopeScalingType type = RopeScalingType::kNone;
@@ -288,23 +290,25 @@ TEST_P(RopeExactTest, CosSinMatchLongDoubleTo2p24) {
   std::uniform_int_distribution<int64_t> any(0, limit - 64);
   std::vector<int64_t> firsts = {0, 1000, 2040, limit - 64};
   for (int k = 0; k < 12; ++k) firsts.push_back(any(rng));
-  double worst = 0;
+  testing::MaxError worst(r);  // rows of 64 positions follow one another
   std::vector<float> rows(64 * r);
+  int64_t row0 = 0;
   for (int64_t first : firsts) {
     rope.FillCosSin(first, 64, rows.data());
     const auto inv = RefInvFreq(c, first + 64);
     for (int64_t j = 0; j < 64; ++j) {
       for (int64_t i = 0; i < half; ++i) {
         const long double angle = static_cast<long double>(first + j) * inv[i];
-        const double ec = static_cast<double>(fabsl(af * cosl(angle) - rows[j * r + i]));
-        const double es = static_cast<double>(fabsl(af * sinl(angle) - rows[j * r + half + i]));
-        worst = std::max({worst, ec, es});
+        const int64_t at = (row0 + j) * r;
+        worst.Add(at + i, rows[j * r + i], af * cosl(angle));
+        worst.Add(at + half + i, rows[j * r + half + i], af * sinl(angle));
       }
     }
+    row0 += 64;
   }
   EXPECT_LE(worst, kExact * static_cast<double>(std::max<long double>(af, 1))) << cs.name;
   std::printf("cos/sin max abs error to %s: %-10s %-30s %.3g\n",
-              mode == PeMode::kCached ? "2e5 " : "2^24", ToString(mode), cs.name, worst);
+              mode == PeMode::kCached ? "2e5 " : "2^24", ToString(mode), cs.name, worst.value());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, RopeExactTest,
@@ -339,7 +343,7 @@ TEST(RopeTest, TableFollowsTheLayout) {
 // ---------------------------------------------------------------------------
 // The rotation of q and k against a long double twin.
 
-// qkv: [tokens, 3·d_model] rotated as the issue says, in long double.
+// qkv: [tokens, 3·d_model] rotated by those formulas, in long double.
 std::vector<long double> RefRotate(const std::vector<float>& qkv, int64_t batch, int64_t seq,
                                    int64_t d_model, int64_t n_heads, const Ref& c,
                                    RopeLayout layout, int64_t offset) {
@@ -383,10 +387,8 @@ TEST(RopeTest, ApplyMatchesTheLongDoubleTwin) {
         const auto want = RefRotate(qkv, batch, seq, d_model, n_heads, c, layout, offset);
         const std::vector<float> before = qkv;
         rope.Apply(qkv.data(), batch, seq, d_model, n_heads);
-        double worst = 0;
-        for (size_t k = 0; k < qkv.size(); ++k) {
-          worst = std::max(worst, static_cast<double>(fabsl(want[k] - qkv[k])));
-        }
+        const testing::MaxError worst = testing::MaxAbsError(
+            qkv.data(), want.data(), static_cast<int64_t>(qkv.size()), 3 * d_model);
         EXPECT_LE(worst, 2e-5) << cs.name << " " << ToString(layout) << " offset " << offset;
         // v and the pass-through dims are untouched, bit for bit.
         for (int64_t t = 0; t < batch * seq; ++t) {
@@ -522,11 +524,9 @@ TEST(RopeTest, DynamicIsComputedPerCallAndThreadSafe) {
   for (const auto& [seq, rows] :
        {std::pair<int64_t, const std::vector<float>*>{300, &a}, {1000, &b}}) {
     const auto inv = RefInvFreq(c, seq);
-    double worst = 0;
+    testing::MaxError worst(64);
     for (int64_t j = 0; j < seq; ++j) {
-      for (int64_t i = 0; i < 32; ++i) {
-        worst = std::max(worst, static_cast<double>(fabsl(cosl(j * inv[i]) - (*rows)[j * 64 + i])));
-      }
+      for (int64_t i = 0; i < 32; ++i) worst.Add(j * 64 + i, (*rows)[j * 64 + i], cosl(j * inv[i]));
     }
     EXPECT_LE(worst, kExact) << "seq " << seq;
   }

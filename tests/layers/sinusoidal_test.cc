@@ -14,6 +14,7 @@
 #include "engine/kernels/rotate_rows.h"
 #include "engine/parallel.h"
 #include "layers/block_starts.h"
+#include "tests/support/max_error.h"
 #include "tests/support/pe_reference.h"
 
 namespace phasor {
@@ -34,15 +35,16 @@ RefDenominator Ref(PeDenominator d) {
   return d == PeDenominator::kDModel ? RefDenominator::kDModel : RefDenominator::kHalfMinusOne;
 }
 
-// Max abs error of rows [n, d] for positions first.. against the reference.
-double MaxError(const SinusoidalEncoding& pe, int64_t first, int64_t n, const float* rows) {
+// Error of rows [n, d] for positions first.. against the reference; rows are
+// numbered from 0 (position first).
+testing::MaxError PeError(const SinusoidalEncoding& pe, int64_t first, int64_t n,
+                          const float* rows) {
   const auto& o = pe.options();
-  double err = 0;
+  testing::MaxError err(o.d_model);
   for (int64_t j = 0; j < n; ++j) {
     const auto ref = RefPeRow(first + j, o.d_model, o.base, Ref(o.layout), Ref(o.denominator));
-    for (int64_t k = 0; k < o.d_model; ++k) {
-      err = std::max(err, static_cast<double>(std::fabs(ref[k] - rows[j * o.d_model + k])));
-    }
+    for (int64_t k = 0; k < o.d_model; ++k)
+      err.Add(j * o.d_model + k, rows[j * o.d_model + k], ref[k]);
   }
   return err;
 }
@@ -99,19 +101,19 @@ TEST_P(SinusoidalExactTest, MatchesLongDoubleAtListedAndRandomPositions) {
     for (int64_t p : positions) {
       if (p >= limit) continue;
       pe.Fill(p, 1, row.data());
-      const double err = MaxError(pe, p, 1, row.data());
+      const testing::MaxError err = PeError(pe, p, 1, row.data());
       EXPECT_LE(err, kExact) << "d_model " << d << " position " << p;
       if (p == k2p24 - 1) {
         std::printf("max abs error at 2^24-1: %-10s %-11s %-14s d_model %-3lld %.3g\n",
                     ToString(mode), ToString(layout), ToString(den), static_cast<long long>(d),
-                    err);
+                    err.value());
       }
     }
     // A long run ending at 2^24 - 1 crosses many blocks and anchors.
     const int64_t n = 3000;
     std::vector<float> rows(n * d);
     pe.Fill(limit - n, n, rows.data());
-    EXPECT_LE(MaxError(pe, limit - n, n, rows.data()), kExact) << "d_model " << d;
+    EXPECT_LE(PeError(pe, limit - n, n, rows.data()), kExact) << "d_model " << d;
   }
 }
 
@@ -141,7 +143,7 @@ TEST(SinusoidalTest, ExactForExtremeBasesAndWidths) {
         std::vector<float> rows(n * d);
         for (int64_t first : {int64_t{0}, int64_t{123456}, k2p24 - n}) {
           pe.Fill(first, n, rows.data());
-          EXPECT_LE(MaxError(pe, first, n, rows.data()), kExact)
+          EXPECT_LE(PeError(pe, first, n, rows.data()), kExact)
               << "base " << base << " d_model " << d << " first " << first;
         }
       }
@@ -247,7 +249,7 @@ TEST(SinusoidalTest, DirectBaselineIsExact) {
   const int64_t n = 50;
   std::vector<float> rows(n * o.d_model);
   pe.FillDirect(k2p24 - n, n, nullptr, rows.data());
-  EXPECT_LE(MaxError(pe, k2p24 - n, n, rows.data()), kExact);
+  EXPECT_LE(PeError(pe, k2p24 - n, n, rows.data()), kExact);
 }
 
 // Rows [first, first + n) from Fill on one thread; on two they must be the same bits.
@@ -475,7 +477,7 @@ TEST(SinusoidalTest, CachedPositionPastTableIsAnError) {
   o.mode = PeMode::kAuto;
   SinusoidalEncoding auto_pe(o);
   EXPECT_NO_THROW(auto_pe.Fill(50, 150, rows.data()));
-  EXPECT_LE(MaxError(auto_pe, 50, 150, rows.data()), kExact);
+  EXPECT_LE(PeError(auto_pe, 50, 150, rows.data()), kExact);
 }
 
 TEST(SinusoidalTest, ZeroRowsIsANoOp) {

@@ -13,6 +13,7 @@
 #include "engine/error.h"
 #include "layers/sinusoidal.h"
 #include "models/config.h"
+#include "tests/support/max_error.h"
 
 namespace phasor {
 namespace {
@@ -123,15 +124,15 @@ TEST(PresetsTest, EachPresetMatchesItsFamilysFormula) {
       SinusoidalOptions o = c.positional.Sinusoidal(d);
       o.mode = PeMode::kOnTheFly;
       const SinusoidalEncoding pe(o);
-      double worst = 0;
+      testing::MaxError worst(d);
+      int64_t n = 0;
       for (int64_t j : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{7}, int64_t{100}, int64_t{4095},
                         int64_t{123456}}) {
         std::vector<float> row(d);
         pe.Fill(c.positional.offset + j, 1, row.data());  // the encoder's position of token j
         const Row want = pc.family(j, d);
-        for (int64_t k = 0; k < d; ++k) {
-          worst = std::max(worst, static_cast<double>(fabsl(want[k] - row[k])));
-        }
+        for (int64_t k = 0; k < d; ++k) worst.Add(n * d + k, row[k], want[k]);
+        ++n;
       }
       EXPECT_LE(worst, kExact) << pc.preset << " pad " << pc.pad << " d_model " << d;
     }
