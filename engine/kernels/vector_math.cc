@@ -32,7 +32,7 @@ constexpr float kExpP[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f
                             4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
 float ExpScalar(float t) {
-  if (std::isnan(t)) return t;  // as the vector path; converting NaN to int is undefined
+  if (std::isnan(t)) return t;  // converting NaN to int is undefined; the vector path keeps it too
   t = std::min(std::max(t, kExpMin), kExpMax);
   const float fx = std::floor(t * kLog2e + 0.5f);
   t = t - fx * kLn2Hi;
@@ -100,7 +100,10 @@ void ExpShifted(const float* x, float shift, int64_t n, float* out) {
     const __mmask16 m =
         n - j >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << (n - j)) - 1);
     const __m512 v = _mm512_maskz_loadu_ps(m, x + j);
-    __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(v, s), lo), hi);
+    const __m512 d = _mm512_sub_ps(v, s);
+    // max_ps(NaN, lo) is lo: NaN lanes are put back at the end, as ExpScalar keeps them.
+    const __mmask16 nan = _mm512_cmp_ps_mask(d, d, _CMP_UNORD_Q);
+    __m512 t = _mm512_min_ps(_mm512_max_ps(d, lo), hi);
     const __m512 fx = _mm512_roundscale_ps(
         _mm512_add_ps(_mm512_mul_ps(t, _mm512_set1_ps(kLog2e)), _mm512_set1_ps(0.5f)),
         _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
@@ -114,7 +117,7 @@ void ExpShifted(const float* x, float shift, int64_t n, float* out) {
     y = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(y, z), t), _mm512_set1_ps(1.0f));
     const __m512i e =
         _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
-    y = _mm512_mul_ps(y, _mm512_castsi512_ps(e));
+    y = _mm512_mask_blend_ps(nan, _mm512_mul_ps(y, _mm512_castsi512_ps(e)), d);
     const __mmask16 masked = _mm512_cmp_ps_mask(v, neg_inf, _CMP_EQ_OQ);
     _mm512_mask_storeu_ps(out + j, m, _mm512_mask_blend_ps(masked, y, _mm512_setzero_ps()));
   }

@@ -21,7 +21,8 @@ float SumOfSquares(const float* v, int64_t n);
 
 // out[j] = exp(x[j] - shift) (Cephes' expf polynomial, vectorised with
 // AVX-512 where available, about 1 ulp; exactly 0 for x[j] = -inf, a masked
-// score; arguments below -87.3 give 2^-126 rather than a subnormal). The
+// score; NaN for a NaN argument; arguments below -87.3 give about 2^-126
+// rather than a subnormal, and above 88, about 1.65e38). The
 // scalar and vector paths do the same operations, so a value gives the same
 // bits wherever it sits. out may equal x.
 void ExpShifted(const float* x, float shift, int64_t n, float* out);
