@@ -5,12 +5,15 @@
 // Each Fuzz* function takes arbitrary bytes. Any input must either succeed or
 // throw phasor::Error (caught here); a broken invariant throws
 // InvariantViolation, which libFuzzer reports as a crash (uncaught exception)
-// and the regression test as a failure. Sanitizers report the rest.
+// and the regression test as a failure. Sanitizers report the rest. Each
+// returns what became of the input, which the regression test compares with
+// the outcome recorded when the input was saved (outcomes.txt).
 #pragma once
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +41,29 @@ struct InvariantViolation : std::logic_error {
 
 inline void Expect(bool ok, const char* what) {
   if (!ok) throw InvariantViolation(what);
+}
+
+// What became of one input: refused with a message, accepted, or (model) run.
+struct Outcome {
+  enum class Kind { kRefused, kAccepted, kRanFinite, kRanNonFinite };
+  Kind kind = Kind::kAccepted;
+  std::string message;  // kRefused: the Error's message
+
+  static Outcome Refused(const Error& e) { return {Kind::kRefused, e.what()}; }
+};
+
+inline const char* ToString(Outcome::Kind k) {
+  switch (k) {
+    case Outcome::Kind::kRefused:
+      return "refused";
+    case Outcome::Kind::kAccepted:
+      return "accepted";
+    case Outcome::Kind::kRanFinite:
+      return "ran-finite";
+    case Outcome::Kind::kRanNonFinite:
+      return "ran-non-finite";
+  }
+  return "?";
 }
 
 // Well under libFuzzer's -rss_limit_mb / -malloc_limit_mb (2 GiB): a request
@@ -71,14 +97,14 @@ inline void WriteFile(const std::string& path, const void* data, size_t size) {
 
 // The safetensors reader: a loaded file holds what its shapes say, and
 // save + load gives the same tensors, bit for bit.
-inline void FuzzSafetensors(const uint8_t* data, size_t size) {
+inline Outcome FuzzSafetensors(const uint8_t* data, size_t size) {
   const std::string path = ScratchDir() + "/in.safetensors";
   WriteFile(path, data, size);
   Weights weights;
   try {
     weights = LoadSafetensors(path);
-  } catch (const Error&) {
-    return;
+  } catch (const Error& e) {
+    return Outcome::Refused(e);
   }
   for (const std::string& name : weights.Names()) {
     const Tensor& t = weights.Get(name);
@@ -88,7 +114,7 @@ inline void FuzzSafetensors(const uint8_t* data, size_t size) {
   try {
     SaveSafetensors(copy, weights);
   } catch (const Error&) {
-    return;  // a name that is not valid UTF-8 cannot be saved
+    return {};  // a name that is not valid UTF-8 cannot be saved
   }
   const Weights again = LoadSafetensors(copy);
   Expect(again.Names() == weights.Names(), "round trip keeps the names");
@@ -100,33 +126,35 @@ inline void FuzzSafetensors(const uint8_t* data, size_t size) {
                 std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0),
            "round trip keeps the tensors");
   }
+  return {};
 }
 
 // config.json text: a parsed config prints and parses back to the same text.
-inline void FuzzConfig(const uint8_t* data, size_t size) {
+inline Outcome FuzzConfig(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   ModelConfig config;
   try {
     config = ParseConfig(text, "config.json");
-  } catch (const Error&) {
-    return;
+  } catch (const Error& e) {
+    return Outcome::Refused(e);
   }
   const std::string json = ConfigToJson(config);
   const ModelConfig again = ParseConfig(json, "round trip");
   Expect(ConfigToJson(again) == json, "config round trip");
+  return {};
 }
 
 // Token lines. Byte 0 picks the pad id: none (< 0x80) or byte & 0x7f.
-inline void FuzzTokens(const uint8_t* data, size_t size) {
-  if (size == 0) return;
+inline Outcome FuzzTokens(const uint8_t* data, size_t size) {
+  if (size == 0) return {};
   std::optional<int32_t> pad;
   if (data[0] & 0x80) pad = static_cast<int32_t>(data[0] & 0x7f);
   const std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
   TokenBatch b;
   try {
     b = ParseTokens(text, "tokens.txt", pad);
-  } catch (const Error&) {
-    return;
+  } catch (const Error& e) {
+    return Outcome::Refused(e);
   }
   Expect(b.batch >= 1 && b.seq >= 1 && static_cast<int64_t>(b.ids.size()) == b.batch * b.seq &&
              static_cast<int64_t>(b.lengths.size()) == b.batch,
@@ -138,12 +166,13 @@ inline void FuzzTokens(const uint8_t* data, size_t size) {
       Expect(b.ids[static_cast<size_t>(i * b.seq + j)] == *pad, "padding is the pad id");
     }
   }
+  return {};
 }
 
 // A model directory end to end (layout in model_input.h): load, then encode
 // two sequences (the second one ragged) of mostly valid ids. Outputs may be
-// NaN (non-finite weights are allowed); only memory safety is checked.
-inline void FuzzModel(const uint8_t* data, size_t size) {
+// NaN (non-finite weights are allowed): the outcome says whether they are.
+inline Outcome FuzzModel(const uint8_t* data, size_t size) {
   const std::string dir = ScratchDir() + "/model";
   const ModelInput in = SplitModelInput(data, size);
   WriteFile(dir + "/config.json", in.config.data(), in.config.size());
@@ -151,8 +180,8 @@ inline void FuzzModel(const uint8_t* data, size_t size) {
   std::unique_ptr<Encoder> enc;
   try {
     enc = Encoder::Load(dir, in.mode);
-  } catch (const Error&) {
-    return;
+  } catch (const Error& e) {
+    return Outcome::Refused(e);
   }
   const ModelConfig& c = enc->config();
   const int64_t batch = 2;
@@ -164,13 +193,15 @@ inline void FuzzModel(const uint8_t* data, size_t size) {
     ids[i] = static_cast<int32_t>(raw < 0xf0 ? raw % c.vocab_size : c.vocab_size + raw - 0xf8);
   }
   const std::vector<int64_t> lengths = {seq, std::max<int64_t>(1, seq / 2)};
+  std::vector<float> out(static_cast<size_t>(batch * seq * c.d_model));  // [batch·seq, d_model]
   try {
     EncoderWorkspace ws = enc->MakeWorkspace(batch * seq);
-    std::vector<float> out(static_cast<size_t>(batch * seq * c.d_model));
     enc->Forward(ids.data(), batch, seq, lengths.data(), EncoderStage::kFinal, out.data(), ws);
-  } catch (const Error&) {
-    // An id outside the vocabulary, or a position past a cached table.
+  } catch (const Error& e) {
+    return Outcome::Refused(e);  // an id outside the vocabulary, a position past a cached table
   }
+  const bool finite = std::all_of(out.begin(), out.end(), [](float v) { return std::isfinite(v); });
+  return {finite ? Outcome::Kind::kRanFinite : Outcome::Kind::kRanNonFinite, ""};
 }
 
 }  // namespace phasor::fuzz

@@ -30,6 +30,12 @@ def safetensors(tensors, metadata=None, pad=True, dtype_of=None):
     return struct.pack("<Q", len(text)) + text + data
 
 
+def raw_safetensors(header, data):
+    """A file with this header (a dict, written as it stands) and data bytes."""
+    text = json.dumps(header, separators=(",", ":")).encode()
+    return struct.pack("<Q", len(text)) + text + data
+
+
 def config(**kw):
     c = {"vocab_size": 8, "d_model": 4, "n_heads": 2, "n_layers": 1, "d_ff": 8}
     c.update(kw)
@@ -88,12 +94,13 @@ def main():
     write("safetensors", "near_truncated_data", good[:-3])
     write("safetensors", "near_truncated_header", good[:20])
     write("safetensors", "near_header_len_huge", struct.pack("<Q", 1 << 63) + good[8:])
-    write("safetensors", "near_overlap", struct.pack("<Q", 88) + json.dumps(
+    write("safetensors", "near_overlap", raw_safetensors(
         {"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
-         "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}},
-        separators=(",", ":")).encode().ljust(88) + b"\0" * 12)
+         "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}, b"\0" * 12))
     write("safetensors", "near_bad_dtype", good.replace(b"F32", b"I64"))
-    write("safetensors", "near_shape_overflow", good.replace(b"[2]", b"[4294967296,4294967296]"))
+    write("safetensors", "near_shape_overflow", raw_safetensors(
+        {"w": {"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 8]}},
+        b"\0" * 8))
     # config
     write("config", "minimal", config())
     write("config", "full", json.dumps({
@@ -118,7 +125,7 @@ def main():
     cases = [
         (0, 3, {}, "F32"),
         (1, 7, {"activation": "gelu", "norm_first": True, "final_norm": True, "pad_token_id": 0,
-                "positional": {"layout": "split", "max_len": 4, "mode": "cached"}}, "F16"),
+                "positional": {"layout": "split", "max_len": 8, "mode": "cached"}}, "F16"),
         (2, 9, {"scale_embedding": True, "positional": {"denominator": "half_minus_one",
                                                         "offset": 5, "max_len": 8}}, "BF16"),
         (3, 12, {"n_layers": 2, "positional": {"kind": "learned", "max_len": 16}}, "F32"),
@@ -127,7 +134,19 @@ def main():
     for i, (mode, seq, extra, dtype) in enumerate(cases):
         cfg = config(**extra)
         c = json.loads(cfg)
-        st = safetensors(model_tensors(rng, c, dtype))
+        tensors = model_tensors(rng, c, dtype)
+        # Token ids come from the input's last 16 bytes, and a byte >= 0xf0
+        # gives an id past the vocabulary: end on values of small bytes (0.5)
+        # so that every valid model also runs.
+        left = 16
+        for j in range(len(tensors) - 1, -1, -1):
+            name, dt, shape, values = tensors[j]
+            k = min(len(values), left // (4 if dt == "F32" else 2))
+            tensors[j] = (name, dt, shape, values[:len(values) - k] + [0.5] * k)
+            left -= k * (4 if dt == "F32" else 2)
+            if left <= 0:
+                break
+        st = safetensors(tensors)
         write("model", "valid_%d" % i, model_input(mode, seq, cfg, st))
     cfg = config()
     c = json.loads(cfg)
@@ -136,8 +155,8 @@ def main():
     bad = list(tensors)
     bad[1] = (bad[1][0], "F32", [2, 6], bad[1][3][:12])
     write("model", "near_misshapen", model_input(0, 3, cfg, safetensors(bad)))
-    nan = list(tensors)
-    nan[0] = (nan[0][0], "F32", nan[0][2], [float("nan")] + nan[0][3][1:])
+    nan = list(tensors)  # in the in-projection, which every token goes through
+    nan[1] = (nan[1][0], "F32", nan[1][2], [float("nan")] + nan[1][3][1:])
     write("model", "nan_weight", model_input(0, 3, cfg, safetensors(nan)))
     write("model", "near_huge_config",
           model_input(0, 3, config(d_model=32768, n_heads=1, positional={"max_len": 65536}),
