@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Takes every figure that docs/benchmarks.md publishes, in one go, into OUT
+# (default /tmp/phasor-figures): the machine, the PE side-by-side runs, the
+# benchmark suite, the long embedding pass, the encoder against ONNX Runtime and
+# the peak memory of long sequences. A benchmark, not a test: run it on a quiet
+# machine (`uptime` load below 1, nothing else of yours running); each step
+# records the load average before and after it in OUT/load.txt.
+#
+#   bench/figures.sh [--out DIR] [--runs 3] [--skip-ort]
+#
+# Needs a Release build (make build); the ONNX Runtime step also needs what
+# bench/ort_compare.sh needs (node + npm, python3 with torch and numpy).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+bin="$root/build/bin"
+out=/tmp/phasor-figures
+runs=3
+ort=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$2"; shift ;;
+    --runs) runs="$2"; shift ;;
+    --skip-ort) ort=0 ;;
+    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "figures: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ -x "$bin/phasor" ] || { echo "figures: no $bin/phasor (make build first)" >&2; exit 1; }
+mkdir -p "$out"
+: >"$out/load.txt"
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+# step NAME COMMAND...: runs COMMAND with stdout to OUT/NAME, recording the load.
+step() {
+  local name="$1"
+  shift
+  local before
+  before="$(load)"
+  echo "figures: $name" >&2
+  "$@" >"$out/$name"
+  echo "$name: load average before $before, after $(load)" >>"$out/load.txt"
+}
+
+{
+  lscpu | grep -E '^(Model name|CPU family|Model|CPU\(s\)|Thread|Core|L1d|L2|L3)'
+  grep -m1 -o 'avx512[a-z_0-9]*' /proc/cpuinfo | sort -u | tr '\n' ' '
+  echo
+  free -g | head -2
+  "$bin/phasor" --version
+} >"$out/machine.txt"
+
+# Physical limits: float32 peak and the stream-write bound.
+step peak.json "$bin/phasor_bench" --benchmark_filter='Fp32Peak|StreamWrite' \
+  --benchmark_min_time=0.3 --benchmark_format=json
+
+# Cached versus recomputed PE, side by side, at encoder and long lengths.
+for r in $(seq "$runs"); do
+  step "bench_pe_$r.json" "$bin/phasor" bench-pe --lengths 512,1K,4K,16K,64K,256K,1M \
+    --min-seconds 0.3 --json
+done
+
+# One pass over 10^8 tokens (peak memory with /usr/bin/time).
+step embed_1e8.json /usr/bin/time -v -o "$out/embed_1e8.time" "$bin/phasor" embed \
+  --seq-len 100000000 --d-model 512 --json
+
+# The benchmark suite's PE kernels.
+step suite.json "$bin/phasor_bench" --benchmark_filter='Pe|StreamWrite|Linear' \
+  --benchmark_min_time=0.2 --benchmark_format=json
+
+# Peak memory of long sequences through the whole encoder (d512/8h/6L).
+model="$out/d512"
+[ -f "$model/model.safetensors" ] || "$bin/phasor" make-toy --out "$model" --vocab 32000 \
+  --d-model 512 --n-heads 8 --n-layers 6 --d-ff 2048 >/dev/null
+python3 -c "
+import random; r = random.Random(7)
+print(' '.join(str(r.randrange(1, 32000)) for _ in range(16384)))" >"$out/tokens_16k.txt"
+step encode_16k.json /usr/bin/time -v -o "$out/encode_16k.time" "$bin/phasor" encode \
+  --model "$model" --tokens-file "$out/tokens_16k.txt" --threads 2 --json
+
+# The encoder against ONNX Runtime, runs times.
+if [ "$ort" = 1 ]; then
+  for r in $(seq "$runs"); do
+    step "ort_$r.txt" "$here/ort_compare.sh" --phasor "$bin/phasor" --work "$out/ort-work" \
+      --rounds 3 --repeat 10
+  done
+fi
+echo "figures: done; see $out (load averages in $out/load.txt)" >&2

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Turns the output folder of bench/figures.sh into the Markdown tables of
+docs/benchmarks.md: medians over the runs, with the spread (min to max) beside
+each median, and every ratio taken within one run before its median is taken.
+
+    python3 bench/figures_report.py /tmp/phasor-figures > tables.md
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+
+def spread(values, fmt="{:.2f}"):
+    """'median (min–max)' of values."""
+    med = statistics.median(values)
+    if len(values) < 2:
+        return fmt.format(med)
+    return f"{fmt.format(med)} ({fmt.format(min(values))}–{fmt.format(max(values))})"
+
+
+def si_length(n):
+    for unit, size in (("M", 1 << 20), ("K", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size}{unit}"
+    return str(n)
+
+
+def load_lines(out):
+    path = os.path.join(out, "load.txt")
+    return open(path).read().strip().splitlines() if os.path.exists(path) else []
+
+
+def bench_pe(out):
+    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, "bench_pe_*.json")))]
+    if not runs:
+        return ""
+    rows = [{(r["group"], r["mode"], r["length"]): r for r in run["rows"]} for run in runs]
+    lengths = sorted({k[2] for k in rows[0]})
+    lines = [f"{len(runs)} runs of `phasor bench-pe --lengths "
+             f"{','.join(si_length(n) for n in lengths)} --min-seconds 0.3 --json`, "
+             f"d_model {runs[0]['d_model']}, {runs[0]['threads']} threads. GB/s written: "
+             "median (min–max) over the runs.", ""]
+    for group, bound, label in (("pe", "stream_write", "PE alone"),
+                                ("embedding+pe", "gather", "embedding + PE")):
+        lines += [f"**{label}**", "",
+                  f"| length | cached | on the fly | direct sin/cos | {bound.replace('_', ' ')} "
+                  "(bound) | on the fly ÷ cached | on the fly ÷ bound |",
+                  "|---|---|---|---|---|---|---|"]
+        for n in lengths:
+            def gb(mode):
+                v = [r[(group, mode, n)].get("gb_per_s") for r in rows]
+                return [x for x in v if x is not None]
+            def ratio(a, b):
+                return [r[(group, a, n)]["gb_per_s"] / r[(group, b, n)]["gb_per_s"]
+                        for r in rows if "gb_per_s" in r[(group, a, n)]
+                        and "gb_per_s" in r[(group, b, n)]]
+            cells = [spread(gb(m), "{:.1f}") if gb(m) else "skipped"
+                     for m in ("cached", "on_the_fly", "direct", bound)]
+            lines.append(f"| {si_length(n)} | " + " | ".join(cells) +
+                         f" | {spread(ratio('on_the_fly', 'cached'))}"
+                         f" | {spread(ratio('on_the_fly', bound))} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def benchmarks(path):
+    if not os.path.exists(path):
+        return []
+    return json.load(open(path))["benchmarks"]
+
+
+def peak(out):
+    lines = ["| benchmark | threads | measured |", "|---|---|---|"]
+    for b in benchmarks(os.path.join(out, "peak.json")):
+        name = b["name"].split("/")
+        if name[0] == "BM_Fp32Peak":
+            lines.append(f"| float32 FMA peak (`BM_Fp32Peak`) | {name[1]} | "
+                         f"{b['GFLOP/s']:.0f} GFLOP/s |")
+        elif name[0] == "BM_StreamWrite":
+            lines.append(f"| stream write, {int(name[1]):,} × {name[2]} floats "
+                         f"(`BM_StreamWrite`) | {name[3]} | {b['bytes_per_second'] / 1e9:.1f} GB/s |")
+    return "\n".join(lines)
+
+
+def suite(out):
+    table = {}
+    for b in benchmarks(os.path.join(out, "suite.json")):
+        name = b["name"].split("/")
+        kind = name[0][3:]
+        if kind == "Fp32Peak":
+            continue
+        if kind == "EmbeddingPe":
+            kind += {"-1": "Gather", "1": "OnTheFly", "0": "Cached"}[name[4]]
+        if kind in ("PackedLinear", "EigenLinear"):
+            key = (f"{name[1]}×{name[2]}·{name[3]}", name[4])
+            table.setdefault(key, {})[kind] = f"{b['GFLOP/s']:.0f}"
+            continue
+        threads = name[3] if kind != "PeDirect" else "1"  # direct: one thread
+        table.setdefault((name[2], threads), {})[kind] = f"{b['bytes_per_second'] / 1e9:.1f}"
+    cols = ["StreamWrite", "PeOnTheFly", "PeCached", "PeDirect", "EmbeddingPeGather",
+            "EmbeddingPeOnTheFly", "EmbeddingPeCached"]
+    lines = ["| d_model, threads | stream write | PE on the fly | PE cached | PE direct | "
+             "gather | embedding + on the fly | embedding + cached |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (d, t), row in sorted(((k, v) for k, v in table.items() if "×" not in k[0]),
+                              key=lambda kv: (int(kv[0][0]), kv[0][1])):
+        if "StreamWrite" in row or "PeOnTheFly" in row:
+            lines.append(f"| {d}, {t} | " + " | ".join(row.get(c, "") for c in cols) + " |")
+    lines += ["", "| product [rows×in·out] | threads | packed (GFLOP/s) | Eigen (GFLOP/s) |",
+              "|---|---|---|---|"]
+    for (shape, t), row in sorted((k, v) for k, v in table.items() if "×" in k[0]):
+        lines.append(f"| {shape} | {t} | {row.get('PackedLinear', '')} | "
+                     f"{row.get('EigenLinear', '')} |")
+    return "\n".join(lines)
+
+
+def ort(out):
+    runs = sorted(glob.glob(os.path.join(out, "ort_*.txt")))
+    cells = {}
+    for p in runs:
+        for line in open(p):
+            m = re.match(r"(d\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
+            if m:
+                c = cells.setdefault((m[1], int(m[2])), {"phasor": [], "ort": [], "ratio": []})
+                c["phasor"].append(float(m[3]))
+                c["ort"].append(float(m[4]))
+                c["ratio"].append(float(m[5]))
+    if not cells:
+        return ""
+    names = {"d512": "d512/8h/6L/ff2048, 1 × 512", "d256": "d256/4h/4L/ff1024, 8 × 128"}
+    lines = [f"{len(runs)} runs of `bench/ort_compare.sh --rounds 3 --repeat 10`; tokens/s, "
+             "median (min–max) over the runs, each run itself the median of 3 alternating "
+             "rounds.", "",
+             "| model, batch | threads | phasor | ONNX Runtime | phasor ÷ ONNX Runtime |",
+             "|---|---|---|---|---|"]
+    for (case, t), c in sorted(cells.items(), key=lambda kv: (-int(kv[0][0][1:]), -kv[0][1])):
+        lines.append(f"| {names.get(case, case)} | {t} | {spread(c['phasor'], '{:.0f}')} | "
+                     f"{spread(c['ort'], '{:.0f}')} | {spread(c['ratio'])} |")
+    return "\n".join(lines)
+
+
+def resident(out, name):
+    path = os.path.join(out, name)
+    if not os.path.exists(path):
+        return None
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", open(path).read())
+    return int(m[1]) / 1024 if m else None
+
+
+def singles(out):
+    lines = []
+    path = os.path.join(out, "embed_1e8.json")
+    if os.path.exists(path):
+        j = json.load(open(path))
+        lines.append(f"- `phasor embed --seq-len 100000000 --d-model 512`: {j['seconds']:.1f} s, "
+                     f"{j['gb_per_s']:.1f} GB/s written, peak resident "
+                     f"{resident(out, 'embed_1e8.time'):.0f} MiB.")
+    path = os.path.join(out, "encode_16k.json")
+    if os.path.exists(path):
+        j = json.load(open(path))
+        lines.append(f"- `phasor encode` of 16,384 tokens, d512/8h/6L, 2 threads: "
+                     f"{j['seconds']:.1f} s ({j['tokens_per_s']:.0f} tokens/s), peak resident "
+                     f"{resident(out, 'encode_16k.time'):.0f} MiB.")
+    return "\n".join(lines)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/phasor-figures"
+    for title, text in (("Load averages (1, 5, 15 min) around each step", "\n".join(
+                            f"    {l}" for l in load_lines(out))),
+                        ("Physical limits", peak(out)),
+                        ("Encoder against ONNX Runtime", ort(out)),
+                        ("Positional encoding, side by side", bench_pe(out)),
+                        ("Long runs", singles(out)),
+                        ("The benchmark suite", suite(out))):
+        if text:
+            print(f"## {title}\n\n{text}\n")
+
+
+if __name__ == "__main__":
+    main()
