@@ -72,16 +72,32 @@ def benchmarks(path):
     return json.load(open(path))["benchmarks"]
 
 
+def limits(out):
+    """{(kind, shape, threads): [values]} from the start and end measurements."""
+    found = {}
+    for f in ("peak.json", "peak_end.json"):
+        for b in benchmarks(os.path.join(out, f)):
+            name = b["name"].split("/")
+            if name[0] == "BM_Fp32Peak":
+                found.setdefault(("peak", "", int(name[1])), []).append(b["GFLOP/s"])
+            elif name[0] == "BM_StreamWrite":
+                found.setdefault(("stream", f"{int(name[1]):,} × {name[2]}", int(name[3])),
+                                 []).append(b["bytes_per_second"] / 1e9)
+    return found
+
+
+def peak_gflops(out, threads):
+    v = limits(out).get(("peak", "", threads))
+    return max(v) if v else None
+
+
 def peak(out):
-    lines = ["| benchmark | threads | measured |", "|---|---|---|"]
-    for b in benchmarks(os.path.join(out, "peak.json")):
-        name = b["name"].split("/")
-        if name[0] == "BM_Fp32Peak":
-            lines.append(f"| float32 FMA peak (`BM_Fp32Peak`) | {name[1]} | "
-                         f"{b['GFLOP/s']:.0f} GFLOP/s |")
-        elif name[0] == "BM_StreamWrite":
-            lines.append(f"| stream write, {int(name[1]):,} × {name[2]} floats "
-                         f"(`BM_StreamWrite`) | {name[3]} | {b['bytes_per_second'] / 1e9:.1f} GB/s |")
+    lines = ["| limit | threads | at the start | at the end |", "|---|---|---|---|"]
+    for (kind, shape, t), v in sorted(limits(out).items()):
+        cells = " | ".join(f"{x:.0f}" if kind == "peak" else f"{x:.1f}" for x in v)
+        what = ("float32 FMA peak, GFLOP/s (`BM_Fp32Peak`)" if kind == "peak" else
+                f"stream write of {shape} floats, GB/s (`BM_StreamWrite`)")
+        lines.append(f"| {what} | {t} | {cells} |")
     return "\n".join(lines)
 
 
@@ -131,14 +147,22 @@ def ort(out):
     if not cells:
         return ""
     names = {"d512": "d512/8h/6L/ff2048, 1 × 512", "d256": "d256/4h/4L/ff1024, 8 × 128"}
+    # Multiply-adds of the products per token, ×2: per layer 2·(4·d² + 2·d·d_ff) for the
+    # projections and feed-forward, plus 2·2·seq·d for q·kᵀ and p·v.
+    flops = {"d512": 6 * 2 * (4 * 512 ** 2 + 2 * 512 * 2048 + 2 * 512 * 512),
+             "d256": 4 * 2 * (4 * 256 ** 2 + 2 * 256 * 1024 + 2 * 128 * 256)}
     lines = [f"{len(runs)} runs of `bench/ort_compare.sh --rounds 3 --repeat 10`; tokens/s, "
              "median (min–max) over the runs, each run itself the median of 3 alternating "
              "rounds.", "",
-             "| model, batch | threads | phasor | ONNX Runtime | phasor ÷ ONNX Runtime |",
-             "|---|---|---|---|---|"]
+             "| model, batch | threads | phasor | ONNX Runtime | phasor ÷ ONNX Runtime | "
+             "phasor, ONNX Runtime: fraction of the float32 peak |",
+             "|---|---|---|---|---|---|"]
     for (case, t), c in sorted(cells.items(), key=lambda kv: (-int(kv[0][0][1:]), -kv[0][1])):
+        p = peak_gflops(out, t)
+        frac = (f"{statistics.median(c['phasor']) * flops[case] / 1e9 / p:.2f}, "
+                f"{statistics.median(c['ort']) * flops[case] / 1e9 / p:.2f}") if p else ""
         lines.append(f"| {names.get(case, case)} | {t} | {spread(c['phasor'], '{:.0f}')} | "
-                     f"{spread(c['ort'], '{:.0f}')} | {spread(c['ratio'])} |")
+                     f"{spread(c['ort'], '{:.0f}')} | {spread(c['ratio'])} | {frac} |")
     return "\n".join(lines)
 
 
