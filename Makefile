@@ -16,6 +16,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_SHORT_SECONDS ?= 30
 FUZZ_TARGETS := safetensors config tokens model
 SHELL := /bin/bash
+# The builds below run make again (through cmake --build): no "Entering
+# directory" lines around their output.
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps configure build demo test test-release asan fuzz-build fuzz-short fuzz tsan \
         bench format clean

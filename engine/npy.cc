@@ -1,5 +1,6 @@
 #include "engine/npy.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -52,7 +53,7 @@ void WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const 
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error("cannot write " + path);
+  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
   out.write(kMagic, 6);
   const char version[2] = {1, 0};
   out.write(version, 2);
@@ -63,12 +64,13 @@ void WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const 
   int64_t count = 1;
   for (int64_t d : shape) count *= d;
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * 4));
-  if (!out) throw Error("cannot write " + path);
+  out.flush();
+  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
 }
 
 NpyArray ReadNpy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + path);
+  if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));
   char prefix[10];
   if (!in.read(prefix, 10) || std::memcmp(prefix, kMagic, 6) != 0) {
     throw Error(path + ": not an npy file");

@@ -1,8 +1,10 @@
 #include "models/config.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -500,7 +502,7 @@ ModelConfig LoadConfig(const std::string& path) {
     throw Error(path + ": is not a regular file, expected a config.json file");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open for reading (missing or unreadable)");
+  if (!in) throw Error(path + ": cannot open for reading: " + std::strerror(errno));
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   in.seekg(0, std::ios::beg);

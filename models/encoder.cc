@@ -1,6 +1,9 @@
 #include "models/encoder.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
@@ -15,7 +18,9 @@ std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeM
   // Checked without opening anything: opening a FIFO named config.json would block.
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    throw Error("cannot open model directory " + dir);
+    struct stat st {};
+    const std::string why = stat(dir.c_str(), &st) != 0 ? std::strerror(errno) : "not a directory";
+    throw Error("cannot open model directory " + dir + ": " + why);
   }
   if (!std::filesystem::exists(dir + "/config.json", ec)) {
     throw Error("model directory " + dir + " has no config.json");
@@ -101,7 +106,8 @@ void Encoder::CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const {
 }
 
 void Encoder::Forward(const int32_t* ids, int64_t batch, int64_t seq, const int64_t* lengths,
-                      EncoderStage stage, float* out, EncoderWorkspace& ws) const {
+                      EncoderStage stage, float* out, EncoderWorkspace& ws,
+                      const std::function<void(int64_t)>& on_layer) const {
   CheckInput(ids, batch, seq);
   if (batch * seq > ws.max_tokens) {
     throw Error("batch of " + std::to_string(batch * seq) + " tokens exceeds the workspace (" +
@@ -120,8 +126,9 @@ void Encoder::Forward(const int32_t* ids, int64_t batch, int64_t seq, const int6
     valid[b] = n;
     padded = padded || n < seq;
   }
-  for (const auto& layer : layers_) {
-    layer->Forward(out, batch, seq, padded ? valid : nullptr, out, ws.layer);
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    layers_[l]->Forward(out, batch, seq, padded ? valid : nullptr, out, ws.layer);
+    if (on_layer) on_layer(static_cast<int64_t>(l) + 1);
   }
   if (final_norm_) final_norm_->Forward(out, batch * seq, out);
   const int64_t d = config_.d_model;

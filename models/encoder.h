@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,8 +75,11 @@ class Encoder {
   // out: [batch·seq, d_model]. Rows at padded positions are 0 in stage kFinal.
   // Throws Error for an id outside the vocabulary (naming sequence and
   // position), a position the PE cannot produce, or batch·seq > ws.max_tokens.
+  // on_layer, if set, is called with the number of layers done after each one
+  // (e.g. to draw progress on a long run).
   void Forward(const int32_t* ids, int64_t batch, int64_t seq, const int64_t* lengths,
-               EncoderStage stage, float* out, EncoderWorkspace& ws) const;
+               EncoderStage stage, float* out, EncoderWorkspace& ws,
+               const std::function<void(int64_t)>& on_layer = nullptr) const;
 
   const ModelConfig& config() const { return config_; }
   const Weights& weights() const { return weights_; }

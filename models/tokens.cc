@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -95,7 +96,29 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
     std::copy(lines[i].begin(), lines[i].end(), b.ids.begin() + i * b.seq);
     b.lengths.push_back(static_cast<int64_t>(lines[i].size()));
   }
+  b.lines = std::move(line_numbers);
   return b;
+}
+
+void CheckTokenIds(const TokenBatch& b, int64_t vocab, const std::string& source) {
+  for (int64_t i = 0; i < b.batch; ++i) {
+    for (int64_t j = 0; j < b.lengths[i]; ++j) {
+      const int32_t id = b.ids[i * b.seq + j];
+      if (id < 0 || id >= vocab) {
+        throw Error(source + ": line " + std::to_string(b.lines[i]) + ", token " +
+                    std::to_string(j + 1) + ": token id " + std::to_string(id) +
+                    " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+      }
+    }
+  }
+}
+
+std::vector<int64_t> RealLengths(const TokenBatch& b, std::optional<int32_t> pad_id) {
+  std::vector<int64_t> real(b.lengths);
+  for (int64_t i = 0; i < b.batch && pad_id; ++i) {
+    while (real[i] > 0 && b.ids[i * b.seq + real[i] - 1] == *pad_id) --real[i];
+  }
+  return real;
 }
 
 TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id) {
@@ -104,7 +127,7 @@ TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id) {
     throw Error(path + ": is a directory, expected a tokens file");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read tokens file " + path);
+  if (!in) throw Error("cannot read tokens file " + path + ": " + std::strerror(errno));
   // A regular file is checked against the memory limit before it is read
   // (parsing holds the text and up to twice its size in ids). A pipe such as
   // /dev/stdin is read as it comes.

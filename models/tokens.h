@@ -14,6 +14,7 @@ struct TokenBatch {
   int64_t seq = 0;               // the longest line
   std::vector<int32_t> ids;      // [batch, seq], short lines padded with the pad id
   std::vector<int64_t> lengths;  // [batch] tokens before padding
+  std::vector<int64_t> lines;    // [batch] line of the text each sequence came from (from 1)
 };
 
 // Parses text (blank lines are skipped). source names the input in messages,
@@ -24,7 +25,17 @@ struct TokenBatch {
 TokenBatch ParseTokens(const std::string& text, const std::string& source,
                        std::optional<int32_t> pad_id);
 
-// Reads and parses a tokens file; Error if it cannot be read.
+// Reads and parses a tokens file; Error (with the system's reason) if it
+// cannot be read.
 TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id);
+
+// Throws Error for the first id outside [0, vocab), naming it as ParseTokens
+// names tokens: "source: line L, token T: token id 1000 is outside the
+// vocabulary [0, 20)".
+void CheckTokenIds(const TokenBatch& b, int64_t vocab, const std::string& source);
+
+// The tokens of each sequence that the encoder encodes: its length less the
+// trailing pad ids, which Encoder::Forward masks as padding. [batch]
+std::vector<int64_t> RealLengths(const TokenBatch& b, std::optional<int32_t> pad_id);
 
 }  // namespace phasor

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,30 @@ inline int32_t BenchTokenId(int64_t j, int64_t vocab) {
 }
 
 constexpr int64_t kGiB = int64_t{1} << 30;
+
+inline bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The format of an output file, from its extension: one of allowed (e.g.
+// {".npy", ".csv"}). Throws UsageError naming the option otherwise, so that no
+// file is ever written in a format its name does not say.
+inline std::string OutputFormat(const std::string& option, const std::string& path,
+                                const std::vector<std::string>& allowed) {
+  for (const std::string& ext : allowed) {
+    if (EndsWith(path, ext)) return ext;
+  }
+  std::string list;
+  for (size_t k = 0; k < allowed.size(); ++k) {
+    list += (k == 0 ? "" : k + 1 == allowed.size() ? " or " : ", ") + allowed[k];
+  }
+  throw UsageError(option + " must end in " + list + ", got '" + path + "'");
+}
+
+// The one line every command prints on stderr for each file it writes.
+inline void ReportWrote(const std::string& path, const std::string& what) {
+  std::fprintf(stderr, "phasor: wrote %s: %s\n", path.c_str(), what.c_str());
+}
 
 }  // namespace phasor::cli

@@ -6,7 +6,6 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "engine/kernels/rotate_rows.h"
 #include "engine/parallel.h"
@@ -15,6 +14,7 @@
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/plot.h"
+#include "tools/sizes.h"
 
 namespace phasor::cli {
 namespace {
@@ -26,31 +26,13 @@ constexpr int64_t kMaxPieceTokens = int64_t{1} << 20;
 struct BenchArgs {
   int64_t d_model = 512;
   std::string lengths = "1K,16K,256K,1M,4M";
-  int threads = 0;
+  int64_t threads = 0;
   int64_t vocab = 32000;
   double max_table_gib = 4.0;
   double min_seconds = 0.2;
   bool json = false;
   std::string png;
 };
-
-int64_t ParseLength(const std::string& s) {
-  if (s.empty()) throw UsageError("--lengths has an empty entry");
-  int64_t mult = 1;
-  std::string digits = s;
-  const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
-  if (last == 'K' || last == 'M' || last == 'G') {
-    mult = last == 'K' ? 1024 : last == 'M' ? 1024 * 1024 : 1024 * 1024 * 1024;
-    digits = s.substr(0, s.size() - 1);
-  }
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
-      digits.size() > 12) {
-    throw UsageError("--lengths: '" + s + "' is not a length (e.g. 4096, 16K, 1M)");
-  }
-  const int64_t v = std::stoll(digits) * mult;
-  if (v < 1 || v > (int64_t{1} << 34)) throw UsageError("--lengths: " + s + " is out of range");
-  return v;
-}
 
 struct Row {
   std::string group;  // "pe" or "embedding+pe"
@@ -112,15 +94,63 @@ double TimeIt(const std::function<void()>& fn, double min_seconds) {
   return Median(samples);
 }
 
+// Throughput against length: a panel per group, each in one hue (its bound
+// dashed, then cached, on_the_fly and direct from dark to light, each with a
+// marker of its own), sharing the axes.
+void WriteChart(const std::string& path, const std::vector<Row>& rows, int64_t d) {
+  LinePlotSpec spec;
+  spec.title = "PE throughput, d_model " + std::to_string(d) + ", " +
+               Plural(NumThreads(), "thread") + "; dashed: the bound measured in the same run";
+  spec.x_label = "sequence length (tokens; K = 1024, M = 1024^2)";
+  spec.y_label = "GB/s written";
+  spec.log_x = true;
+  spec.binary_x = true;
+  spec.panels = {"pe: the PE rows alone", "embedding+pe: token rows plus PE"};
+  struct Style {
+    const char* mode;
+    Marker marker;
+    int pe_rgb, emb_rgb;  // blues for pe, oranges for embedding+pe; -1: not in the group
+  };
+  static const Style kStyles[] = {{"stream_write", Marker::kNone, 0x08306b, -1},
+                                  {"gather", Marker::kNone, -1, 0x7f2704},
+                                  {"cached", Marker::kCircle, 0x2171b5, 0xd94801},
+                                  {"on_the_fly", Marker::kSquare, 0x4292c6, 0xf16913},
+                                  {"direct", Marker::kTriangle, 0x9ecae1, 0xfdae6b}};
+  for (int panel = 0; panel < 2; ++panel) {
+    const std::string group = panel == 0 ? "pe" : "embedding+pe";
+    for (const Style& st : kStyles) {
+      const int rgb = panel == 0 ? st.pe_rgb : st.emb_rgb;
+      if (rgb < 0) continue;
+      Series s;
+      s.panel = panel;
+      s.rgb = rgb;
+      s.marker = st.marker;
+      s.dashed = st.marker == Marker::kNone;
+      s.name = group + " " + st.mode + (s.dashed ? " (bound)" : "");
+      for (const Row& r : rows) {
+        if (r.group == group && r.mode == st.mode && r.note.empty()) {
+          s.x.push_back(static_cast<double>(r.length));
+          s.y.push_back(r.gb_per_s);
+        }
+      }
+      if (!s.x.empty()) spec.series.push_back(std::move(s));
+    }
+  }
+  WriteLinePlotPng(path, spec);
+  ReportWrote(path, "GB/s written against sequence length, pe and embedding+pe side by side, " +
+                        std::to_string(spec.series.size()) + " series");
+}
+
 void RunBenchPe(const BenchArgs& a) {
   CheckRange("--d-model", a.d_model, 2, 65536);
   if (a.d_model % 2) throw UsageError("--d-model must be even, got " + std::to_string(a.d_model));
   CheckRange("--threads", a.threads, 0, 1024);
-  std::vector<int64_t> lengths;
-  std::stringstream ss(a.lengths);
-  for (std::string item; std::getline(ss, item, ',');) lengths.push_back(ParseLength(item));
-  if (lengths.empty()) throw UsageError("--lengths is empty");
-  SetNumThreads(a.threads);
+  CheckRange("--vocab", a.vocab, 1, int64_t{1} << 31);
+  if (a.vocab * a.d_model > kGiB) throw UsageError("--vocab × --d-model is over 2^30 floats");
+  const std::vector<int64_t> lengths = ParseSizeList("--lengths", a.lengths);
+  for (const int64_t len : lengths) CheckRange("--lengths", len, 1, int64_t{1} << 34);
+  if (!a.png.empty()) OutputFormat("--png", a.png, {".png"});
+  SetNumThreads(static_cast<int>(a.threads));
   const int64_t d = a.d_model;
 
   // Token table [vocab, d_model] and token ids [piece] (a fixed pseudo-random sequence).
@@ -277,9 +307,9 @@ void RunBenchPe(const BenchArgs& a) {
     std::cout << j.dump(1) << "\n";
   } else {
     std::printf(
-        "phasor bench-pe: d_model %lld, %d threads; medians; bounds: stream_write (PE alone), "
+        "phasor bench-pe: d_model %lld, %s; medians; bounds: stream_write (PE alone), "
         "gather (embedding + PE)\n",
-        static_cast<long long>(d), NumThreads());
+        static_cast<long long>(d), Plural(NumThreads(), "thread").c_str());
     std::printf("%-13s %-13s %9s %12s %8s %9s\n", "group", "mode", "length", "tokens/s", "GB/s",
                 "of bound");
     for (const Row& r : rows) {
@@ -288,35 +318,12 @@ void RunBenchPe(const BenchArgs& a) {
                     static_cast<long long>(r.length), r.note.c_str());
         continue;
       }
-      std::printf("%-13s %-13s %9lld %12.4g %8.2f %8.2fx\n", r.group.c_str(), r.mode.c_str(),
-                  static_cast<long long>(r.length), r.tokens_per_s, r.gb_per_s, r.of_bound);
+      std::printf("%-13s %-13s %9lld %12s %8.2f %8.2fx\n", r.group.c_str(), r.mode.c_str(),
+                  static_cast<long long>(r.length), FormatSi(r.tokens_per_s).c_str(), r.gb_per_s,
+                  r.of_bound);
     }
   }
-  if (!a.png.empty()) {
-    LinePlotSpec spec;
-    spec.title = "PE throughput, d_model " + std::to_string(d) + ", " +
-                 std::to_string(NumThreads()) + " threads";
-    spec.x_label = "sequence length (tokens)";
-    spec.y_label = "GB/s written";
-    spec.log_x = true;
-    for (const char* group : {"pe", "embedding+pe"}) {
-      for (const char* mode : {"stream_write", "gather", "cached", "on_the_fly", "direct"}) {
-        Series s;
-        s.name = std::string(group) + " " + mode;
-        s.dashed = std::string(mode) == "stream_write" || std::string(mode) == "gather";
-        for (const Row& r : rows) {
-          if (r.group == group && r.mode == mode && r.note.empty()) {
-            s.x.push_back(static_cast<double>(r.length));
-            s.y.push_back(r.gb_per_s);
-          }
-        }
-        if (s.name.find("pe stream") == 0 || s.name.find("embedding+pe gather") == 0 || !s.dashed) {
-          if (!s.x.empty()) spec.series.push_back(s);
-        }
-      }
-    }
-    WriteLinePlotPng(a.png, spec);
-  }
+  if (!a.png.empty()) WriteChart(a.png, rows, d);
 }
 
 }  // namespace
@@ -325,19 +332,19 @@ void AddBenchPeCommand(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
       "bench-pe", "Cached versus recomputed PE (and embedding + PE) throughput, side by side");
-  cmd->add_option("--d-model", args->d_model, "Model width (even)")->capture_default_str();
+  AddSizeOption(cmd, "--d-model", &args->d_model, "Model width (even)");
   cmd->add_option("--lengths", args->lengths,
-                  "Comma-separated sequence lengths (K = 1024, M = 1024²)")
+                  "Sequence lengths separated by commas (K = 1024, M = 1024²), e.g. \"4K, 64K\"")
       ->capture_default_str();
-  cmd->add_option("--threads", args->threads, "Threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--vocab", args->vocab, "Vocabulary of the token table")->capture_default_str();
+  AddSizeOption(cmd, "--threads", &args->threads, "Threads (0: all cores)");
+  AddSizeOption(cmd, "--vocab", &args->vocab, "Vocabulary of the token table");
   cmd->add_option("--max-table-gib", args->max_table_gib,
                   "Skip cached mode where its table would exceed this")
       ->capture_default_str();
   cmd->add_option("--min-seconds", args->min_seconds, "Least time spent per measurement")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
-  cmd->add_option("--png", args->png, "Draw throughput against length to this PNG");
+  cmd->add_option("--png", args->png, "FILE.png: a chart of throughput against length");
   cmd->callback([args] { RunBenchPe(*args); });
 }
 

@@ -12,6 +12,7 @@
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
+#include "tools/sizes.h"
 
 namespace phasor::cli {
 namespace {
@@ -22,10 +23,11 @@ struct EmbedArgs {
   int64_t vocab = 32000;
   std::string pe_mode = "on_the_fly";
   int64_t max_len = 4096;
-  int64_t chunk = -1;  // -1: sized so one chunk of output fills 8 MiB
-  int threads = 0;
-  int repeat = 1;
+  int64_t chunk = 0;  // unless given: sized so one chunk of output fills 8 MiB
+  int64_t threads = 0;
+  int64_t repeat = 1;
   bool json = false;
+  const CLI::Option* chunk_opt = nullptr;
 };
 
 void RunEmbed(const EmbedArgs& a) {
@@ -33,10 +35,12 @@ void RunEmbed(const EmbedArgs& a) {
   CheckRange("--d-model", a.d_model, 2, 65536);
   if (a.d_model % 2) throw UsageError("--d-model must be even, got " + std::to_string(a.d_model));
   CheckRange("--vocab", a.vocab, 1, int64_t{1} << 31);
+  CheckRange("--max-len", a.max_len, 1, int64_t{1} << 40);
   CheckRange("--threads", a.threads, 0, 1024);
   CheckRange("--repeat", a.repeat, 1, 1000000);
-  const int64_t chunk =
-      a.chunk != -1 ? a.chunk : std::max<int64_t>(16, (int64_t{8} << 20) / (4 * a.d_model));
+  const int64_t chunk = a.chunk_opt->count() > 0
+                            ? a.chunk
+                            : std::max<int64_t>(16, (int64_t{8} << 20) / (4 * a.d_model));
   CheckRange("--chunk", chunk, 1, int64_t{1} << 30);
   if (chunk * a.d_model > kGiB) throw UsageError("--chunk × --d-model is over 2^30 floats");
   if (a.vocab * a.d_model > kGiB) throw UsageError("--vocab × --d-model is over 2^30 floats");
@@ -61,7 +65,7 @@ void RunEmbed(const EmbedArgs& a) {
                    static_cast<uint64_t>(chunk)) *
                       d * sizeof(float),
                   "--vocab, the PE table and --chunk");
-  SetNumThreads(a.threads);
+  SetNumThreads(static_cast<int>(a.threads));
 
   // The token table: small values from a fixed seed.
   AlignedFloats table(static_cast<size_t>(a.vocab * a.d_model));  // [vocab, d_model]
@@ -85,7 +89,7 @@ void RunEmbed(const EmbedArgs& a) {
   std::vector<double> seconds;
   double checksum = 0;
   Progress progress(a.seq_len * a.repeat, "tokens", !a.json);
-  for (int r = 0; r < a.repeat; ++r) {
+  for (int64_t r = 0; r < a.repeat; ++r) {
     double pass = 0;
     for (int64_t j0 = 0; j0 < a.seq_len; j0 += chunk) {
       const int64_t n = std::min(chunk, a.seq_len - j0);
@@ -97,6 +101,7 @@ void RunEmbed(const EmbedArgs& a) {
     }
     seconds.push_back(pass);
   }
+  progress.Finish();
   const int64_t last = (a.seq_len - 1) % chunk;
   for (int64_t k = 0; k < a.d_model; ++k) checksum += out[last * a.d_model + k];
 
@@ -119,15 +124,16 @@ void RunEmbed(const EmbedArgs& a) {
                         {"last_row_sum", checksum}};
     std::cout << j.dump() << "\n";
   } else {
-    std::printf("phasor embed: %lld tokens x d_model %lld, PE %s, chunk %lld, %d threads\n",
+    std::printf("phasor embed: %lld tokens x d_model %lld, PE %s, chunk %lld, %s\n",
                 static_cast<long long>(a.seq_len), static_cast<long long>(a.d_model),
-                ToString(mode), static_cast<long long>(chunk), NumThreads());
+                ToString(mode), static_cast<long long>(chunk),
+                Plural(NumThreads(), "thread").c_str());
     if (table_rows) {
       std::printf("  PE table: %lld rows built in %.4f s\n", static_cast<long long>(table_rows),
                   table_seconds);
     }
-    std::printf("  embedding pass: %.4f s (median of %d)  %.3g tokens/s  %.2f GB/s written\n", s,
-                a.repeat, tokens_per_s, gb_per_s);
+    std::printf("  embedding pass: %.4f s (median of %lld)  %s tokens/s  %.2f GB/s written\n", s,
+                static_cast<long long>(a.repeat), FormatSi(tokens_per_s).c_str(), gb_per_s);
     std::printf("  last row sum: %.6g\n", checksum);
   }
 }
@@ -138,17 +144,19 @@ void AddEmbedCommand(CLI::App& app) {
   auto args = std::make_shared<EmbedArgs>();
   CLI::App* cmd = app.add_subcommand(
       "embed", "Embed a long sequence of random tokens (fixed seed) with PE, in chunks");
-  cmd->add_option("--seq-len", args->seq_len, "Tokens in the sequence")->required();
-  cmd->add_option("--d-model", args->d_model, "Model width (even)")->capture_default_str();
-  cmd->add_option("--vocab", args->vocab, "Vocabulary size")->capture_default_str();
+  AddSizeOption(cmd, "--seq-len", &args->seq_len, "Tokens in the sequence (e.g. 100000, 1M)")
+      ->required()
+      ->default_str("");
+  AddSizeOption(cmd, "--d-model", &args->d_model, "Model width (even)");
+  AddSizeOption(cmd, "--vocab", &args->vocab, "Vocabulary size");
   cmd->add_option("--pe-mode", args->pe_mode, "cached, on_the_fly or auto")->capture_default_str();
-  cmd->add_option("--max-len", args->max_len, "Rows of the table in mode auto (cached: --seq-len)")
-      ->capture_default_str();
-  cmd->add_option("--chunk", args->chunk,
-                  "Tokens per chunk (default: one chunk of output fills 8 MiB)");
-  cmd->add_option("--threads", args->threads, "Threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--repeat", args->repeat, "Passes; the median is reported")
-      ->capture_default_str();
+  AddSizeOption(cmd, "--max-len", &args->max_len,
+                "Rows of the table in mode auto (cached: --seq-len)");
+  args->chunk_opt = AddSizeOption(cmd, "--chunk", &args->chunk,
+                                  "Tokens per chunk (default: one chunk of output fills 8 MiB)")
+                        ->default_str("");
+  AddSizeOption(cmd, "--threads", &args->threads, "Threads (0: all cores)");
+  AddSizeOption(cmd, "--repeat", &args->repeat, "Passes; the median is reported");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->callback([args] { RunEmbed(*args); });
 }

@@ -2,8 +2,10 @@
 // (sinusoidal PE, or the RoPE cos/sin table), and --similarity: a picture of
 // how the encodings of two positions relate, against their distance.
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -15,8 +17,10 @@
 #include "engine/npy.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
+#include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/plot.h"
+#include "tools/sizes.h"
 
 namespace phasor::cli {
 namespace {
@@ -52,11 +56,6 @@ struct PeArgs {
   const CLI::Option* original_max_len_opt = nullptr;
   const CLI::Option* attention_factor_opt = nullptr;
 };
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 void WriteCsv(std::ostream& out, const float* pe, int64_t start, int64_t n, int64_t d) {
   out << "position";
@@ -162,8 +161,8 @@ void WriteSimilarity(const std::string& path, const std::string& title, const st
   for (size_t s = 0; s < starts.size(); ++s) {
     Series series;
     series.name = "p = " + std::to_string(starts[s]);
-    series.markers = false;
-    series.width = std::max(1, 2 + 3 * static_cast<int>(starts.size() - 1 - s));
+    series.marker = Marker::kNone;
+    series.width = 1 + static_cast<int>(starts.size() - 1 - s);
     for (size_t k = 0; k < y[s].size(); ++k) {
       series.x.push_back(static_cast<double>(k));
       series.y.push_back(y[s][k]);
@@ -172,9 +171,15 @@ void WriteSimilarity(const std::string& path, const std::string& title, const st
     spec.series.push_back(std::move(series));
   }
   spec.title = title + "; curves differ by at most " + Short(spread);
-  WriteLinePlotPng(path, spec);
-  std::cerr << "phasor: wrote " << path << ": " << y_label << " against distance k for "
-            << starts.size() << " first positions (largest difference " << Short(spread) << ")\n";
+  const std::string note = WriteLinePlotPng(path, spec);
+  ReportWrote(path, y_label + " against distance k for " + std::to_string(starts.size()) +
+                        " first positions (largest difference " + Short(spread) + ")" +
+                        (note.empty() ? "" : "; " + note));
+}
+
+// "start..end" of the positions asked for.
+std::string Range(const PeArgs& a) {
+  return std::to_string(a.start) + ".." + std::to_string(a.start + a.length - 1);
 }
 
 void RunPe(const PeArgs& a) {
@@ -190,12 +195,11 @@ void RunPe(const PeArgs& a) {
   if (a.kind != "sinusoidal" && a.kind != "rope") {
     throw UsageError("--kind must be sinusoidal or rope, got '" + a.kind + "'");
   }
-  if (!a.similarity.empty() && !EndsWith(a.similarity, ".png")) {
-    throw UsageError("--similarity must end in .png, got '" + a.similarity + "'");
-  }
-  if (!a.output.empty() && !EndsWith(a.output, ".npy") && !EndsWith(a.output, ".csv") &&
-      !EndsWith(a.output, ".png")) {
-    throw UsageError("--output must end in .npy, .csv or .png, got '" + a.output + "'");
+  if (!a.similarity.empty()) OutputFormat("--similarity", a.similarity, {".png"});
+  const std::string format =
+      a.output.empty() ? "" : OutputFormat("--output", a.output, {".npy", ".csv", ".png"});
+  if (!std::isfinite(a.base) || a.base <= 1) {
+    throw UsageError("--base must be a finite number greater than 1, got " + Short(a.base));
   }
   CheckAllocation(static_cast<uint64_t>(a.length) * static_cast<uint64_t>(a.d_model) * 4,
                   "--length " + std::to_string(a.length) + " x --d-model " +
@@ -261,13 +265,18 @@ void RunPe(const PeArgs& a) {
     }
     if (a.output.empty()) {
       WriteCsv(std::cout, table.data(), a.start, a.length, width);
-    } else if (EndsWith(a.output, ".npy")) {
+    } else if (format == ".npy") {
       WriteNpy(a.output, {a.length, width}, table.data());
-    } else if (EndsWith(a.output, ".csv")) {
+      ReportWrote(a.output, "float32 [" + std::to_string(a.length) + ", " + std::to_string(width) +
+                                "], positions " + Range(a) + " by row");
+    } else if (format == ".csv") {
       std::ofstream out(a.output);
-      if (!out) throw Error("cannot write " + a.output);
+      if (!out) throw Error("cannot write " + a.output + ": " + std::strerror(errno));
       WriteCsv(out, table.data(), a.start, a.length, width);
-      if (!out) throw Error("cannot write " + a.output);
+      out.flush();
+      if (!out) throw Error("cannot write " + a.output + ": " + std::strerror(errno));
+      ReportWrote(a.output, std::to_string(a.length) + " rows (positions " + Range(a) + ") x " +
+                                std::to_string(width) + " columns, and a header");
     } else {
       HeatmapSpec spec;
       spec.title = title;
@@ -275,16 +284,28 @@ void RunPe(const PeArgs& a) {
       const float amplitude = rope ? static_cast<float>(rope->attention_factor()) : 1.0f;
       spec.vmin = -amplitude;
       spec.vmax = amplitude;
-      WriteHeatmapPng(a.output, table.data(), a.length, width, spec);
-      std::cerr << "phasor: wrote " << a.output << ": positions " << a.start << ".."
-                << a.start + a.length - 1 << " top to bottom, dimensions 0.." << width - 1
-                << " left to right; blue -" << Short(amplitude) << ", white 0, red +"
-                << Short(amplitude)
-                << (rope ? (rope->options().layout == RopeLayout::kHalf
-                                ? "; cos in dims 0..r/2-1, sin in r/2..r-1"
-                                : "; cos in even dims, sin in odd dims")
-                         : "")
-                << "\n";
+      // Where the columns must be reduced, sin and cos columns stay apart.
+      const bool paired = rope ? rope->options().layout == RopeLayout::kInterleaved
+                               : pe->options().layout == PeLayout::kInterleaved;
+      const std::string first = rope ? "cos" : "sin", second = rope ? "sin" : "cos";
+      const int64_t h = width / 2;
+      if (paired) {
+        spec.groups = {{first + ": dims 2i", 0, 2, h, 0}, {second + ": dims 2i+1", 1, 2, h, 0}};
+        spec.group_x_label = "pair i";
+      } else {
+        spec.groups = {{first + ": dims 0.." + std::to_string(h - 1), 0, 1, h, 0},
+                       {second + ": dims " + std::to_string(h) + ".." + std::to_string(width - 1),
+                        h, 1, h, h}};
+      }
+      const std::string note = WriteHeatmapPng(a.output, table.data(), a.length, width, spec);
+      ReportWrote(
+          a.output,
+          "positions " + Range(a) + " top to bottom, dimensions 0.." + std::to_string(width - 1) +
+              " left to right; blue -" + Short(amplitude) + ", white 0, red +" + Short(amplitude) +
+              (paired ? "; " + first + " in even dims, " + second + " in odd dims"
+                      : "; " + first + " in dims 0.." + std::to_string(h - 1) + ", " + second +
+                            " in " + std::to_string(h) + ".." + std::to_string(width - 1)) +
+              (note.empty() ? "" : "; " + note));
     }
   }
 
@@ -346,11 +367,15 @@ void AddPeCommand(CLI::App& app) {
                   "sinusoidal (PE rows of d_model) or rope (rows of rotary_dim: the rotation "
                   "of (1, 0) in every pair, cos then sin at the pair's two dims)")
       ->capture_default_str();
-  cmd->add_option("--d-model", args->d_model, "Model width (even); for --kind rope the head dim")
-      ->required();
-  cmd->add_option("--length", args->length, "Number of positions (--similarity: distances)")
-      ->required();
-  cmd->add_option("--start", args->start, "First position")->capture_default_str();
+  AddSizeOption(cmd, "--d-model", &args->d_model,
+                "Model width (even); for --kind rope the head dim")
+      ->required()
+      ->default_str("");
+  AddSizeOption(cmd, "--length", &args->length,
+                "Number of positions (--similarity: distances), e.g. 64, 100K")
+      ->required()
+      ->default_str("");
+  AddSizeOption(cmd, "--start", &args->start, "First position");
   cmd->add_option("--base", args->base, "Frequency base")->capture_default_str();
   cmd->add_option("--layout", args->layout,
                   "sinusoidal: interleaved (default; sin, cos per pair) or split (sins, then "
@@ -368,25 +393,47 @@ void AddPeCommand(CLI::App& app) {
                   "FILE.png: PE(p)·PE(p+k) (sinusoidal) or the RoPE score of q at p and k at "
                   "p+k against k, for several first positions p, to see that it depends on k "
                   "alone");
-  const auto rope_opt = [&](const char* flag, auto& value, const char* help, bool scaling_key) {
-    CLI::Option* o = cmd->add_option(flag, value, help)->capture_default_str();
-    args->rope_only.emplace_back(flag, o);
-    if (scaling_key) args->scaling_keys.emplace_back(flag, o);
+  // The default shown in --help is the one used: a value, or what it is
+  // computed from.
+  const auto rope_opt = [&](CLI::Option* o, bool scaling_key) {
+    args->rope_only.emplace_back(o->get_name(), o);
+    if (scaling_key) args->scaling_keys.emplace_back(o->get_name(), o);
     return o;
   };
-  rope_opt("--rotary-dim", args->rotary_dim, "rope: rotated dims r (even; 0: the head dim)", false);
-  rope_opt("--max-len", args->max_len, "rope: rows of the cached table; the default of L0", false);
-  rope_opt("--scaling", args->scaling, "rope: none, linear, ntk, dynamic, yarn or llama3", false);
-  args->factor_opt = rope_opt("--factor", args->factor, "rope scaling: factor s", true);
+  rope_opt(AddSizeOption(cmd, "--rotary-dim", &args->rotary_dim,
+                         "rope: rotated dims r (even; 0: the head dim)"),
+           false);
+  rope_opt(AddSizeOption(cmd, "--max-len", &args->max_len,
+                         "rope: rows of the cached table; the default of L0"),
+           false);
+  rope_opt(cmd->add_option("--scaling", args->scaling,
+                           "rope: none, linear, ntk, dynamic, yarn or llama3")
+               ->capture_default_str(),
+           false);
+  args->factor_opt = rope_opt(
+      cmd->add_option("--factor", args->factor, "rope scaling: factor s (required with a scaling)"),
+      true);
   args->original_max_len_opt =
-      rope_opt("--original-max-len", args->original_max_len,
-               "rope scaling dynamic, yarn, llama3: L0 (default --max-len)", true);
-  rope_opt("--beta-fast", args->beta_fast, "rope scaling yarn", true);
-  rope_opt("--beta-slow", args->beta_slow, "rope scaling yarn", true);
-  args->attention_factor_opt = rope_opt("--attention-factor", args->attention_factor,
-                                        "rope scaling yarn (default 0.1 ln s + 1)", true);
-  rope_opt("--low-freq-factor", args->low_freq_factor, "rope scaling llama3", true);
-  rope_opt("--high-freq-factor", args->high_freq_factor, "rope scaling llama3", true);
+      rope_opt(AddSizeOption(cmd, "--original-max-len", &args->original_max_len,
+                             "rope scaling dynamic, yarn, llama3: L0 (default: --max-len)")
+                   ->default_str(""),
+               true);
+  rope_opt(
+      cmd->add_option("--beta-fast", args->beta_fast, "rope scaling yarn")->capture_default_str(),
+      true);
+  rope_opt(
+      cmd->add_option("--beta-slow", args->beta_slow, "rope scaling yarn")->capture_default_str(),
+      true);
+  args->attention_factor_opt =
+      rope_opt(cmd->add_option("--attention-factor", args->attention_factor,
+                               "rope scaling yarn (default: 0.1 ln s + 1)"),
+               true);
+  rope_opt(cmd->add_option("--low-freq-factor", args->low_freq_factor, "rope scaling llama3")
+               ->capture_default_str(),
+           true);
+  rope_opt(cmd->add_option("--high-freq-factor", args->high_freq_factor, "rope scaling llama3")
+               ->capture_default_str(),
+           true);
   cmd->callback([args] { RunPe(*args); });
 }
 

@@ -49,10 +49,14 @@ import struct
 import sys
 from typing import Dict, Optional, Sequence
 
-import numpy as np
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+try:
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    _MISSING = None
+except ImportError as _e:  # --help still works; anything else says what to install
+    _MISSING = _e.name or str(_e)
 
 DEFAULT_POSITIONAL = dict(kind="sinusoidal", base=10000.0, layout="interleaved",
                           denominator="d_model", offset=0, max_len=4096, mode="auto")
@@ -518,6 +522,10 @@ def main(argv=None) -> int:
                     help="where to write PyTorch's output for --check-tokens "
                          "(default: OUT/expected.npy)")
     args = ap.parse_args(argv)
+    if _MISSING:
+        print(f"export_torch: error: this command needs torch and numpy; '{_MISSING}' is not "
+              "installed (Debian: apt install python3-torch python3-numpy)", file=sys.stderr)
+        return 2
 
     try:
         if args.d_model <= 0 or args.n_heads <= 0 or args.d_model % args.n_heads:

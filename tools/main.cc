@@ -6,6 +6,7 @@
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "tools/commands.h"
+#include "tools/unknown_option.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"phasor: a fast, exact Transformer encoder engine built around positional encoding"};
@@ -26,6 +27,13 @@ int main(int argc, char** argv) {
   phasor::cli::AddEmbedCommand(app);
   phasor::cli::AddMakeToyCommand(app);
   phasor::cli::AddBenchPeCommand(app);
+  // An unknown option is named before anything else can be said about the
+  // command line (such as a required option that it was meant to be).
+  const std::string unknown = phasor::cli::UnknownOptionMessage(app, argc, argv);
+  if (!unknown.empty()) {
+    std::cerr << "phasor: error: " << unknown << "\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

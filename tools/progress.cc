@@ -2,39 +2,50 @@
 
 #include <unistd.h>
 
-#include <cstdio>
+#include "tools/sizes.h"
 
 namespace phasor::cli {
 
-Progress::Progress(int64_t total, std::string unit, bool allowed)
+Progress::Progress(int64_t total, std::string unit, bool allowed, ProgressOptions options)
     : total_(total),
       unit_(std::move(unit)),
-      enabled_(allowed && isatty(STDERR_FILENO)),
+      options_(options),
+      enabled_(allowed && options.out != nullptr && isatty(fileno(options.out))),
       start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
-Progress::~Progress() {
-  if (drawn_) std::fprintf(stderr, "\r\033[K");
+Progress::~Progress() { Finish(); }
+
+void Progress::Finish() {
+  if (!drawn_) return;
+  // Back to the start of the line and erase it: what follows starts clean.
+  std::fprintf(options_.out, "\r\033[K");
+  std::fflush(options_.out);
+  drawn_ = false;
+  enabled_ = false;
 }
 
 void Progress::Update(int64_t done) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  if (elapsed < 1.0 || std::chrono::duration<double>(now - last_).count() < 0.1) return;
+  if (elapsed < options_.delay_seconds ||
+      (drawn_ && std::chrono::duration<double>(now - last_).count() < options_.redraw_seconds)) {
+    return;
+  }
   last_ = now;
   drawn_ = true;
   const double frac = total_ > 0 ? static_cast<double>(done) / static_cast<double>(total_) : 1.0;
-  const double rate = static_cast<double>(done) / elapsed;
+  const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
   const double left = rate > 0 ? static_cast<double>(total_ - done) / rate : 0.0;
   constexpr int kWidth = 30;
   const int filled = static_cast<int>(frac * kWidth);
   char bar[kWidth + 1];
   for (int k = 0; k < kWidth; ++k) bar[k] = k < filled ? '#' : '.';
   bar[kWidth] = '\0';
-  std::fprintf(stderr, "\r[%s] %5.1f%%  %.3g %s/s  %.0f s left\033[K", bar, 100.0 * frac, rate,
-               unit_.c_str(), left);
-  std::fflush(stderr);
+  std::fprintf(options_.out, "\r[%s] %5.1f%%  %s %s/s  %.0f s left\033[K", bar, 100.0 * frac,
+               FormatSi(rate).c_str(), unit_.c_str(), left);
+  std::fflush(options_.out);
 }
 
 }  // namespace phasor::cli

@@ -1,12 +1,16 @@
 // `phasor bench-pe` run as a user runs it: every row of the table, the bounds,
 // the skipped cached rows, the picture, and bad sizes.
+#include <gd.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "tests/support/run.h"
 
@@ -15,12 +19,25 @@ namespace {
 
 using testing::RunPhasor;
 
-TEST(BenchPeCliTest, JsonHasEveryRowAndTheBoundsAreOne) {
+TEST(BenchPeCliTest, JsonHasEveryRowAndFractionsOfTheBound) {
   const auto r = RunPhasor("bench-pe --lengths 1K,2K --d-model 64 --min-seconds 0.01 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["d_model"], 64);
   std::set<std::string> seen;
+  // The bound of each group and length: its row, present once, with a
+  // positive finite throughput.
+  std::map<std::string, double> bound_gb_per_s;
+  for (const auto& row : j["rows"]) {
+    const std::string mode = row["mode"];
+    if (mode != "stream_write" && mode != "gather") continue;
+    const std::string key = row["group"].get<std::string>() + " " + row["length"].dump();
+    EXPECT_EQ(bound_gb_per_s.count(key), 0u) << key;
+    const double gb = row["gb_per_s"];
+    EXPECT_TRUE(std::isfinite(gb) && gb > 0) << row.dump();
+    bound_gb_per_s[key] = gb;
+  }
+  EXPECT_EQ(bound_gb_per_s.size(), 4u);  // 2 groups x 2 lengths
   for (const auto& row : j["rows"]) {
     const std::string group = row["group"], mode = row["mode"];
     const int64_t length = row["length"];
@@ -32,11 +49,12 @@ TEST(BenchPeCliTest, JsonHasEveryRowAndTheBoundsAreOne) {
     EXPECT_NEAR(row["tokens_per_s"].get<double>() * s, static_cast<double>(length), 1e-6 * length);
     EXPECT_NEAR(row["gb_per_s"].get<double>() * s * 1e9, static_cast<double>(length) * 64 * 4,
                 1e-3 * length * 64 * 4);
-    if (mode == "stream_write" || mode == "gather") {
-      EXPECT_DOUBLE_EQ(row["fraction_of_bound"].get<double>(), 1.0) << row.dump();
-    } else {
-      EXPECT_GT(row["fraction_of_bound"].get<double>(), 0.0) << row.dump();
-    }
+    // The fraction is of the bound of the same group and length, recomputed
+    // from the JSON's own throughputs.
+    const std::string key = group + " " + std::to_string(length);
+    ASSERT_EQ(bound_gb_per_s.count(key), 1u) << key;
+    const double want = row["gb_per_s"].get<double>() / bound_gb_per_s[key];
+    EXPECT_NEAR(row["fraction_of_bound"].get<double>(), want, 1e-9 * want) << row.dump();
   }
   for (const char* length : {"1024", "2048"}) {
     for (const char* row :
@@ -57,25 +75,57 @@ TEST(BenchPeCliTest, TableRowsAndSkippedCachedMode) {
   }
 }
 
-TEST(BenchPeCliTest, PngIsWritten) {
+// The chart: pe on the left in blues, embedding+pe on the right in oranges,
+// and one "wrote" line; the table's rates in SI units.
+TEST(BenchPeCliTest, ChartGroupsEachFamilyInOneHue) {
   const std::string png = ::testing::TempDir() + "bench_pe_" + std::to_string(::getpid()) + ".png";
   std::remove(png.c_str());
   const auto r = RunPhasor("bench-pe --lengths 1K,4K --d-model 64 --min-seconds 0.01 --png " + png);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string bytes = testing::ReadFile(png);
-  ASSERT_GT(bytes.size(), 8u);
-  EXPECT_EQ(bytes.substr(1, 3), "PNG");
+  EXPECT_EQ(r.err.rfind("phasor: wrote " + png + ": GB/s written against sequence length", 0), 0u)
+      << r.err;
+  EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out;
+  FILE* f = std::fopen(png.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  gdImagePtr im = gdImageCreateFromPng(f);
+  std::fclose(f);
+  ASSERT_NE(im, nullptr);
+  // Panels: x in [80, 480] and [550, 950] (tools/line_plot.cc); the legend beyond.
+  int blue[2] = {0, 0}, orange[2] = {0, 0};
+  for (int y = 0; y < gdImageSY(im); ++y) {
+    for (int x = 80; x < 950; ++x) {
+      const int c = gdImageGetTrueColorPixel(im, x, y);
+      const int red = gdTrueColorGetRed(c), green = gdTrueColorGetGreen(c),
+                b = gdTrueColorGetBlue(c);
+      const int panel = x < 515 ? 0 : 1;
+      if (b > red + 60) ++blue[panel];
+      if (red > green + 40 && red > b + 80) ++orange[panel];
+    }
+  }
+  gdImageDestroy(im);
+  EXPECT_GT(blue[0], 200) << "pe's blues";
+  EXPECT_GT(orange[1], 200) << "embedding+pe's oranges";
+  EXPECT_EQ(orange[0], 0);
+  EXPECT_EQ(blue[1], 0);
   std::remove(png.c_str());
 }
 
 TEST(BenchPeCliTest, BadSizesAreUsageErrors) {
-  for (const char* args :
-       {"bench-pe --lengths 0", "bench-pe --lengths abc", "bench-pe --lengths 1K,,2K",
-        "bench-pe --lengths -5", "bench-pe --lengths 99999999999999", "bench-pe --d-model 7",
-        "bench-pe --d-model 0", "bench-pe --threads -1", "bench-pe --lengths 1K --bogus"}) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"bench-pe --lengths 0", "--lengths must be in"},
+      {"bench-pe --lengths abc", "--lengths: 'abc' is not a size"},
+      {"bench-pe --lengths 1K,,2K", "--lengths: '1K,,2K' has an empty entry"},
+      {"bench-pe --lengths -5", "--lengths must be in [1, 17179869184], got -5"},
+      {"bench-pe --lengths 99999999999999", "--lengths must be in"},
+      {"bench-pe --d-model 7", "--d-model must be even, got 7"},
+      {"bench-pe --d-model 0", "--d-model must be in [2, 65536], got 0"},
+      {"bench-pe --threads -1", "--threads must be in [0, 1024], got -1"},
+      {"bench-pe --lengths 1K --bogus", "unknown option --bogus"}};
+  for (const auto& [args, fragment] : cases) {
     const auto r = RunPhasor(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     testing::ExpectOneErrorLine(r);
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << args << ": " << r.err;
   }
 }
 

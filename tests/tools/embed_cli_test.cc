@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "tests/support/run.h"
 
@@ -39,16 +40,26 @@ TEST(EmbedCliTest, ChunkingAndModeDoNotChangeTheResult) {
   }
 }
 
-TEST(EmbedCliTest, BadSizesAreUsageErrors) {
-  for (const char* args :
-       {"embed --seq-len 0", "embed --seq-len -5", "embed --seq-len ten",
-        "embed --seq-len 10 --chunk 0", "embed --seq-len 10 --d-model 7",
-        "embed --seq-len 10 --d-model -2", "embed --seq-len 100000000000 --pe-mode cached",
-        "embed --seq-len 10 --vocab 0", "embed --seq-len 10 --pe-mode sometimes",
-        "embed --seq-len 10 --vocab 100000000 --d-model 4096"}) {
+TEST(EmbedCliTest, BadSizesAreUsageErrorsNamingTheOption) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"embed --seq-len 0", "--seq-len must be in [1, 1099511627776], got 0"},
+      {"embed --seq-len -5", "--seq-len must be in [1, 1099511627776], got -5"},
+      {"embed --seq-len ten", "--seq-len: 'ten' is not a size"},
+      {"embed --seq-len 10 --chunk 0", "--chunk must be in [1, 1073741824], got 0"},
+      {"embed --seq-len 10 --chunk -1", "--chunk must be in [1, 1073741824], got -1"},
+      {"embed --seq-len 10 --d-model 7", "--d-model must be even, got 7"},
+      {"embed --seq-len 10 --d-model -2", "--d-model must be in [2, 65536], got -2"},
+      {"embed --seq-len 100000000000 --pe-mode cached", "a cached PE table of 100000000000 rows"},
+      {"embed --seq-len 10 --vocab 0", "--vocab must be in [1, 2147483648], got 0"},
+      {"embed --seq-len 10 --max-len 0", "--max-len must be in"},
+      {"embed --seq-len 10 --pe-mode sometimes", "--pe-mode"},
+      {"embed --seq-len 10 --vocab 100000000 --d-model 4096",
+       "--vocab × --d-model is over 2^30 floats"}};
+  for (const auto& [args, fragment] : cases) {
     const auto r = RunPhasor(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     testing::ExpectOneErrorLine(r);
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << args << ": " << r.err;
   }
 }
 

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "engine/npy.h"
 #include "tests/support/run.h"
@@ -24,7 +26,7 @@ void WriteFile(const std::string& path, const std::string& bytes) {
 // A small model directory written by make-toy; each test gets a fresh copy.
 std::string MakeSmallModel(const std::string& name) {
   const std::string dir = ::testing::TempDir() + "encode_cli_" + name;
-  const auto r = RunPhasor("make-toy --out " + dir +
+  const auto r = RunPhasor("make-toy --force --out " + dir +
                            " --vocab 20 --d-model 16 --n-heads 2 --n-layers 1 --d-ff 32");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return dir;
@@ -70,7 +72,7 @@ TEST(EncodeCliTest, JsonAndStages) {
 // make-toy writes the built-in model: reading it back gives the same bits.
 TEST(EncodeCliTest, MakeToyRoundTripsToTheSameOutput) {
   const std::string dir = ::testing::TempDir() + "encode_cli_toy";
-  ASSERT_EQ(RunPhasor("make-toy --out " + dir).exit_code, 0);
+  ASSERT_EQ(RunPhasor("make-toy --force --out " + dir).exit_code, 0);
   const std::string a = ::testing::TempDir() + "toy_a.npy", b = ::testing::TempDir() + "toy_b.npy";
   ASSERT_EQ(RunPhasor("encode --tokens \"3 14 15 92 65\" --output " + a).exit_code, 0);
   ASSERT_EQ(
@@ -103,25 +105,50 @@ TEST(EncodeCliTest, RaggedTokensFileMatchesSequencesAlone) {
   }
 }
 
-TEST(EncodeCliTest, BadUsageExitsTwo) {
-  for (const char* args :
-       {"encode", "encode --tokens \"1\" --tokens-file x", "encode --tokens 1 --stage middle",
-        "encode --tokens 1 --pe-mode never", "encode --tokens 1 --threads -1",
-        "encode --tokens 1 --repeat 0", "make-toy", "make-toy --out /tmp/x --d-model 7"}) {
+// Each usage error names the option it is about.
+TEST(EncodeCliTest, BadUsageExitsTwoNamingTheOption) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"encode", "--tokens and --tokens-file"},
+      {"encode --tokens \"1\" --tokens-file x", "--tokens and --tokens-file"},
+      {"encode --tokens 1 --stage middle", "--stage must be"},
+      {"encode --tokens 1 --pe-mode never", "--pe-mode"},
+      {"encode --tokens 1 --threads -1", "--threads must be in [0, 1024], got -1"},
+      {"encode --tokens 1 --threads two", "--threads: 'two' is not a size"},
+      {"encode --tokens 1 --repeat 0", "--repeat must be in [1, 1000000], got 0"},
+      {"encode --tokens 1 --output x.csv", "--output must end in .npy, got 'x.csv'"},
+      {"encode --token 5", "unknown option --token for encode (did you mean --tokens?)"},
+      {"make-toy", "--out is required"},
+      {"make-toy --out /tmp/x --d-model 7", "--d-model: 7 is odd"},
+      {"make-toy --out /tmp/x --n-heads 3", "--n-heads"},
+      {"make-toy --out /tmp/x --d-model seven", "--d-model: 'seven' is not a size"},
+  };
+  for (const auto& [args, fragment] : cases) {
     const auto r = RunPhasor(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     testing::ExpectOneErrorLine(r);
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << args << ": " << r.err;
   }
 }
 
 TEST(EncodeCliTest, BadTokensExitOne) {
-  ExpectDataError("encode --tokens \"3 1000 4\"", "token id 1000 at sequence 0, position 1");
-  ExpectDataError("encode --tokens \"3 -2\"", "token id -2 at sequence 0, position 1");
-  ExpectDataError("encode --tokens \"3 x 4\"", "'x' is not a token id");
+  ExpectDataError("encode --tokens \"3 1000 4\"",
+                  "--tokens: line 1, token 2: token id 1000 is outside the vocabulary [0, 1000)");
+  ExpectDataError("encode --tokens \"3 -2\"", "--tokens: line 1, token 2: token id -2 is outside");
+  ExpectDataError("encode --tokens \"3 x 4\"", "--tokens: line 1, token 2: 'x' is not a token id");
+  ExpectDataError("encode --tokens \"\"", "--tokens: holds no token ids");
+  ExpectDataError("encode --tokens \" \"", "--tokens: holds no token ids");
   const std::string empty = ::testing::TempDir() + "empty_tokens.txt";
   WriteFile(empty, "\n\n");
   ExpectDataError("encode --tokens-file " + empty, "holds no token ids");
-  ExpectDataError("encode --tokens-file /nonexistent/tokens.txt", "/nonexistent/tokens.txt");
+  ExpectDataError("encode --tokens-file /nonexistent/tokens.txt",
+                  "cannot read tokens file /nonexistent/tokens.txt: No such file or directory");
+  // A file with a blank line: a bad id and a bad token at the same place are
+  // named the same way, by the line and token of the file.
+  const std::string blank = ::testing::TempDir() + "blank_line_tokens.txt";
+  WriteFile(blank, "1 2\n\n3 1000\n");
+  ExpectDataError("encode --tokens-file " + blank, blank + ": line 3, token 2: token id 1000");
+  WriteFile(blank, "1 2\n\n3 x\n");
+  ExpectDataError("encode --tokens-file " + blank, blank + ": line 3, token 2: 'x'");
   // Past max_len in cached mode: a small model whose table holds 8 rows, fed 9 tokens.
   const std::string dir = MakeSmallModel("maxlen");
   const std::string config = dir + "/config.json";
@@ -139,7 +166,8 @@ TEST(EncodeCliTest, BadTokensExitOne) {
 }
 
 TEST(EncodeCliTest, BadModelDirectoryExitsOne) {
-  ExpectDataError("encode --model /nonexistent/model --tokens 1", "/nonexistent/model");
+  ExpectDataError("encode --model /nonexistent/model --tokens 1",
+                  "cannot open model directory /nonexistent/model: No such file or directory");
   const std::string dir = MakeSmallModel("nofile");
   std::remove((dir + "/model.safetensors").c_str());
   ExpectDataError("encode --model " + dir + " --tokens 1", "model.safetensors");
@@ -220,6 +248,69 @@ TEST(EncodeCliTest, BatchOverTheMemoryLimitIsOneErrorLine) {
   EXPECT_NE(r.err.find("a batch of 3000 x 3 tokens (workspace and output) needs 4.5 MiB"),
             std::string::npos)
       << r.err;
+}
+
+// The toy model's pad_token_id is 0: trailing 0s are padding. The counts say
+// how many tokens were encoded, one warning names the line, and a line of
+// padding alone is an error.
+TEST(EncodeCliTest, TrailingPadIdsAreCountedWarnedAndRefusedAlone) {
+  auto r = RunPhasor("encode --tokens \"5 7 0\" --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["real_tokens"], 2);
+  EXPECT_EQ(j["seq_len"], 3);
+  EXPECT_NEAR(j["tokens_per_s"].get<double>() * j["seconds"].get<double>(), 2.0, 1e-6);
+  EXPECT_EQ(r.err,
+            "phasor: warning: --tokens: line 1 ends in 1 pad id (pad_token_id 0), taken as "
+            "padding: masked, and their output rows are 0\n");
+
+  r = RunPhasor("encode --tokens \"5 7 0\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 sequence(s) x 3 tokens (2 real)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("seq 0, token 1:"), std::string::npos) << r.out;  // the last real one
+  EXPECT_EQ(r.out.find("seq 0, token 2:"), std::string::npos) << r.out;
+
+  // No pad id: no warning.
+  r = RunPhasor("encode --tokens \"5 7 9\" --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["real_tokens"], 3);
+  EXPECT_EQ(r.err, "");
+
+  ExpectDataError("encode --tokens \"0 0 0\"",
+                  "--tokens: line 1 holds only the pad id 0 (pad_token_id): nothing to encode");
+
+  // A ragged file: line 1 ends in a pad id, line 3 is short; 4 real tokens.
+  const std::string file = ::testing::TempDir() + "pad_tokens.txt";
+  WriteFile(file, "5 7 0\n\n5 7\n");
+  r = RunPhasor("encode --tokens-file " + file + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["real_tokens"], 4);
+  EXPECT_NE(r.err.find(file + ": line 1 ends in 1 pad id"), std::string::npos) << r.err;
+  WriteFile(file, "5 7 0 0\n3 0\n4 5 6 7\n");
+  r = RunPhasor("encode --tokens-file " + file + " --stage embeddings --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["real_tokens"], 7);
+  EXPECT_EQ(r.err,
+            "phasor: warning: " + file +
+                ": line 1 ends in 2 pad ids (pad_token_id 0), and 1 more line (3 pad ids in all), "
+                "taken as padding\n");
+  WriteFile(file, "5 7\n0\n");
+  ExpectDataError("encode --tokens-file " + file, file + ": line 2 holds only the pad id 0");
+}
+
+TEST(EncodeCliTest, WritesOneWroteLineAndNoProgressIntoAFile) {
+  const std::string out = ::testing::TempDir() + "encode_cli_wrote.npy";
+  const auto r = RunPhasor("encode --tokens \"3 14 15\" --threads 1 --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "phasor: wrote " + out + ": float32 [1, 3, 256], final hidden states\n");
+  EXPECT_NE(r.out.find(", 1 thread\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("1 threads"), std::string::npos) << r.out;
+  // stderr is a file here: no bar, no carriage return.
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);
+  std::remove(out.c_str());
+  const auto bad = RunPhasor("encode --tokens 1 --output " + out + ".csv");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(ReadFile(out + ".csv"), "");  // nothing written under a wrong name
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 // `phasor pe` run as a user runs it.
+#include <gd.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "engine/npy.h"
 #include "tests/support/pe_reference.h"
@@ -73,19 +77,88 @@ TEST(PeCliTest, PngIsWritten) {
   EXPECT_EQ(png.substr(1, 3), "PNG");
 }
 
-TEST(PeCliTest, UsageErrorsExitTwoWithOneLine) {
-  for (const char* args :
-       {"pe --d-model 7 --length 2", "pe --d-model 8 --length 0", "pe --d-model 8 --length -3",
-        "pe --d-model 8 --length abc", "pe --d-model 8 --length 2 --base 1",
-        "pe --d-model 8 --length 2 --layout diagonal",
-        "pe --d-model 2 --length 2 --denominator half_minus_one",
-        "pe --d-model 8 --length 2 --mode sometimes", "pe --d-model 8 --length 2 --output x.txt",
-        "pe --d-model 65536 --length 100000000", "pe --length 2",
-        "pe --d-model 8 --length 2 --start -1", "frobnicate"}) {
+TEST(PeCliTest, UsageErrorsExitTwoNamingTheOption) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"pe --d-model 7 --length 2", "--d-model must be even and positive, got 7"},
+      {"pe --d-model 8 --length 0", "--length must be positive, got 0"},
+      {"pe --d-model 8 --length -3", "--length must be positive, got -3"},
+      {"pe --d-model 8 --length abc", "--length: 'abc' is not a size"},
+      {"pe --d-model 8 --length 2 --base 1", "--base must be"},
+      {"pe --d-model 8 --length 2 --layout diagonal", "diagonal"},
+      {"pe --d-model 2 --length 2 --denominator half_minus_one", "half_minus_one"},
+      {"pe --d-model 8 --length 2 --mode sometimes", "sometimes"},
+      {"pe --d-model 8 --length 2 --output x.txt", "--output must end in"},
+      {"pe --d-model 65536 --length 100000000", "--length 100000000 x --d-model 65536"},
+      {"pe --length 2", "--d-model is required"},
+      {"pe --d-model 8 --length 2 --start -1", "--start must be >= 0, got -1"},
+      {"frobnicate", "unknown command 'frobnicate'; the commands are pe, encode, embed"},
+      {"--max-memory 1G encdoe --tokens 1", "unknown command 'encdoe' (did you mean encode?)"}};
+  for (const auto& [args, fragment] : cases) {
     const auto r = RunPhasor(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     testing::ExpectOneErrorLine(r);
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << args << ": " << r.err;
   }
+}
+
+// Counts of pixels of the heatmap's colours, read back from the PNG.
+struct Colours {
+  int64_t red = 0, blue = 0, white = 0, all = 0;
+};
+
+Colours CountColours(const std::string& path, int x0, int x1) {
+  Colours c;
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return c;
+  gdImagePtr im = gdImageCreateFromPng(f);
+  std::fclose(f);
+  if (!im) return c;
+  for (int y = 0; y < gdImageSY(im); ++y) {
+    for (int x = std::max(x0, 0); x < std::min(x1, gdImageSX(im)); ++x) {
+      const int p = gdImageGetTrueColorPixel(im, x, y);
+      const int r = gdTrueColorGetRed(p), g = gdTrueColorGetGreen(p), b = gdTrueColorGetBlue(p);
+      c.red += r > 150 && g < 90 && b < 90;
+      c.blue += b > 140 && r < 90;
+      c.white += r == 255 && g == 255 && b == 255;
+      ++c.all;
+    }
+  }
+  gdImageDestroy(im);
+  return c;
+}
+
+// d_model 4096 has more columns than the picture has pixels. Kept apart, the
+// cosines (about 1 at most dims for 64 positions) fill their panel with red;
+// sampling every 4th column kept only sines, about 0 (white) there.
+TEST(PeCliTest, WideInterleavedTableKeepsTheCosinesVisible) {
+  const std::string path = ::testing::TempDir() + "pe_cli_wide.png";
+  const auto r = RunPhasor("pe --d-model 4096 --length 64 --output " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("sin in even dims, cos in odd dims"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reduced: each pixel is the mean of up to 4 dimensions of one panel"),
+            std::string::npos)
+      << r.err;
+  // The heatmap's two panels: sin from x = 70, cos right of it (512 pixels each).
+  const Colours sin_half = CountColours(path, 70, 70 + 512);
+  const Colours cos_half = CountColours(path, 70 + 512 + 24, 70 + 1024 + 24);
+  ASSERT_GT(cos_half.all, 0);
+  // 64 rows x 8 pixels = 512 rows; the cosines of pairs past about 700 of 2048
+  // stay above 0.75 for 64 positions: most of the panel is red.
+  EXPECT_GT(cos_half.red, 512 * 512 / 2) << "red " << cos_half.red;
+  // The sines of the same dims are near 0: little red, much white-ish.
+  EXPECT_LT(sin_half.red, cos_half.red / 4) << "sin red " << sin_half.red;
+}
+
+// A long table: rows reduced by their mean, said in the title and on stderr.
+TEST(PeCliTest, LongTableSaysHowItWasReduced) {
+  const std::string path = ::testing::TempDir() + "pe_cli_long.png";
+  const auto r = RunPhasor("pe --d-model 64 --length 100000 --output " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("reduced: each pixel is the mean of up to 98 positions\n"),
+            std::string::npos)
+      << r.err;
+  const Colours all = CountColours(path, 0, 100000);
+  EXPECT_GT(all.all, 0);
 }
 
 TEST(PeCliTest, UnwritableOutputIsAnError) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "engine/npy.h"
 #include "tests/support/run.h"
@@ -104,36 +105,49 @@ TEST(PeRopeCliTest, SimilarityPicturesDependOnDistanceAlone) {
   EXPECT_GT(LargestDifference(r.err), 1e-2) << r.err;
 }
 
-TEST(PeRopeCliTest, UsageErrorsExitTwoWithOneLine) {
-  for (const char* args : {
-           "pe --kind banana --d-model 8 --length 2",
-           "pe --kind rope --d-model 8 --length 2 --denominator d_model",
-           "pe --d-model 8 --length 2 --rotary-dim 4",
-           "pe --d-model 8 --length 2 --scaling linear --factor 2",
-           "pe --kind rope --d-model 8 --length 2 --rotary-dim 7",
-           "pe --kind rope --d-model 8 --length 2 --rotary-dim 10",
-           "pe --kind rope --d-model 8 --length 2 --layout split",
-           "pe --kind rope --d-model 8 --length 2 --scaling linear",
-           "pe --kind rope --d-model 8 --length 2 --scaling linear --factor 0",
-           "pe --kind rope --d-model 8 --length 2 --scaling linear --factor -1",
-           "pe --kind rope --d-model 8 --length 2 --scaling linear --factor 2 --beta-fast 3",
-           "pe --kind rope --d-model 8 --length 2 --scaling none --factor 2",
-           "pe --kind rope --d-model 8 --length 2 --scaling xpos --factor 2",
-           "pe --kind rope --d-model 8 --length 2 --rotary-dim 2 --scaling ntk --factor 2",
-           "pe --kind rope --d-model 8 --length 2 --scaling yarn --factor 2 "
-           "--original-max-len 0",
-           "pe --kind rope --d-model 8 --length 2 --mode cached --start 5000",
-           "pe --d-model 8 --length 2 --similarity x.jpg",
-       }) {
+// 20000 distances on 640 pixels: each pixel column shows the band of its
+// points and their mean, and the picture and stderr say so.
+TEST(PeRopeCliTest, LongSimilarityCurvesAreReducedPerPixel) {
+  const std::string path = ::testing::TempDir() + "pe_similarity_long.png";
+  const auto r = RunPhasor("pe --d-model 512 --length 20000 --similarity " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("each pixel column holds up to 32 points: a light band from their least "
+                       "to their greatest value, a line through their mean"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(LargestDifference(r.err), 1e-3) << r.err;
+}
+
+TEST(PeRopeCliTest, UsageErrorsExitTwoNamingTheOption) {
+  const std::string rope = "pe --kind rope --d-model 8 --length 2 ";
+  const std::pair<std::string, std::string> cases[] = {
+      {"pe --kind banana --d-model 8 --length 2", "--kind must be sinusoidal or rope"},
+      {rope + "--denominator d_model", "--denominator does not apply to --kind rope"},
+      {"pe --d-model 8 --length 2 --rotary-dim 4", "--rotary-dim applies to --kind rope only"},
+      {"pe --d-model 8 --length 2 --scaling linear --factor 2",
+       "--scaling applies to --kind rope only"},
+      {rope + "--rotary-dim 7", "--rotary-dim"},
+      {rope + "--rotary-dim 10", "--rotary-dim"},
+      {rope + "--layout split", "split"},
+      {rope + "--scaling linear", "--scaling linear needs --factor"},
+      {rope + "--scaling linear --factor 0", "--factor"},
+      {rope + "--scaling linear --factor -1", "--factor"},
+      {rope + "--scaling linear --factor 2 --beta-fast 3",
+       "--beta-fast is not used by --scaling linear"},
+      {rope + "--scaling none --factor 2", "--factor is not used by --scaling none"},
+      {rope + "--scaling xpos --factor 2", "xpos"},
+      {rope + "--rotary-dim 2 --scaling ntk --factor 2", "--rotary-dim"},
+      {rope + "--scaling yarn --factor 2 --original-max-len 0",
+       "--original-max-len must be > 0, got 0"},
+      {rope + "--mode cached --start 5000", "--start + --length 5002 is past the cached table"},
+      {"pe --d-model 8 --length 2 --similarity x.jpg", "--similarity must end in .png"},
+  };
+  for (const auto& [args, fragment] : cases) {
     const auto r = RunPhasor(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     testing::ExpectOneErrorLine(r);
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << args << ": " << r.err;
   }
-  // The message names the option.
-  const auto r = RunPhasor("pe --kind rope --d-model 8 --length 2 --rotary-dim 7");
-  EXPECT_NE(r.err.find("--rotary-dim"), std::string::npos) << r.err;
-  const auto f = RunPhasor("pe --kind rope --d-model 8 --length 2 --scaling ntk --factor 0");
-  EXPECT_NE(f.err.find("--factor"), std::string::npos) << f.err;
 }
 
 TEST(PeRopeCliTest, HelpExplainsTheRopeOptions) {

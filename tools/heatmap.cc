@@ -1,0 +1,150 @@
+// WriteHeatmapPng (tools/plot.h).
+#include <gdfontmb.h>
+#include <gdfonts.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "engine/error.h"
+#include "tools/plot.h"
+#include "tools/plot_util.h"
+#include "tools/sizes.h"
+
+namespace phasor::cli {
+namespace {
+
+using plot::Label;
+using plot::Text;
+using plot::TextWidth;
+
+// Pixels for n values: small inputs enlarged to about 512 pixels, large ones
+// reduced to max_pixels.
+int PixelsFor(int64_t n, int64_t max_pixels) {
+  if (n >= max_pixels) return static_cast<int>(max_pixels);
+  return static_cast<int>(n * std::max<int64_t>(1, 512 / n));
+}
+
+// The values [k0, k1) a pixel x of w covers, of n: at least one.
+std::pair<int64_t, int64_t> Block(int x, int w, int64_t n) {
+  const int64_t k0 = static_cast<int64_t>(x) * n / w;
+  return {k0, std::max(static_cast<int64_t>(x + 1) * n / w, k0 + 1)};
+}
+
+}  // namespace
+
+std::string WriteHeatmapPng(const std::string& path, const float* values, int64_t rows,
+                            int64_t cols, const HeatmapSpec& spec) {
+  if (rows <= 0 || cols <= 0) throw Error("nothing to draw in " + path);
+  const bool reduce_cols = cols > spec.max_pixels;
+  // The panels: the groups if columns are reduced, else every column at once.
+  std::vector<ColumnGroup> groups = {ColumnGroup{"", 0, 1, cols, 0}};
+  if (reduce_cols && !spec.groups.empty()) groups = spec.groups;
+  const int n_groups = static_cast<int>(groups.size());
+  const int gap = n_groups > 1 ? 24 : 0;
+  std::vector<int> panel_w;
+  int map_w = 0;
+  for (const ColumnGroup& g : groups) {
+    panel_w.push_back(PixelsFor(g.count, spec.max_pixels / n_groups));
+    map_w += panel_w.back();
+  }
+  map_w += gap * (n_groups - 1);
+  const int map_h = PixelsFor(rows, spec.max_pixels);
+  const int64_t rows_per_pixel = (rows + map_h - 1) / map_h;
+  int64_t cols_per_pixel = 1;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    cols_per_pixel = std::max(cols_per_pixel, (groups[g].count + panel_w[g] - 1) / panel_w[g]);
+  }
+  std::string note;
+  if (rows_per_pixel > 1 || cols_per_pixel > 1) {
+    note = "reduced: each pixel is the mean of up to ";
+    if (rows_per_pixel > 1) note += Plural(rows_per_pixel, spec.y_label);
+    if (rows_per_pixel > 1 && cols_per_pixel > 1) note += " x ";
+    if (cols_per_pixel > 1) note += Plural(cols_per_pixel, spec.x_label);
+    if (n_groups > 1) note += " of one panel";
+  }
+
+  const int left = 70, top = note.empty() ? 36 : 52, right = 90;
+  const int bottom = n_groups > 1 ? 64 : 50;
+  const int width = left + map_w + right, height = top + map_h + bottom;
+  plot::ImagePtr im = plot::NewImage(std::max(width, 560), height);
+  gdImagePtr img = im.get();
+  const int black = gdImageColorResolve(img, 0, 0, 0);
+  const float mid = 0.5f * (spec.vmin + spec.vmax);
+  const float half = std::max(0.5f * (spec.vmax - spec.vmin), 1e-30f);
+
+  // Row block by row block: the column sums of the block, then each pixel's
+  // mean over its columns of one group.
+  std::vector<double> sums(static_cast<size_t>(cols));  // [cols]
+  for (int y = 0; y < map_h; ++y) {
+    const auto [r0, r1] = Block(y, map_h, rows);
+    std::fill(sums.begin(), sums.end(), 0.0);
+    for (int64_t r = r0; r < r1; ++r) {
+      for (int64_t c = 0; c < cols; ++c) sums[c] += values[r * cols + c];
+    }
+    int x_panel = left;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const ColumnGroup& grp = groups[g];
+      for (int x = 0; x < panel_w[g]; ++x) {
+        const auto [k0, k1] = Block(x, panel_w[g], grp.count);
+        double s = 0;
+        for (int64_t k = k0; k < k1; ++k) s += sums[grp.first + k * grp.step];
+        const double mean = s / static_cast<double>((r1 - r0) * (k1 - k0));
+        gdImageSetPixel(img, x_panel + x, top + y,
+                        plot::Diverging(img, (static_cast<float>(mean) - mid) / half));
+      }
+      x_panel += panel_w[g] + gap;
+    }
+  }
+
+  gdFontPtr small = gdFontGetSmall(), bold = gdFontGetMediumBold();
+  Text(img, bold, left, 10, spec.title, black);
+  if (!note.empty()) Text(img, small, left, 28, note, black);
+  // Each panel: its frame, its name and its column ticks.
+  int x_panel = left;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const ColumnGroup& grp = groups[g];
+    const int w = panel_w[g];
+    gdImageRectangle(img, x_panel - 1, top - 1, x_panel + w, top + map_h, black);
+    for (double v : plot::Ticks(0, static_cast<double>(grp.count - 1), n_groups > 1 ? 4 : 8)) {
+      const int x = x_panel + static_cast<int>((v + 0.5) * w / static_cast<double>(grp.count));
+      gdImageLine(img, x, top + map_h, x, top + map_h + 4, black);
+      const std::string s = Label(v + static_cast<double>(grp.label_first));
+      Text(img, small, x - TextWidth(small, s) / 2, top + map_h + 6, s, black);
+    }
+    if (n_groups > 1) {
+      Text(img, small, x_panel + w / 2 - TextWidth(small, grp.name) / 2, top + map_h + 22, grp.name,
+           black);
+    }
+    x_panel += w + gap;
+  }
+  const std::string x_label =
+      n_groups > 1 && !spec.group_x_label.empty() ? spec.group_x_label : spec.x_label;
+  Text(img, small, left + map_w / 2 - TextWidth(small, x_label) / 2,
+       top + map_h + (n_groups > 1 ? 38 : 24), x_label, black);
+  for (double v : plot::Ticks(0, static_cast<double>(rows - 1), 8)) {
+    const int y = top + static_cast<int>((v + 0.5) * map_h / static_cast<double>(rows));
+    gdImageLine(img, left - 5, y, left - 1, y, black);
+    const std::string s = Label(v + static_cast<double>(spec.first_row));
+    Text(img, small, left - 8 - TextWidth(small, s), y - small->h / 2, s, black);
+  }
+  plot::TextUp(img, small, 6, top + map_h / 2 + TextWidth(small, spec.y_label) / 2, spec.y_label,
+               black);
+  // The colour bar with its scale.
+  const int bx = left + map_w + 20, bw = 16;
+  for (int y = 0; y < map_h; ++y) {
+    const float t =
+        1.0f - 2.0f * static_cast<float>(y) / static_cast<float>(std::max(map_h - 1, 1));
+    gdImageLine(img, bx, top + y, bx + bw, top + y, plot::Diverging(img, t));
+  }
+  gdImageRectangle(img, bx - 1, top - 1, bx + bw + 1, top + map_h, black);
+  for (int k = 0; k <= 4; ++k) {
+    const float v = spec.vmax - (spec.vmax - spec.vmin) * static_cast<float>(k) / 4.0f;
+    const int y = top + (map_h - 1) * k / 4;
+    Text(img, small, bx + bw + 5, y - small->h / 2, Label(v), black);
+  }
+  plot::Save(img, path);
+  return note;
+}
+
+}  // namespace phasor::cli

@@ -1,0 +1,101 @@
+#include "tools/plot_util.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "engine/error.h"
+
+namespace phasor::cli::plot {
+
+ImagePtr NewImage(int width, int height) {
+  ImagePtr im(gdImageCreateTrueColor(width, height), gdImageDestroy);
+  if (!im)
+    throw Error("cannot allocate a picture of " + std::to_string(width) + " x " +
+                std::to_string(height) + " pixels");
+  gdImageFilledRectangle(im.get(), 0, 0, width - 1, height - 1,
+                         gdImageColorResolve(im.get(), 255, 255, 255));
+  return im;
+}
+
+int Diverging(gdImagePtr im, float t) {
+  t = std::isnan(t) ? 0.0f : std::clamp(t, -1.0f, 1.0f);
+  const float blue[3] = {33, 102, 172}, red[3] = {178, 24, 43};
+  const float* end = t < 0 ? blue : red;
+  const float w = std::fabs(t);
+  const auto mix = [&](int k) {
+    return static_cast<int>(std::lround(255.0f * (1 - w) + end[k] * w));
+  };
+  return gdImageColorResolve(im, mix(0), mix(1), mix(2));
+}
+
+void Text(gdImagePtr im, gdFontPtr font, int x, int y, const std::string& s, int color) {
+  gdImageString(im, font, x, y, reinterpret_cast<unsigned char*>(const_cast<char*>(s.c_str())),
+                color);
+}
+
+void TextUp(gdImagePtr im, gdFontPtr font, int x, int y, const std::string& s, int color) {
+  gdImageStringUp(im, font, x, y, reinterpret_cast<unsigned char*>(const_cast<char*>(s.c_str())),
+                  color);
+}
+
+int TextWidth(gdFontPtr font, const std::string& s) { return font->w * static_cast<int>(s.size()); }
+
+std::vector<double> Ticks(double lo, double hi, int target) {
+  if (!(hi > lo)) return {lo};
+  const double raw = (hi - lo) / target;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * mag;
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  }
+  std::vector<double> out;
+  // Multiples of step by integer count, so that no rounding error builds up.
+  for (double n = std::ceil(lo / step - 1e-9); n * step <= hi + 1e-9 * step; n += 1) {
+    const double v = n * step;
+    out.push_back(std::fabs(v) < 1e-9 * step ? 0.0 : v);
+  }
+  return out;
+}
+
+std::string Label(double v) {
+  if (v == 0 || !std::isfinite(v)) return v == 0 ? "0" : std::to_string(v);
+  const double a = std::fabs(v);
+  static const char* kSuffix[] = {"", "K", "M", "G", "T"};
+  int p = 0;
+  while (a / std::pow(1000.0, p) >= 1000 && p < 4) ++p;
+  char buf[32];
+  if (p == 0 && a < 1e-3) {
+    // Small values keep a plain decimal form too: 0.0001.
+    std::snprintf(buf, sizeof buf, "%.12f", v);
+    std::string s = buf;
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+    return s == "-0" ? "0" : s;
+  }
+  std::snprintf(buf, sizeof buf, "%.4g%s", v / std::pow(1000.0, p), kSuffix[p]);
+  return buf;
+}
+
+std::string BinaryCount(double v) {
+  const auto n = static_cast<long long>(v);
+  if (static_cast<double>(n) != v) return Label(v);
+  if (n >= (1LL << 20) && n % (1LL << 20) == 0) return std::to_string(n >> 20) + "M";
+  if (n >= 1024 && n % 1024 == 0) return std::to_string(n >> 10) + "K";
+  return std::to_string(n);
+}
+
+void Save(gdImagePtr im, const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  gdImagePng(im, f);
+  const bool ok = std::ferror(f) == 0;
+  if (std::fclose(f) != 0 || !ok) throw Error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace phasor::cli::plot

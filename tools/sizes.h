@@ -1,0 +1,38 @@
+// Sizes and lists of sizes as users type them, parsed one way by every
+// subcommand, and counts printed one way (SI prefixes).
+//
+//   ParseSize("--seq-len", "1M")            -> 1048576  (K, M, G: 1024, 1024², 1024³)
+//   ParseSizeList("--lengths", "4K, 64K")   -> {4096, 65536}
+//   FormatSi(34215000)                      -> "34.2M"
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace phasor::cli {
+
+// An integer with an optional sign and an optional suffix K, M or G (either
+// case), surrounded by optional spaces. Ranges are the caller's (CheckRange):
+// "-1" parses so that the range check can name it. Throws UsageError naming
+// the option and the text.
+int64_t ParseSize(const std::string& option, const std::string& text);
+
+// Sizes separated by commas, each with optional spaces around it: "1K, 16K,1M".
+// Throws UsageError for an empty list or an empty entry.
+std::vector<int64_t> ParseSizeList(const std::string& option, const std::string& text);
+
+// An option of type SIZE: the text is parsed by ParseSize into *target as the
+// command line is read; the help shows *target's current value as the default.
+CLI::Option* AddSizeOption(CLI::App* cmd, const std::string& name, int64_t* target,
+                           const std::string& help);
+
+// A count or rate with an SI prefix and three significant digits:
+// 950 -> "950", 34215000 -> "34.2M", 1.5e9 -> "1.5G".
+std::string FormatSi(double value);
+
+// "1 thread", "2 threads".
+std::string Plural(int64_t n, const std::string& word);
+
+}  // namespace phasor::cli
