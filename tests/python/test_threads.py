@@ -56,3 +56,38 @@ def test_threads_share_positional_calls():
     for pe, rr in got:
         assert_same_bits(pe, want)
         assert_same_bits(rr, rope)
+
+
+def test_the_gil_is_released_while_cpp_computes(toy_dir):
+    """While one thread is inside encode, another keeps running Python. With the GIL
+    held, the other thread would stall for the whole call (C++ never yields it)."""
+    import time
+    model = phasor.Model(toy_dir)
+    ids = np.random.default_rng(5).integers(0, model.vocab_size, size=(16, 256), dtype=np.int32)
+    phasor.set_num_threads(1)
+    try:
+        model.encode(ids)  # warm up
+        span = {}
+        started = threading.Event()
+
+        def encode():
+            started.set()
+            span["begin"] = time.perf_counter()
+            model.encode(ids)
+            span["end"] = time.perf_counter()
+
+        t = threading.Thread(target=encode)
+        ticks = []
+        t.start()
+        started.wait()
+        while t.is_alive():
+            ticks.append(time.perf_counter())
+        t.join()
+    finally:
+        phasor.set_num_threads(0)
+    duration = span["end"] - span["begin"]
+    inside = [x for x in ticks if span["begin"] <= x <= span["end"]]
+    assert duration > 0.02, "the call is too short to tell"
+    edges = [span["begin"], *inside, span["end"]]
+    longest_stall = max(b - a for a, b in zip(edges, edges[1:]))
+    assert longest_stall < 0.5 * duration, (longest_stall, duration, len(inside))
