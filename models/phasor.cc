@@ -20,10 +20,11 @@ namespace phasor {
 
 const char* Version() { return PHASOR_VERSION_STRING; }
 
-// The activations of the last (largest) batch, for one caller at a time.
+// Idle workspaces: a call takes one (or makes one) and gives it back, so
+// concurrent calls each have their own and none is allocated per call.
 struct EncoderWorkspaceCache {
   std::mutex mutex;
-  EncoderWorkspace ws;
+  std::vector<EncoderWorkspace> idle;
 };
 
 namespace {
@@ -72,17 +73,35 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
   const int64_t tokens = batch * seq;
   const EncoderStage stage =
       options.embeddings_only ? EncoderStage::kEmbeddings : EncoderStage::kFinal;
-  std::unique_lock<std::mutex> lock(cache_->mutex, std::try_to_lock);
-  if (!lock.owns_lock()) {  // another thread holds the cached activations
-    EncoderWorkspace ws = encoder_->MakeWorkspace(tokens);
-    encoder_->Forward(ids, batch, seq, options.lengths, stage, out, ws);
-    return;
+  // The largest idle workspace, given back when the call ends (also by a throw).
+  struct Lease {
+    EncoderWorkspaceCache& cache;
+    EncoderWorkspace ws;
+    ~Lease() {
+      try {
+        const std::lock_guard<std::mutex> lock(cache.mutex);
+        cache.idle.push_back(std::move(ws));
+      } catch (...) {  // no room to keep it: it is freed
+      }
+    }
+  } lease{*cache_, {}};
+  {
+    const std::lock_guard<std::mutex> lock(cache_->mutex);
+    auto& idle = cache_->idle;
+    if (!idle.empty()) {
+      const auto largest = std::max_element(
+          idle.begin(), idle.end(), [](const EncoderWorkspace& a, const EncoderWorkspace& b) {
+            return a.max_tokens < b.max_tokens;
+          });
+      lease.ws = std::move(*largest);
+      idle.erase(largest);
+    }
   }
-  if (cache_->ws.max_tokens < tokens) {
-    cache_->ws = EncoderWorkspace();  // free the old one before allocating
-    cache_->ws = encoder_->MakeWorkspace(tokens);
+  if (lease.ws.max_tokens < tokens) {
+    lease.ws = EncoderWorkspace();  // free the old one before allocating
+    lease.ws = encoder_->MakeWorkspace(tokens);
   }
-  encoder_->Forward(ids, batch, seq, options.lengths, stage, out, cache_->ws);
+  encoder_->Forward(ids, batch, seq, options.lengths, stage, out, lease.ws);
 }
 
 PositionalEncoding::PositionalEncoding(const PeOptions& options)

@@ -98,8 +98,10 @@ class Model {
   // seq, or a null ids or out; Error for an id outside the vocabulary (naming
   // the sequence and position), a position the PE cannot produce (mode cached,
   // past max_len), or a batch of more than 2^26 tokens or 2^31 output values.
-  // Activations are kept between calls for the largest batch seen; concurrent
-  // calls allocate their own.
+  // Activations are kept between calls: one workspace for each call that runs
+  // at the same time as others (as many as ever ran at once), each grown to
+  // the largest batch it served, so threads sharing a model allocate nothing
+  // once warm.
   void Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
               const EncodeOptions& options = {}) const;
 
