@@ -88,6 +88,9 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.seq_len < 1:
         p.error("--seq-len must be >= 1")
+    if args.check and args.seq_len * args.d_model > 2**28:
+        p.error("--check compares with phasor embed --output, which holds at most 2^28 values: "
+                f"--seq-len x --d-model is {args.seq_len * args.d_model}")
     max_len = args.seq_len if args.pe_mode == "cached" else args.max_len
     out_dir = Path(args.out_dir).resolve() if args.out_dir else None
     if out_dir:
