@@ -106,7 +106,7 @@ bench: build
 	@$(BUILD)/bin/phasor_bench
 
 format:
-	@find engine layers models tools tests bench -name '*.h' -o -name '*.cc' | xargs clang-format -i
+	@find engine layers models tools tests bench python -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
 	@rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) \

@@ -330,6 +330,21 @@ const char* ToString(PositionalKind v) {
   return "?";
 }
 
+RopeScaling ParseRopeScaling(const std::string& json_text, const std::string& source) {
+  Json obj;
+  try {
+    obj = ParseStrictJson(json_text);
+  } catch (const StructureError& e) {
+    throw Error(source + ": " + e.message);
+  } catch (const Json::exception& e) {
+    throw Error(source + ": not valid JSON: " + Printable(e.what(), 300));
+  }
+  if (!obj.is_object()) {
+    throw Error(source + ": expected an object, found " + std::string(obj.type_name()));
+  }
+  return ParseScaling(source, Reader(source), obj);
+}
+
 ModelConfig ParseConfig(const std::string& json_text, const std::string& source) {
   Json root;
   try {

@@ -67,6 +67,10 @@ struct ModelConfig {
 // (layers/rope.h FindRopeProblem).
 ModelConfig ParseConfig(const std::string& json_text, const std::string& source);
 
+// Parses the "positional.scaling" object alone (JSON text), with the checks
+// and messages of ParseConfig; source names the input in messages.
+RopeScaling ParseRopeScaling(const std::string& json_text, const std::string& source);
+
 // Reads and parses a config.json file, then CheckModelMemory; Error if it cannot
 // be read (missing, a directory, not a regular file, over 64 MiB).
 ModelConfig LoadConfig(const std::string& path);

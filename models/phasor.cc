@@ -1,24 +1,30 @@
 #include "models/phasor.h"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/memory_limit.h"
+#include "engine/weights.h"
+#include "layers/embedding.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "models/config.h"
 #include "models/encoder.h"
+#include "models/random_sequence.h"
 
 namespace phasor {
 
 const char* Version() { return PHASOR_VERSION_STRING; }
 
-// The activations of the last (largest) batch, for one caller at a time.
+// Idle workspaces: a call takes one (or makes one) and gives it back, so
+// concurrent calls each have their own and none is allocated per call.
 struct EncoderWorkspaceCache {
   std::mutex mutex;
-  EncoderWorkspace ws;
+  std::vector<EncoderWorkspace> idle;
 };
 
 namespace {
@@ -41,6 +47,7 @@ Model Model::Load(const std::string& dir, std::optional<PeMode> pe_mode) {
 
 int64_t Model::vocab_size() const { return encoder_->config().vocab_size; }
 int64_t Model::d_model() const { return encoder_->config().d_model; }
+int64_t Model::n_layers() const { return encoder_->config().n_layers; }
 std::optional<int32_t> Model::pad_token_id() const { return encoder_->config().pad_token_id; }
 int64_t Model::position_offset() const { return encoder_->config().positional.offset; }
 std::string Model::config_json() const { return ConfigToJson(encoder_->config()); }
@@ -58,17 +65,35 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
   const int64_t tokens = batch * seq;
   const EncoderStage stage =
       options.embeddings_only ? EncoderStage::kEmbeddings : EncoderStage::kFinal;
-  std::unique_lock<std::mutex> lock(cache_->mutex, std::try_to_lock);
-  if (!lock.owns_lock()) {  // another thread holds the cached activations
-    EncoderWorkspace ws = encoder_->MakeWorkspace(tokens);
-    encoder_->Forward(ids, batch, seq, options.lengths, stage, out, ws);
-    return;
+  // The largest idle workspace, given back when the call ends (also by a throw).
+  struct Lease {
+    EncoderWorkspaceCache& cache;
+    EncoderWorkspace ws;
+    ~Lease() {
+      try {
+        const std::lock_guard<std::mutex> lock(cache.mutex);
+        cache.idle.push_back(std::move(ws));
+      } catch (...) {  // no room to keep it: it is freed
+      }
+    }
+  } lease{*cache_, {}};
+  {
+    const std::lock_guard<std::mutex> lock(cache_->mutex);
+    auto& idle = cache_->idle;
+    if (!idle.empty()) {
+      const auto largest = std::max_element(
+          idle.begin(), idle.end(), [](const EncoderWorkspace& a, const EncoderWorkspace& b) {
+            return a.max_tokens < b.max_tokens;
+          });
+      lease.ws = std::move(*largest);
+      idle.erase(largest);
+    }
   }
-  if (cache_->ws.max_tokens < tokens) {
-    cache_->ws = EncoderWorkspace();  // free the old one before allocating
-    cache_->ws = encoder_->MakeWorkspace(tokens);
+  if (lease.ws.max_tokens < tokens) {
+    lease.ws = EncoderWorkspace();  // free the old one before allocating
+    lease.ws = encoder_->MakeWorkspace(tokens);
   }
-  encoder_->Forward(ids, batch, seq, options.lengths, stage, out, cache_->ws);
+  encoder_->Forward(ids, batch, seq, options.lengths, stage, out, lease.ws);
 }
 
 PositionalEncoding::PositionalEncoding(const PeOptions& options)
@@ -113,6 +138,15 @@ RotaryEncoding& RotaryEncoding::operator=(RotaryEncoding&&) noexcept = default;
 RotaryEncoding::~RotaryEncoding() = default;
 
 const RopeOptions& RotaryEncoding::options() const { return rope_->options(); }
+int64_t RotaryEncoding::rotary_dim() const { return rope_->rotary_dim(); }
+
+void RotaryEncoding::FillTable(int64_t first_pos, int64_t n, float* out) const {
+  if (n < 0) throw UsageError("RotaryEncoding::FillTable: negative row count " + std::to_string(n));
+  if (n == 0) return;
+  CheckBuffer(out, "RotaryEncoding::FillTable: out");
+  rope_->CheckRange(first_pos, n);
+  rope_->FillTable(first_pos, n, out);
+}
 
 void RotaryEncoding::Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model,
                            int64_t n_heads) const {
@@ -125,6 +159,79 @@ void RotaryEncoding::Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_mod
                      std::to_string(rope_->options().d_head));
   }
   rope_->Apply(qkv, batch, seq, d_model, n_heads);
+}
+
+RopeScaling ParseRopeScaling(const std::string& json_text) {
+  return ParseRopeScaling(json_text, "scaling");
+}
+
+// The token table and the PE of a RandomSequence, built once.
+struct RandomSequence::State {
+  explicit State(const RandomSequenceOptions& o)
+      : weights("random sequence"),
+        pe(SinusoidalOptions{o.d_model, 10000.0, PeLayout::kInterleaved, PeDenominator::kDModel,
+                             o.pe_mode == PeMode::kOnTheFly ? 0 : o.max_len, o.pe_mode}) {
+    AlignedFloats table(static_cast<size_t>(o.vocab * o.d_model));  // [vocab, d_model]
+    FillRandomTokenTable(o.vocab, o.d_model, table.data());
+    weights.AddAligned("embedding.weight", {o.vocab, o.d_model}, std::move(table));
+    embedding = std::make_unique<const Embedding>(
+        weights, EmbeddingOptions{o.vocab, o.d_model, false, 0}, &pe);
+  }
+  Weights weights;
+  SinusoidalEncoding pe;
+  std::unique_ptr<const Embedding> embedding;  // reads weights and pe
+};
+
+namespace {
+
+void CheckInRange(const char* name, int64_t value, int64_t lo, int64_t hi) {
+  if (value < lo || value > hi) {
+    throw UsageError(std::string("RandomSequence: ") + name + " must be in [" + std::to_string(lo) +
+                     ", " + std::to_string(hi) + "], got " + std::to_string(value));
+  }
+}
+
+RandomSequenceOptions CheckedRandomSequenceOptions(const RandomSequenceOptions& o) {
+  constexpr int64_t kMaxTableValues = int64_t{1} << 30;  // of the token table, the PE table
+  CheckInRange("d_model", o.d_model, 2, 65536);
+  if (o.d_model % 2 != 0) {
+    throw UsageError("RandomSequence: d_model must be even, got " + std::to_string(o.d_model));
+  }
+  CheckInRange("vocab", o.vocab, 1, kMaxTableValues / o.d_model);
+  CheckInRange("max_len", o.max_len, 0,
+               o.pe_mode == PeMode::kOnTheFly ? std::numeric_limits<int64_t>::max()
+                                              : kMaxTableValues / o.d_model);
+  const int64_t table_rows = o.pe_mode == PeMode::kOnTheFly ? 0 : o.max_len;
+  CheckAllocation(static_cast<uint64_t>((o.vocab + table_rows) * o.d_model) * sizeof(float),
+                  "RandomSequence: the token table and the PE table");
+  return o;
+}
+
+}  // namespace
+
+RandomSequence::RandomSequence(const RandomSequenceOptions& options)
+    : options_(CheckedRandomSequenceOptions(options)),
+      state_(std::make_unique<const State>(options_)) {}
+RandomSequence::RandomSequence(RandomSequence&&) noexcept = default;
+RandomSequence& RandomSequence::operator=(RandomSequence&&) noexcept = default;
+RandomSequence::~RandomSequence() = default;
+
+void RandomSequence::TokenIds(int64_t first, int64_t n, int32_t* ids) const {
+  if (first < 0 || n < 0) {
+    throw UsageError("RandomSequence: negative first token or count (" + std::to_string(first) +
+                     ", " + std::to_string(n) + ")");
+  }
+  if (n == 0) return;
+  CheckBuffer(ids, "RandomSequence::TokenIds: ids");
+  for (int64_t j = 0; j < n; ++j) ids[j] = RandomTokenId(first + j, options_.vocab);
+}
+
+void RandomSequence::Embed(int64_t first, int64_t n, float* out) const {
+  std::vector<int32_t> ids(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  TokenIds(first, n, ids.data());
+  if (n == 0) return;
+  CheckBuffer(out, "RandomSequence::Embed: out");
+  state_->embedding->ForwardRange(ids.data(), n, first, out);
 }
 
 }  // namespace phasor

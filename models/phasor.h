@@ -84,6 +84,7 @@ class Model {
 
   int64_t vocab_size() const;
   int64_t d_model() const;
+  int64_t n_layers() const;
   std::optional<int32_t> pad_token_id() const;
   int64_t position_offset() const;  // position of the first token of every sequence
   // The whole configuration, as config.json text (every key, defaults filled in).
@@ -97,8 +98,10 @@ class Model {
   // seq, or a null ids or out; Error for an id outside the vocabulary (naming
   // the sequence and position), a position the PE cannot produce (mode cached,
   // past max_len), or a batch of more than 2^26 tokens or 2^31 output values.
-  // Activations are kept between calls for the largest batch seen; concurrent
-  // calls allocate their own.
+  // Activations are kept between calls: one workspace for each call that runs
+  // at the same time as others (as many as ever ran at once), each grown to
+  // the largest batch it served, so threads sharing a model allocate nothing
+  // once warm.
   void Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
               const EncodeOptions& options = {}) const;
 
@@ -170,6 +173,14 @@ class RotaryEncoding {
   ~RotaryEncoding();
 
   const RopeOptions& options() const;
+  int64_t rotary_dim() const;  // r: options().rotary_dim, or d_head if that is 0
+
+  // out: [n, rotary_dim()]: the rows of `phasor pe --kind rope` for positions
+  // first_pos .. first_pos + n - 1: the rotation applied to a vector whose
+  // pairs are all (1, 0), in the layout's order (cos θ_i at the pair's first
+  // slot, sin θ_i at its second, × the attention factor). Throws UsageError for
+  // n < 0 or a null out; Error for a position the tables cannot produce.
+  void FillTable(int64_t first_pos, int64_t n, float* out) const;
 
   // qkv: [batch·seq, 3·d_model] row-major, each row q | k | v with the heads'
   // d_head = d_model / n_heads columns side by side; token j of every sequence
@@ -181,6 +192,52 @@ class RotaryEncoding {
 
  private:
   std::unique_ptr<const Rope> rope_;
+};
+
+// The "scaling" object of a RoPE config (README "Rotary position embedding"),
+// given as JSON text, e.g. {"type": "linear", "factor": 2}. Throws Error naming
+// the key for invalid JSON, an unknown type or key, a key the type does not
+// use, a missing factor or a value of the wrong type; the values' ranges are
+// checked by RotaryEncoding.
+RopeScaling ParseRopeScaling(const std::string& json_text);
+
+// The sequence `phasor embed` embeds, one piece at a time: token j is
+// RandomTokenId(j, vocab), a fixed pseudo-random function of j; the token table
+// has fixed pseudo-random rows (models/random_sequence.h); each row gets the
+// default sinusoidal PE of its position (base 10000, interleaved, denominator
+// d_model) in pe_mode. Pieces computed apart, in any order, give the same bits
+// as one pass over the whole sequence.
+struct RandomSequenceOptions {
+  int64_t d_model = 512;  // even, 2 .. 65536
+  int64_t vocab = 32000;  // 1 .. 2^31 - 1; vocab × d_model at most 2^30
+  PeMode pe_mode = PeMode::kOnTheFly;
+  int64_t max_len = 4096;  // rows of the PE table (modes cached and auto)
+};
+
+class RandomSequence {
+ public:
+  // Builds the token table and the PE (its table in modes cached and auto).
+  // Throws UsageError for sizes out of range.
+  explicit RandomSequence(const RandomSequenceOptions& options = {});
+  RandomSequence(RandomSequence&&) noexcept;
+  RandomSequence& operator=(RandomSequence&&) noexcept;
+  ~RandomSequence();
+
+  const RandomSequenceOptions& options() const { return options_; }
+
+  // ids: [n] = the ids of tokens first .. first + n - 1. UsageError for first
+  // or n < 0, or a null ids.
+  void TokenIds(int64_t first, int64_t n, int32_t* ids) const;
+
+  // out: [n, d_model] = the embedded rows (token row + PE) of tokens first ..
+  // first + n - 1, token j at position j. UsageError as TokenIds; Error for a
+  // position the PE cannot produce (mode cached, at or past max_len).
+  void Embed(int64_t first, int64_t n, float* out) const;
+
+ private:
+  struct State;  // models/phasor.cc
+  RandomSequenceOptions options_;
+  std::unique_ptr<const State> state_;
 };
 
 }  // namespace phasor

@@ -31,16 +31,6 @@ inline void CheckRange(const std::string& flag, int64_t value, int64_t lo, int64
   }
 }
 
-// The id of token j of the benchmark sequences: a fixed pseudo-random function of
-// j (splitmix64), so a sequence is the same however it is cut into chunks.
-inline int32_t BenchTokenId(int64_t j, int64_t vocab) {
-  uint64_t z = static_cast<uint64_t>(j) + 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  z ^= z >> 31;
-  return static_cast<int32_t>(z % static_cast<uint64_t>(vocab));
-}
-
 constexpr int64_t kGiB = int64_t{1} << 30;
 
 inline bool EndsWith(const std::string& s, const std::string& suffix) {

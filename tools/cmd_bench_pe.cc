@@ -11,6 +11,7 @@
 #include "engine/parallel.h"
 #include "layers/embedding.h"
 #include "layers/sinusoidal.h"
+#include "models/random_sequence.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/plot.h"
@@ -155,15 +156,13 @@ void RunBenchPe(const BenchArgs& a) {
 
   // Token table [vocab, d_model] and token ids [piece] (a fixed pseudo-random sequence).
   AlignedFloats table(static_cast<size_t>(a.vocab * d));
-  for (size_t k = 0; k < table.size(); ++k) {
-    table[k] = static_cast<float>(BenchTokenId(static_cast<int64_t>(k), 2001) - 1000) * 1e-4f;
-  }
+  FillRandomTokenTable(a.vocab, d, table.data());
   Weights w("bench");
   w.AddAligned("embedding.weight", {a.vocab, d}, std::move(table));
   const int64_t max_piece =
       std::min(*std::max_element(lengths.begin(), lengths.end()), kMaxPieceTokens);
   std::vector<int32_t> ids(static_cast<size_t>(max_piece));
-  for (int64_t j = 0; j < max_piece; ++j) ids[j] = BenchTokenId(j, a.vocab);
+  for (int64_t j = 0; j < max_piece; ++j) ids[j] = RandomTokenId(j, a.vocab);
   AlignedFloats out(static_cast<size_t>(max_piece * d));  // [piece, d_model]
 
   SinusoidalOptions fly_opt;

@@ -1,4 +1,5 @@
 // phasor embed: embed a long sequence of random tokens with PE, chunk by chunk.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -7,8 +8,10 @@
 #include <vector>
 
 #include "engine/memory_limit.h"
+#include "engine/npy.h"
 #include "engine/parallel.h"
 #include "layers/embedding.h"
+#include "models/random_sequence.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
@@ -22,6 +25,7 @@ struct EmbedArgs {
   int64_t d_model = 512;
   int64_t vocab = 32000;
   std::string pe_mode = "on_the_fly";
+  std::string output;  // .npy of every row, [seq_len, d_model]
   int64_t max_len = 4096;
   int64_t chunk = 0;  // unless given: sized so one chunk of output fills 8 MiB
   int64_t threads = 0;
@@ -59,19 +63,27 @@ void RunEmbed(const EmbedArgs& a) {
                      std::to_string(table_rows * a.d_model * 4 / kGiB) +
                      " GiB or more; use --pe-mode on_the_fly or auto");
   }
-  // The token table, the cached PE table and one chunk of output.
+  if (!a.output.empty()) {
+    if (a.seq_len > (int64_t{1} << 28) / a.d_model) {
+      throw UsageError(
+          "--output holds every row: --seq-len × --d-model must be at most 2^28, got " +
+          std::to_string(a.seq_len) + " × " + std::to_string(a.d_model));
+    }
+    OutputFormat("--output", a.output, {".npy"});
+  }
+  // The token table, the cached PE table, one chunk of output and the --output rows.
   const uint64_t d = static_cast<uint64_t>(a.d_model);
+  const uint64_t output_rows = a.output.empty() ? 0 : static_cast<uint64_t>(a.seq_len);
   CheckAllocation((static_cast<uint64_t>(a.vocab) + static_cast<uint64_t>(table_rows) +
-                   static_cast<uint64_t>(chunk)) *
+                   static_cast<uint64_t>(chunk) + output_rows) *
                       d * sizeof(float),
-                  "--vocab, the PE table and --chunk");
+                  a.output.empty() ? "--vocab, the PE table and --chunk"
+                                   : "--vocab, the PE table, --chunk and --output rows");
   SetNumThreads(static_cast<int>(a.threads));
 
   // The token table: small values from a fixed seed.
   AlignedFloats table(static_cast<size_t>(a.vocab * a.d_model));  // [vocab, d_model]
-  for (size_t k = 0; k < table.size(); ++k) {
-    table[k] = static_cast<float>(BenchTokenId(static_cast<int64_t>(k), 2001) - 1000) * 1e-4f;
-  }
+  FillRandomTokenTable(a.vocab, a.d_model, table.data());
   Weights w("embed");
   w.AddAligned("embedding.weight", {a.vocab, a.d_model}, std::move(table));
 
@@ -86,6 +98,8 @@ void RunEmbed(const EmbedArgs& a) {
 
   std::vector<int32_t> ids(static_cast<size_t>(chunk));       // [chunk]
   AlignedFloats out(static_cast<size_t>(chunk * a.d_model));  // [chunk, d_model]
+  std::vector<float> rows;                                    // [seq_len, d_model] with --output
+  if (!a.output.empty()) rows.resize(static_cast<size_t>(a.seq_len * a.d_model));
   std::vector<double> seconds;
   double checksum = 0;
   Progress progress(a.seq_len * a.repeat, "tokens", !a.json);
@@ -93,15 +107,23 @@ void RunEmbed(const EmbedArgs& a) {
     double pass = 0;
     for (int64_t j0 = 0; j0 < a.seq_len; j0 += chunk) {
       const int64_t n = std::min(chunk, a.seq_len - j0);
-      for (int64_t j = 0; j < n; ++j) ids[j] = BenchTokenId(j0 + j, a.vocab);
+      for (int64_t j = 0; j < n; ++j) ids[j] = RandomTokenId(j0 + j, a.vocab);
       const double c0 = Now();
       emb.ForwardRange(ids.data(), n, j0, out.data());
       pass += Now() - c0;
+      if (r == 0 && !rows.empty()) {
+        std::copy(out.begin(), out.begin() + n * a.d_model, rows.begin() + j0 * a.d_model);
+      }
       progress.Update(r * a.seq_len + j0 + n);
     }
     seconds.push_back(pass);
   }
   progress.Finish();
+  if (!a.output.empty()) {
+    WriteNpy(a.output, {a.seq_len, a.d_model}, rows.data());
+    ReportWrote(a.output, "float32 [" + std::to_string(a.seq_len) + ", " +
+                              std::to_string(a.d_model) + "], every row (token row + PE)");
+  }
   const int64_t last = (a.seq_len - 1) % chunk;
   for (int64_t k = 0; k < a.d_model; ++k) checksum += out[last * a.d_model + k];
 
@@ -122,6 +144,7 @@ void RunEmbed(const EmbedArgs& a) {
                         {"table_seconds", table_seconds},
                         {"table_rows", table_rows},
                         {"last_row_sum", checksum}};
+    if (!a.output.empty()) j["output"] = a.output;
     std::cout << j.dump() << "\n";
   } else {
     std::printf("phasor embed: %lld tokens x d_model %lld, PE %s, chunk %lld, %s\n",
@@ -157,6 +180,9 @@ void AddEmbedCommand(CLI::App& app) {
                         ->default_str("");
   AddSizeOption(cmd, "--threads", &args->threads, "Threads (0: all cores)");
   AddSizeOption(cmd, "--repeat", &args->repeat, "Passes; the median is reported");
+  cmd->add_option("--output", args->output,
+                  "Write every row (token row + PE) as NPY float32 [seq-len, d-model]; "
+                  "at most 2^28 values");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->callback([args] { RunEmbed(*args); });
 }

@@ -13,6 +13,8 @@ packages=(
   libgtest-dev       # tests
   libbenchmark-dev   # benchmarks
   clang libclang-rt-14-dev  # make fuzz (libFuzzer) and make tsan
+  pybind11-dev python3-dev  # the Python module
+  python3-numpy python3-pytest python3-distributed  # its arrays, tests (pytest) and Dask tools
 )
 
 missing=()

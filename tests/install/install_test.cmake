@@ -7,7 +7,9 @@
 #     values with the CLI's; no -march=native in its compile commands;
 #  4. the same program built with `pkg-config --cflags --libs phasor`; and the
 #     public header compiled with phasor's include directories alone (no Eigen);
-#  5. README.md's "Use it from C++" code block is tests/install/consumer/main.cc.
+#  5. README.md's "Use it from C++" code block is tests/install/consumer/main.cc;
+#  6. with the Python module (PYTHON set): the installed module, imported from
+#     prefix/PYTHON_DIR alone, encodes as the CLI does.
 cmake_minimum_required(VERSION 3.18)
 
 set(prefix ${WORK_DIR}/prefix)
@@ -158,5 +160,33 @@ else()
                         "${WORK_DIR}/readme_example.cc)")
   endif()
   message(STATUS "README.md's example is tests/install/consumer/main.cc")
+endif()
+# 6. The installed Python module.
+if(PYTHON)
+  if(NOT EXISTS ${prefix}/${PYTHON_DIR})
+    message(FATAL_ERROR "the Python module was not installed into ${prefix}/${PYTHON_DIR}")
+  endif()
+  # (A file, not -c: run() would split the code at its semicolons.)
+  file(WRITE ${WORK_DIR}/encode.py
+       "import sys\n"
+       "import phasor\n"
+       "x = phasor.Model(sys.argv[1]).encode([3, 14, 15])\n"
+       "print(phasor.__file__)\n"
+       "print('phasor', phasor.__version__)\n"
+       "print('token 0:', ' '.join('%9.5f' % v for v in x[0, :4]))\n")
+  run(py_out ${CMAKE_COMMAND} -E env PYTHONPATH=${prefix}/${PYTHON_DIR} ${PYTHON}
+      ${WORK_DIR}/encode.py ${WORK_DIR}/toy)
+  if(NOT py_out MATCHES "^${prefix}/${PYTHON_DIR}/phasor[^\n]*[.]so\n")
+    message(FATAL_ERROR "Python imported phasor from elsewhere than the prefix:\n${py_out}")
+  endif()
+  if(NOT py_out MATCHES "phasor ${VERSION}\n")
+    message(FATAL_ERROR "the installed module's version is not ${VERSION}:\n${py_out}")
+  endif()
+  values_of("${py_out}" "token 0" py_first)
+  if(NOT py_first STREQUAL cli_first)
+    message(FATAL_ERROR "the installed Python module and `phasor encode` disagree:\n"
+                        "python: ${py_first}\nphasor: ${cli_first}")
+  endif()
+  message(STATUS "installed Python module: same values as the CLI")
 endif()
 message(STATUS "install test passed")

@@ -207,3 +207,81 @@ TEST(PhasorApiRopeTest, ApplyEqualsTheLayer) {
   o.rotary_dim = 7;
   EXPECT_THROW(phasor::RotaryEncoding bad(o), phasor::Error);
 }
+
+// FillTable's row at position p is what Apply does to a vector whose pairs are
+// all (1, 0): two paths through the layer that must agree.
+TEST(PhasorApiRopeTest, FillTableIsTheRotationOfOneZero) {
+  for (const auto layout : {phasor::RopeLayout::kHalf, phasor::RopeLayout::kInterleaved}) {
+    phasor::RopeOptions o;
+    o.d_head = 16;
+    o.rotary_dim = 12;
+    o.layout = layout;
+    o.offset = 1000;
+    const phasor::RotaryEncoding rope(o);
+    ASSERT_EQ(rope.rotary_dim(), 12);
+    const int64_t seq = 9, r = 12, half = r / 2;
+    std::vector<float> table(static_cast<size_t>(seq * r));
+    rope.FillTable(1000, seq, table.data());
+    // qkv [seq, 3·16], one head: q's pairs all (1, 0) in the layout's order.
+    std::vector<float> qkv(static_cast<size_t>(seq * 48), 0.0f);
+    for (int64_t j = 0; j < seq; ++j) {
+      for (int64_t i = 0; i < half; ++i) {
+        qkv[j * 48 + (layout == phasor::RopeLayout::kHalf ? i : 2 * i)] = 1.0f;
+      }
+    }
+    rope.Apply(qkv.data(), 1, seq, 16, 1);
+    for (int64_t j = 0; j < seq; ++j) {
+      for (int64_t k = 0; k < r; ++k) {
+        EXPECT_NEAR(table[j * r + k], qkv[j * 48 + k], 1e-6) << j << ", " << k;
+      }
+    }
+    EXPECT_THROW(rope.FillTable(0, -1, table.data()), phasor::UsageError);
+    EXPECT_THROW(rope.FillTable(0, 1, nullptr), phasor::UsageError);
+  }
+}
+
+TEST(PhasorApiRopeTest, ParseRopeScaling) {
+  const phasor::RopeScaling s = phasor::ParseRopeScaling(R"({"type": "yarn", "factor": 8})");
+  EXPECT_EQ(s.type, phasor::RopeScalingType::kYarn);
+  EXPECT_EQ(s.factor, 8.0);
+  for (const char* bad : {R"({"type": "linear"})", R"({"type": "linear", "factor": 2, "x": 1})",
+                          R"({"type": "none", "factor": 2})", R"([1])", "{", R"({"factor": 2})"}) {
+    EXPECT_THROW(phasor::ParseRopeScaling(bad), phasor::Error) << bad;
+  }
+}
+
+// Pieces of the random sequence, in any order, are the bits of one pass.
+TEST(PhasorApiRandomSequenceTest, PiecesAreTheWhole) {
+  for (const PeMode mode : {PeMode::kOnTheFly, PeMode::kCached, PeMode::kAuto}) {
+    phasor::RandomSequenceOptions o;
+    o.d_model = 32;
+    o.vocab = 70;
+    o.pe_mode = mode;
+    o.max_len = mode == PeMode::kCached ? 1000 : 300;
+    const phasor::RandomSequence s(o);
+    std::vector<float> whole(1000 * 32), pieces(1000 * 32);
+    s.Embed(0, 1000, whole.data());
+    for (int64_t first : {700, 0, 333, 1}) {
+      const int64_t end = first == 700 ? 1000 : first == 333 ? 700 : first == 1 ? 333 : 1;
+      s.Embed(first, end - first, pieces.data() + first * 32);
+    }
+    EXPECT_EQ(whole, pieces) << phasor::ToString(mode);
+    std::vector<int32_t> ids(5);
+    s.TokenIds(995, 5, ids.data());
+    for (int64_t j = 0; j < 5; ++j) {
+      EXPECT_GE(ids[j], 0);
+      EXPECT_LT(ids[j], 70);
+    }
+    EXPECT_THROW(s.Embed(-1, 3, whole.data()), UsageError);
+    EXPECT_THROW(s.Embed(0, 3, nullptr), UsageError);
+  }
+  phasor::RandomSequenceOptions bad;
+  bad.d_model = 7;
+  EXPECT_THROW(phasor::RandomSequence{bad}, UsageError);
+  bad.d_model = 8;
+  bad.pe_mode = PeMode::kCached;
+  bad.max_len = 10;
+  const phasor::RandomSequence small(bad);
+  std::vector<float> out(20 * 8);
+  EXPECT_THROW(small.Embed(5, 10, out.data()), Error);  // past the cached table
+}

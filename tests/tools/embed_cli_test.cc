@@ -1,9 +1,14 @@
 // `phasor embed` run as a user runs it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "engine/npy.h"
+#include "models/random_sequence.h"
+#include "tests/support/pe_reference.h"
 #include "tests/support/run.h"
 
 namespace phasor {
@@ -71,6 +76,43 @@ TEST(EmbedCliTest, BuffersOverTheMemoryLimitAreOneErrorLine) {
   testing::ExpectOneErrorLine(r);
   EXPECT_NE(r.err.find("--vocab, the PE table and --chunk needs"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("memory limit of 1 GiB"), std::string::npos) << r.err;
+}
+
+// --output: row j is the token row of RandomTokenId(j) plus the PE of position
+// j (the long double formula), and the same bits however the rows are chunked.
+TEST(EmbedCliTest, OutputRowsAreTokenRowsPlusPe) {
+  const std::string a = ::testing::TempDir() + "embed_output_a.npy";
+  const std::string b = ::testing::TempDir() + "embed_output_b.npy";
+  const int64_t n = 300, d = 16, vocab = 50;
+  auto r = RunPhasor("embed --seq-len 300 --d-model 16 --vocab 50 --chunk 7 --output " + a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunPhasor("embed --seq-len 300 --d-model 16 --vocab 50 --pe-mode cached --output " + b);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const NpyArray rows = ReadNpy(a);
+  ASSERT_EQ(rows.shape, (std::vector<int64_t>{n, d}));
+  EXPECT_EQ(testing::ReadFile(a), testing::ReadFile(b));
+  std::vector<float> table(static_cast<size_t>(vocab * d));
+  FillRandomTokenTable(vocab, d, table.data());
+  double err = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const auto pe = testing::RefPeRow(j, d, 10000.0L, testing::RefLayout::kInterleaved,
+                                      testing::RefDenominator::kDModel);
+    const int32_t id = RandomTokenId(j, vocab);
+    for (int64_t k = 0; k < d; ++k) {
+      const double want = static_cast<double>(table[id * d + k]) + static_cast<double>(pe[k]);
+      err = std::max(err, std::fabs(static_cast<double>(rows.data[j * d + k]) - want));
+    }
+  }
+  EXPECT_LE(err, 3e-6);
+}
+
+TEST(EmbedCliTest, OutputErrors) {
+  for (const char* args : {"embed --seq-len 10 --d-model 16 --output rows.csv",
+                           "embed --seq-len 100000000 --d-model 16 --output rows.npy"}) {
+    const auto r = RunPhasor(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    testing::ExpectOneErrorLine(r);
+  }
 }
 
 }  // namespace

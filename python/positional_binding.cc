@@ -1,0 +1,134 @@
+// phasor.positional_encoding and phasor.rope_rows: the rows of `phasor pe` and
+// `phasor pe --kind rope` for a range of positions.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "models/phasor.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+
+namespace phasor::python {
+namespace {
+
+// As `phasor pe`: a table larger than this many values is refused.
+constexpr int64_t kMaxTableValues = int64_t{1} << 30;
+
+// Runs parse(value) for a name, prefixing its Error with the argument's name.
+template <typename Parse>
+auto Parsed(py::handle value, const std::string& name, Parse parse) {
+  const std::string s = ToStr(value, name);
+  try {
+    return parse(s);
+  } catch (const Error& e) {
+    throw Error(name + ": " + e.what());
+  }
+}
+
+void CheckTable(int64_t start, int64_t length, int64_t width) {
+  if (start < 0) throw Error("start must be >= 0, got " + std::to_string(start));
+  if (length < 0) throw Error("length must be >= 0, got " + std::to_string(length));
+  if (width > 0 && length > kMaxTableValues / width) {
+    throw Error("length " + std::to_string(length) + " x " + std::to_string(width) +
+                " is too large for one table (limit 2^30 values)");
+  }
+}
+
+py::array_t<float> PositionalRows(py::handle d_model, py::handle length, py::handle start,
+                                  py::handle base, py::handle layout, py::handle denominator,
+                                  py::handle mode, py::handle max_len) {
+  PeOptions o;
+  o.d_model = ToInt(d_model, "d_model");
+  o.base = ToDouble(base, "base");
+  o.layout = Parsed(layout, "layout", ParsePeLayout);
+  o.denominator = Parsed(denominator, "denominator", ParsePeDenominator);
+  o.mode = Parsed(mode, "mode", ParsePeMode);
+  o.max_len = ToInt(max_len, "max_len");
+  const int64_t n = ToInt(length, "length");
+  const int64_t first = ToInt(start, "start");
+  if (o.d_model < 2 || o.d_model % 2 != 0) {
+    throw Error("d_model must be even and >= 2, got " + std::to_string(o.d_model));
+  }
+  CheckTable(first, n, o.d_model);
+  if (o.mode != PeMode::kOnTheFly && o.max_len > kMaxTableValues / o.d_model) {
+    throw Error("max_len " + std::to_string(o.max_len) +
+                " is too large for a cached table; use mode 'on_the_fly'");
+  }
+  py::array_t<float> out({n, o.d_model});
+  float* data = out.mutable_data();
+  {
+    py::gil_scoped_release release;
+    ApplyNumThreads();
+    const PositionalEncoding pe(o);
+    pe.Fill(first, n, data);
+  }
+  return out;
+}
+
+RopeScaling Scaling(py::handle scaling) {
+  if (scaling.is_none()) return RopeScaling();
+  if (!py::isinstance<py::dict>(scaling)) {
+    throw Error(
+        "scaling must be a dict with the keys of config.json's positional.scaling, or "
+        "None, got " +
+        py::str(py::type::handle_of(scaling).attr("__name__")).cast<std::string>());
+  }
+  std::string text;
+  try {
+    text = py::module_::import("json").attr("dumps")(scaling).cast<std::string>();
+  } catch (py::error_already_set& e) {
+    throw Error("scaling: " + std::string(e.what()));
+  }
+  return ParseRopeScaling(text);
+}
+
+py::array_t<float> RopeRows(py::handle head_dim, py::handle length, py::handle start,
+                            py::handle base, py::handle layout, py::handle rotary_dim,
+                            py::handle scaling) {
+  RopeOptions o;
+  o.d_head = ToInt(head_dim, "head_dim");
+  o.rotary_dim = rotary_dim.is_none() ? 0 : ToInt(rotary_dim, "rotary_dim");
+  o.base = ToDouble(base, "base");
+  o.layout = Parsed(layout, "layout", ParseRopeLayout);
+  o.mode = PeMode::kOnTheFly;  // as `phasor pe`: no table
+  o.scaling = Scaling(scaling);
+  const int64_t n = ToInt(length, "length");
+  const int64_t first = ToInt(start, "start");
+  if (o.d_head < 2) throw Error("head_dim must be >= 2, got " + std::to_string(o.d_head));
+  if (!rotary_dim.is_none() && o.rotary_dim < 1) {
+    throw Error("rotary_dim must be >= 2 (or None: head_dim), got " + std::to_string(o.rotary_dim));
+  }
+  CheckTable(first, n, o.r());
+  const RotaryEncoding rope(o);  // Error "<key>: <what>" for bad options
+  py::array_t<float> out({n, rope.rotary_dim()});
+  float* data = out.mutable_data();
+  {
+    py::gil_scoped_release release;
+    ApplyNumThreads();
+    rope.FillTable(first, n, data);
+  }
+  return out;
+}
+
+}  // namespace
+
+void BindPositional(py::module_& m) {
+  m.def("positional_encoding", &PositionalRows, py::arg("d_model"), py::arg("length"),
+        py::arg("start") = 0, py::arg("base") = 10000.0, py::arg("layout") = "interleaved",
+        py::arg("denominator") = "d_model", py::arg("mode") = "on_the_fly",
+        py::arg("max_len") = 4096,
+        "Sinusoidal PE rows of positions start .. start+length-1: float32 [length, d_model], "
+        "the rows of `phasor pe`. layout 'interleaved' or 'split'; denominator 'd_model' or "
+        "'half_minus_one'; mode 'on_the_fly', 'cached' (a table of max_len rows) or 'auto'.");
+  m.def("rope_rows", &RopeRows, py::arg("head_dim"), py::arg("length"), py::arg("start") = 0,
+        py::arg("base") = 10000.0, py::arg("layout") = "half", py::arg("rotary_dim") = py::none(),
+        py::arg("scaling") = py::none(),
+        "RoPE rows of positions start .. start+length-1: float32 [length, rotary_dim], the rows "
+        "of `phasor pe --kind rope` (the rotation of (1, 0) in every pair: cos at the pair's "
+        "first dim, sin at its second, x the attention factor). layout 'half' or "
+        "'interleaved'; scaling a dict with config.json's keys, e.g. {'type': 'linear', "
+        "'factor': 2.0}.");
+}
+
+}  // namespace phasor::python

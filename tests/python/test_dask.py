@@ -1,0 +1,98 @@
+"""tools/dask_encode.py and tools/dask_embed.py on a LocalCluster of 2 workers: the
+same bits as one phasor encode / phasor embed."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import CLI, GOLDEN_DIR, SOURCE_DIR, assert_same_bits, run_cli
+
+pytest.importorskip("distributed")
+TOOLS = SOURCE_DIR / "tools"
+
+
+def run_tool(script, *args, timeout=90):
+    """Runs a Dask tool in a fresh interpreter (the module on PYTHONPATH), never longer
+    than timeout seconds."""
+    proc = subprocess.run([sys.executable, str(TOOLS / script), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env=os.environ.copy())
+    assert proc.returncode == 0, f"{script} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def ragged_tokens(path, lines, vocab, pad_id, seed):
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as f:
+        for _ in range(lines):
+            n = int(rng.integers(1, 24))
+            ids = rng.integers(0, vocab, size=n)
+            ids[ids == pad_id] = (pad_id + 1) % vocab  # a pad id at the end would shorten the line
+            f.write(" ".join(map(str, ids)) + "\n")
+
+
+@pytest.mark.parametrize("stage", ["final", "embeddings"])
+def test_dask_encode_in_process_workers(tmp_path, stage):
+    model = GOLDEN_DIR / "ragged_padding"  # pad_token_id 0: ragged lines
+    tokens = tmp_path / "tokens.txt"
+    ragged_tokens(tokens, 45, 50, 0, seed=1)
+    want = tmp_path / "want.npy"
+    run_cli("encode", "--model", model, "--tokens-file", tokens, "--stage", stage, "--output", want)
+    out = tmp_path / "shards"
+    merged = tmp_path / "merged.npy"
+    text = run_tool("dask_encode.py", "--model", model, "--tokens-file", tokens, "--out-dir", out,
+                    "--shard-lines", 7, "--stage", stage, "--merge", merged, "--workers", 2,
+                    "--in-process", "--threads", 1, "--timeout", 60)
+    assert "45 lines" in text and "7 shards" in text, text
+    want = np.load(want)
+    assert_same_bits(np.load(merged), want)
+    index = json.loads((out / "index.json").read_text())
+    assert (index["lines"], index["seq_len"], index["d_model"]) == want.shape
+    assert [s["first_line"] for s in index["shards"]] == list(range(0, 45, 7))
+    for s in index["shards"]:  # each shard file alone, too
+        assert_same_bits(np.load(out / s["file"]), want[s["first_line"]:s["first_line"] + s["lines"]])
+
+
+def test_dask_encode_process_workers(tmp_path, toy_dir):
+    tokens = tmp_path / "tokens.txt"
+    rng = np.random.default_rng(2)
+    tokens.write_text("\n".join(" ".join(map(str, rng.integers(0, 1000, size=16)))
+                                for _ in range(12)) + "\n")
+    want = tmp_path / "want.npy"
+    run_cli("encode", "--model", toy_dir, "--tokens-file", tokens, "--output", want)
+    merged = tmp_path / "merged.npy"
+    text = run_tool("dask_encode.py", "--model", toy_dir, "--tokens-file", tokens, "--out-dir",
+                    tmp_path / "shards", "--shard-lines", 3, "--merge", merged, "--workers", 2,
+                    "--threads", 1, "--timeout", 60)
+    assert "on 2 of 2 workers" in text or "on 1 of 2 workers" in text, text
+    assert_same_bits(np.load(merged), np.load(want))
+
+
+def test_dask_encode_reports_errors(tmp_path, toy_dir):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("1 2 3\n4 5000 6\n")
+    args = ["--model", toy_dir, "--tokens-file", tokens, "--out-dir", tmp_path / "o",
+            "--workers", 1, "--in-process", "--timeout", 60]
+    proc = subprocess.run([sys.executable, str(TOOLS / "dask_encode.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 1
+    assert "token id 5000 at sequence 1, position 1 is outside the vocabulary" in proc.stderr
+
+
+@pytest.mark.parametrize("mode", ["on_the_fly", "cached", "auto"])
+def test_dask_embed_equals_phasor_embed(tmp_path, mode):
+    out = tmp_path / "ranges"
+    text = run_tool("dask_embed.py", "--seq-len", 5000, "--d-model", 64, "--vocab", 700,
+                    "--pe-mode", mode, "--max-len", 2000, "--ranges", 7, "--out-dir", out,
+                    "--check", "--phasor", CLI, "--workers", 2, "--in-process", "--threads", 1,
+                    "--timeout", 60)
+    assert "7 of 7 ranges bit for bit equal" in text, text
+    ref = tmp_path / "ref.npy"
+    run_cli("embed", "--seq-len", 5000, "--d-model", 64, "--vocab", 700, "--pe-mode", mode,
+            "--max-len", 2000, "--output", ref)
+    ref = np.load(ref)
+    index = json.loads((out / "index.json").read_text())
+    rows = np.concatenate([np.load(out / r["file"]) for r in index["ranges"]])
+    assert_same_bits(rows, ref)

@@ -1,0 +1,84 @@
+"""The Dask side shared by tools/dask_encode.py and tools/dask_embed.py: the
+cluster options, a client on them, and a worker plugin that builds one phasor
+object per worker (a model, or phasor embed's sequence) before any task runs.
+
+phasor brings no scheduler of its own: --scheduler ADDRESS joins a running
+cluster (`dask scheduler` + `dask worker ADDRESS` on each machine, with
+PYTHONPATH reaching the phasor module there); without it a LocalCluster of
+--workers processes runs on this machine.
+"""
+import os
+import sys
+
+import cloudpickle
+from distributed import Client, LocalCluster, WorkerPlugin, get_worker, wait
+
+# Tasks and the plugin below travel to the workers by value, so a worker needs
+# the phasor module on its PYTHONPATH but not this file.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+PLUGIN_NAME = "phasor-state"
+
+
+def add_cluster_arguments(parser):
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: a "
+                             "LocalCluster)")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="LocalCluster: worker processes (default 2)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="LocalCluster: workers as threads of this process, not processes")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="phasor compute threads per worker (default: the cores of the "
+                             "machine divided among its LocalCluster workers; 0 with "
+                             "--scheduler: all cores of each worker's machine)")
+    parser.add_argument("--timeout", type=float, default=600.0,
+                        help="seconds to wait for the cluster and for all tasks (default 600)")
+
+
+def connect(args):
+    """(client, cluster or None, compute threads per worker) for the parsed arguments."""
+    if args.workers < 1:
+        raise SystemExit("--workers must be >= 1")
+    if args.threads < 0:
+        raise SystemExit("--threads must be >= 0")
+    if args.scheduler:
+        return Client(args.scheduler, timeout=args.timeout), None, args.threads
+    threads = args.threads or max(1, (os.cpu_count() or 1) // args.workers)
+    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1,
+                           processes=not args.in_process, dashboard_address=None)
+    return Client(cluster, timeout=args.timeout), cluster, threads
+
+
+class PhasorState(WorkerPlugin):
+    """Builds make(*args) once on every worker (at registration, or when a worker
+    joins later) after setting phasor's thread count; tasks read it with state()."""
+
+    name = PLUGIN_NAME
+
+    def __init__(self, make, args, threads):
+        self.make, self.args, self.threads = make, args, threads
+        self.value = None
+
+    def setup(self, worker):
+        import phasor
+        phasor.set_num_threads(self.threads)
+        self.value = self.make(*self.args)
+
+
+def install_state(client, make, args, threads):
+    """Registers PhasorState(make, args, threads) on every worker of the client."""
+    plugin = PhasorState(make, args, threads)
+    register = getattr(client, "register_plugin", None) or client.register_worker_plugin
+    register(plugin, name=PLUGIN_NAME)
+
+
+def state():
+    """In a task: the object PhasorState built on this worker."""
+    return get_worker().plugins[PLUGIN_NAME].value
+
+
+def gather(client, futures, timeout):
+    """The results of futures, in order; TimeoutError if they take longer than timeout."""
+    wait(futures, timeout=timeout)
+    return client.gather(futures)

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Encode a tokens file across a Dask cluster, in shards of lines.
+
+    PYTHONPATH=build/python python3 tools/dask_encode.py --model DIR \\
+        --tokens-file FILE --out-dir OUT [--shard-lines 256] [--stage final|embeddings] \\
+        [--pe-mode M] [--merge ALL.npy] [--workers 2 | --scheduler ADDRESS]
+
+The file is read as `phasor encode --tokens-file` reads it (one sequence a line,
+ids separated by spaces or commas, blank lines skipped, ragged lines padded with
+the model's pad_token_id to the longest line of the whole file). Each worker
+loads the model once; each shard is encoded in one call and written to
+OUT/shard_NNNNN.npy, float32 [lines, seq_len, d_model]; OUT/index.json lists the
+shards in order. Put together (--merge), they are the array `phasor encode
+--output` writes for the same file, bit for bit. With --scheduler, OUT and the
+model directory must be visible to every worker at the same path.
+"""
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import dask_cluster  # noqa: E402  (beside this file)
+
+
+def parse_tokens(text, source):
+    """Lines of ids as phasor's tokens parser reads them; ValueError with its message."""
+    lines = []
+    for line_no, line in enumerate(text.split("\n"), start=1):
+        ids = []
+        for token in re.split(r"[ \t,\r]+", line):
+            if not token:
+                continue
+            where = f"{source}: line {line_no}, token {len(ids) + 1}"
+            if not re.fullmatch(r"-?[0-9]+", token):
+                raise ValueError(f"{where}: '{token[:40]}' is not a token id")
+            value = int(token)
+            if not -2**31 <= value < 2**31:
+                raise ValueError(f"{where}: token id {token[:40]} is out of range, expected a "
+                                 "32-bit integer")
+            ids.append(value)
+        if ids:
+            lines.append((line_no, ids))
+    if not lines:
+        raise ValueError(f"{source}: holds no token ids")
+    return lines
+
+
+def load_model(path, pe_mode):
+    import phasor
+    return phasor.Model(path, pe_mode)
+
+
+def encode_shard(lines, seq, pad_id, stage, out_path):
+    """On a worker: encodes lines (padded to seq with pad_id) with the worker's model
+    and saves [len(lines), seq, d_model] to out_path."""
+    model = dask_cluster.state()
+    ids = np.full((len(lines), seq), 0 if pad_id is None else pad_id, dtype=np.int32)
+    lengths = np.array([len(line) for line in lines], dtype=np.int64)
+    for b, line in enumerate(lines):
+        ids[b, :len(line)] = line
+    out = model.encode(ids, lengths, stage=stage)
+    np.save(out_path, out)
+    return {"file": Path(out_path).name, "lines": len(lines), "worker": dask_cluster.get_worker().address}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", required=True, help="model directory (config.json, "
+                   "model.safetensors); `phasor make-toy --out DIR` writes the toy model")
+    p.add_argument("--tokens-file", required=True, help="one sequence a line")
+    p.add_argument("--out-dir", required=True, help="where shards and index.json go")
+    p.add_argument("--shard-lines", type=int, default=256, help="lines per shard (default 256)")
+    p.add_argument("--stage", choices=["final", "embeddings"], default="final")
+    p.add_argument("--pe-mode", choices=["cached", "on_the_fly", "auto"],
+                   help="replaces the config's positional mode")
+    p.add_argument("--merge", metavar="ALL.npy",
+                   help="also write every shard in one array, as phasor encode --output")
+    dask_cluster.add_cluster_arguments(p)
+    args = p.parse_args(argv)
+    if args.shard_lines < 1:
+        p.error("--shard-lines must be >= 1")
+
+    model_dir = Path(args.model).resolve()
+    try:
+        pad_id = json.loads((model_dir / "config.json").read_text()).get("pad_token_id")
+        lines = parse_tokens(Path(args.tokens_file).read_text(), args.tokens_file)
+    except (OSError, ValueError) as e:
+        print(f"dask_encode: error: {e}", file=sys.stderr)
+        return 1
+    seq = max(len(ids) for _, ids in lines)
+    if pad_id is None:
+        for line_no, ids in lines:
+            if len(ids) != seq:
+                print(f"dask_encode: error: {args.tokens_file}: line {line_no} has {len(ids)} "
+                      f"tokens, line {lines[0][0]} has {len(lines[0][1])}; ragged sequences need "
+                      "pad_token_id in the model config", file=sys.stderr)
+                return 1
+    out_dir = Path(args.out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    t0 = time.perf_counter()
+    client, cluster, threads = dask_cluster.connect(args)
+    try:
+        dask_cluster.install_state(client, load_model, (str(model_dir), args.pe_mode), threads)
+        workers = len(client.scheduler_info()["workers"])
+        futures = []
+        for first in range(0, len(lines), args.shard_lines):
+            shard = [ids for _, ids in lines[first:first + args.shard_lines]]
+            path = out_dir / f"shard_{first // args.shard_lines:05d}.npy"
+            futures.append(client.submit(encode_shard, shard, seq, pad_id, args.stage, str(path),
+                                         pure=False))
+        results = dask_cluster.gather(client, futures, args.timeout)
+    except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
+        print(f"dask_encode: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    seconds = time.perf_counter() - t0
+
+    shards, first = [], 0
+    for r in results:
+        shards.append({"file": r["file"], "first_line": first, "lines": r["lines"]})
+        first += r["lines"]
+    d_model = int(np.load(out_dir / shards[0]["file"], mmap_mode="r").shape[2])
+    index = {"tokens_file": str(Path(args.tokens_file).resolve()), "model": str(model_dir),
+             "stage": args.stage, "pe_mode": args.pe_mode, "lines": len(lines), "seq_len": seq,
+             "d_model": d_model, "dtype": "float32", "shards": shards}
+    (out_dir / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+    if args.merge:
+        merged = np.lib.format.open_memmap(args.merge, mode="w+", dtype=np.float32,
+                                           shape=(len(lines), seq, d_model))
+        for s in shards:
+            merged[s["first_line"]:s["first_line"] + s["lines"]] = np.load(out_dir / s["file"])
+        merged.flush()
+        del merged
+    used = sorted({r["worker"] for r in results})
+    print(f"dask_encode: {len(lines)} lines x {seq} tokens in {len(shards)} shards on "
+          f"{len(used)} of {workers} workers ({threads} threads each), {seconds:.2f} s; "
+          f"wrote {out_dir / 'index.json'}" + (f" and {args.merge}" if args.merge else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
