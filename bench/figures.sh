@@ -66,6 +66,19 @@ done
 step embed_1e8.json /usr/bin/time -v -o "$out/embed_1e8.time" "$bin/phasor" embed \
   --seq-len 100000000 --d-model 512 --json
 
+# The embed chunk: the default (8 MiB of output) against 1 MiB chunks.
+for chunk in 0 512; do
+  args=(--seq-len 4M --d-model 512 --repeat 3 --json)
+  [ "$chunk" = 0 ] || args+=(--chunk "$chunk")
+  step "embed_chunk_$chunk.json" "$bin/phasor" embed "${args[@]}"
+done
+
+# Python against the CLI, and two Python threads sharing one model.
+if /usr/bin/python3 -c "import numpy" 2>/dev/null && [ -d "$root/build/python" ]; then
+  step python_overhead.json env PYTHONPATH="$root/build/python" /usr/bin/python3 \
+    "$here/python_overhead.py" --repeat 30 --json
+fi
+
 # The benchmark suite's PE kernels.
 step suite.json "$bin/phasor_bench" --benchmark_filter='Pe|StreamWrite|Linear' \
   --benchmark_min_time=0.2 --benchmark_format=json

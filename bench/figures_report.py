@@ -182,6 +182,24 @@ def singles(out):
         lines.append(f"- `phasor embed --seq-len 100000000 --d-model 512`: {j['seconds']:.1f} s, "
                      f"{j['gb_per_s']:.1f} GB/s written, peak resident "
                      f"{resident(out, 'embed_1e8.time'):.0f} MiB.")
+    chunks = {c: os.path.join(out, f"embed_chunk_{c}.json") for c in (0, 512)}
+    if all(os.path.exists(p) for p in chunks.values()):
+        d, m = (json.load(open(chunks[c])) for c in (0, 512))
+        lines.append(f"- `phasor embed --seq-len 4M --d-model 512 --repeat 3`: the default chunk "
+                     f"({d['chunk']} tokens, 8 MiB of output) {d['gb_per_s']:.1f} GB/s, "
+                     f"`--chunk 512` (1 MiB) {m['gb_per_s']:.1f} GB/s.")
+    path = os.path.join(out, "python_overhead.json")
+    if os.path.exists(path):
+        j = json.load(open(path))
+        lines.append(f"- Python (`bench/python_overhead.py --repeat 30`, toy model, "
+                     f"{j['batch']} × {j['seq']}): `phasor.Model.encode` "
+                     f"{j['python_seconds'] * 1e3:.1f} ms against `phasor encode`'s "
+                     f"{j['cli_seconds'] * 1e3:.1f} ms ({j['python_over_cli']:.2f}×); with "
+                     f"`set_num_threads(1)`, two encodes in two Python threads "
+                     f"{j['two_threads_seconds'] * 1e3:.1f} ms against "
+                     f"{j['sequential_two_seconds'] * 1e3:.1f} ms one after the other "
+                     f"({j['two_threads_over_sequential']:.2f}×), results "
+                     f"{'identical' if j['two_threads_identical'] else 'DIFFERENT'}.")
     path = os.path.join(out, "encode_16k.json")
     if os.path.exists(path):
         j = json.load(open(path))

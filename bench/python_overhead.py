@@ -6,7 +6,7 @@ encodes one after the other.
 
     PYTHONPATH=build/python python3 bench/python_overhead.py [--repeat 50] [--json]
 
-Targets (issue "Python"): Python within 5% of the CLI's median; two threads
+Targets: Python within 5% of the CLI's median; two threads
 under 0.75x the sequential time on 2 cores, with identical results. A
 benchmark, not a test: run it on a quiet machine.
 """
