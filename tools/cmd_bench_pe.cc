@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/cpu.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/parallel.h"
 #include "layers/embedding.h"
@@ -262,6 +263,7 @@ void RunBenchPe(const BenchArgs& a) {
 
   if (a.json) {
     nlohmann::json j = {{"d_model", d}, {"threads", NumThreads()}, {"vocab", a.vocab}};
+    j["isa"] = IsaName(ActiveIsa());
     for (const Row& r : rows) {
       nlohmann::json e = {{"group", r.group}, {"mode", r.mode}, {"length", r.length}};
       if (r.note.empty()) {

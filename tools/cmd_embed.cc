@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "engine/cpu.h"
 #include "engine/memory_limit.h"
 #include "engine/parallel.h"
 #include "layers/embedding.h"
@@ -117,6 +118,7 @@ void RunEmbed(const EmbedArgs& a) {
                         {"table_seconds", table_seconds},
                         {"table_rows", table_rows},
                         {"last_row_sum", checksum}};
+    j["isa"] = IsaName(ActiveIsa());
     std::cout << j.dump() << "\n";
   } else {
     std::printf("phasor embed: %lld tokens x d_model %lld, PE %s, chunk %lld, %d threads\n",

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "engine/cpu.h"
 #include "engine/finite.h"
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
@@ -107,6 +108,7 @@ void RunEncode(const EncodeArgs& a) {
                         {"repeat", a.repeat},
                         {"seconds", s},
                         {"tokens_per_s", tokens_per_s}};
+    j["isa"] = IsaName(ActiveIsa());
     if (!a.output.empty()) j["output"] = a.output;
     std::cout << j.dump() << "\n";
     return;
