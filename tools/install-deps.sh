@@ -13,6 +13,7 @@ packages=(
   libgtest-dev       # tests
   libbenchmark-dev   # benchmarks
   clang libclang-rt-14-dev  # make fuzz (libFuzzer) and make tsan
+  qemu-user          # make test runs the CLI as CPUs without AVX-512 (tests/qemu)
 )
 
 missing=()
