@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -75,7 +74,8 @@ TEST(IsaCliTest, UnknownTargetIsAUsageError) {
 
 TEST(IsaCliTest, JsonCarriesTheTarget) {
   for (Isa isa : AvailableIsas()) {
-    const std::regex want(std::string("\"isa\": ?\"") + IsaName(isa) + "\"");
+    const std::string compact = std::string("\"isa\":\"") + IsaName(isa) + "\"";
+    const std::string spaced = std::string("\"isa\": \"") + IsaName(isa) + "\"";
     const std::string flag = std::string(" --isa ") + IsaName(isa);
     for (const std::string& cmd :
          {std::string("encode --tokens \"3 14 15\" --json"),
@@ -84,7 +84,9 @@ TEST(IsaCliTest, JsonCarriesTheTarget) {
               "bench-pe --d-model 16 --lengths 64 --min-seconds 0.001 --vocab 50 --json")}) {
       const auto r = RunPhasor(cmd + flag);
       EXPECT_EQ(r.exit_code, 0) << cmd << flag << ": " << r.err;
-      EXPECT_TRUE(std::regex_search(r.out, want)) << cmd << flag << ": " << r.out;
+      EXPECT_TRUE(r.out.find(compact) != std::string::npos ||
+                  r.out.find(spaced) != std::string::npos)
+          << cmd << flag << ": " << r.out;
     }
   }
 }
@@ -93,7 +95,8 @@ TEST(IsaCliTest, EveryTargetEncodesAlike) {
   const std::string tokens = " encode --tokens \"3 14 15 92 65 35 89 79 32 38 46 26 43\"";
   const std::string base = ::testing::TempDir() + "phasor_isa_cli_";
   std::vector<float> portable;
-  for (auto it = AvailableIsas().rbegin(); it != AvailableIsas().rend(); ++it) {
+  const std::vector<Isa> isas = AvailableIsas();
+  for (auto it = isas.rbegin(); it != isas.rend(); ++it) {  // portable first
     const std::string name = IsaName(*it);
     std::vector<float> by_threads[2];
     for (int threads : {1, 2}) {
