@@ -14,9 +14,8 @@ namespace {
 
 constexpr int kPanel = 32;
 constexpr int64_t kRows = 3;  // rows of the register tile
-constexpr int kVectors = kPanel / 8;
 
-// Lanes j < n of vector v of a panel row (n_valid - 8·v, clamped to [0, 8]).
+// The lanes j < n of a vector (all for n >= 8, none for n <= 0).
 inline __m256i Mask(int64_t n) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
@@ -24,43 +23,83 @@ inline __m256i Mask(int64_t n) {
 
 // Rows [0, MR) x the first n_valid (<= 32) columns of a panel (PanelArgs).
 // Partial panels use masked loads and stores: nothing past n_valid is touched.
+// The 12 accumulators are named variables (c<row><vector>): held in an array,
+// GCC keeps them in memory and stores all of them every k.
 template <int MR, bool kFull>
 void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
           const float* bias, bool accumulate, bool relu, float* c, int64_t ldc, int64_t n_valid) {
-  __m256i mask[kVectors];
-  for (int v = 0; v < kVectors; ++v) mask[v] = Mask(n_valid - 8 * v);
-  __m256 acc[MR][kVectors];
-  for (int v = 0; v < kVectors; ++v) {
-    const __m256 b = accumulate ? _mm256_setzero_ps() : _mm256_maskload_ps(bias + 8 * v, mask[v]);
-    for (int r = 0; r < MR; ++r) {
-      acc[r][v] = accumulate ? _mm256_maskload_ps(c + r * ldc + 8 * v, mask[v]) : b;
-    }
+  const __m256i m0 = Mask(n_valid), m1 = Mask(n_valid - 8), m2 = Mask(n_valid - 16),
+                m3 = Mask(n_valid - 24);
+  const float* init = accumulate ? c : bias;  // row r of the initial values at init + r·step
+  const int64_t step = accumulate ? ldc : 0;
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 c00 = zero, c01 = zero, c02 = zero, c03 = zero, c10 = zero, c11 = zero, c12 = zero,
+         c13 = zero, c20 = zero, c21 = zero, c22 = zero, c23 = zero;
+  c00 = _mm256_maskload_ps(init, m0);
+  c01 = _mm256_maskload_ps(init + 8, m1);
+  c02 = _mm256_maskload_ps(init + 16, m2);
+  c03 = _mm256_maskload_ps(init + 24, m3);
+  if constexpr (MR > 1) {
+    c10 = _mm256_maskload_ps(init + step, m0);
+    c11 = _mm256_maskload_ps(init + step + 8, m1);
+    c12 = _mm256_maskload_ps(init + step + 16, m2);
+    c13 = _mm256_maskload_ps(init + step + 24, m3);
+  }
+  if constexpr (MR > 2) {
+    c20 = _mm256_maskload_ps(init + 2 * step, m0);
+    c21 = _mm256_maskload_ps(init + 2 * step + 8, m1);
+    c22 = _mm256_maskload_ps(init + 2 * step + 16, m2);
+    c23 = _mm256_maskload_ps(init + 2 * step + 24, m3);
   }
   for (int64_t kk = 0; kk < k; ++kk) {
     const float* row = panel + kk * ldp;
-    __m256 w[kVectors];
-    for (int v = 0; v < kVectors; ++v) {
-      w[v] = kFull ? _mm256_loadu_ps(row + 8 * v) : _mm256_maskload_ps(row + 8 * v, mask[v]);
+    const __m256 w0 = kFull ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, m0);
+    const __m256 w1 = kFull ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, m1);
+    const __m256 w2 = kFull ? _mm256_loadu_ps(row + 16) : _mm256_maskload_ps(row + 16, m2);
+    const __m256 w3 = kFull ? _mm256_loadu_ps(row + 24) : _mm256_maskload_ps(row + 24, m3);
+    __m256 x = _mm256_broadcast_ss(a + kk);
+    c00 = _mm256_fmadd_ps(x, w0, c00);
+    c01 = _mm256_fmadd_ps(x, w1, c01);
+    c02 = _mm256_fmadd_ps(x, w2, c02);
+    c03 = _mm256_fmadd_ps(x, w3, c03);
+    if constexpr (MR > 1) {
+      x = _mm256_broadcast_ss(a + lda + kk);
+      c10 = _mm256_fmadd_ps(x, w0, c10);
+      c11 = _mm256_fmadd_ps(x, w1, c11);
+      c12 = _mm256_fmadd_ps(x, w2, c12);
+      c13 = _mm256_fmadd_ps(x, w3, c13);
     }
-    for (int r = 0; r < MR; ++r) {
-      const __m256 x = _mm256_broadcast_ss(a + r * lda + kk);
-      for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm256_fmadd_ps(x, w[v], acc[r][v]);
+    if constexpr (MR > 2) {
+      x = _mm256_broadcast_ss(a + 2 * lda + kk);
+      c20 = _mm256_fmadd_ps(x, w0, c20);
+      c21 = _mm256_fmadd_ps(x, w1, c21);
+      c22 = _mm256_fmadd_ps(x, w2, c22);
+      c23 = _mm256_fmadd_ps(x, w3, c23);
     }
   }
-  if (relu) {
-    const __m256 zero = _mm256_setzero_ps();
-    for (int r = 0; r < MR; ++r) {
-      for (int v = 0; v < kVectors; ++v) acc[r][v] = _mm256_max_ps(acc[r][v], zero);
+  const auto put = [&](float* out, __m256i m, __m256 v) {
+    if (relu) v = _mm256_max_ps(v, zero);
+    if (kFull) {
+      _mm256_storeu_ps(out, v);
+    } else {
+      _mm256_maskstore_ps(out, m, v);
     }
+  };
+  put(c, m0, c00);
+  put(c + 8, m1, c01);
+  put(c + 16, m2, c02);
+  put(c + 24, m3, c03);
+  if constexpr (MR > 1) {
+    put(c + ldc, m0, c10);
+    put(c + ldc + 8, m1, c11);
+    put(c + ldc + 16, m2, c12);
+    put(c + ldc + 24, m3, c13);
   }
-  for (int r = 0; r < MR; ++r) {
-    for (int v = 0; v < kVectors; ++v) {
-      if (kFull) {
-        _mm256_storeu_ps(c + r * ldc + 8 * v, acc[r][v]);
-      } else {
-        _mm256_maskstore_ps(c + r * ldc + 8 * v, mask[v], acc[r][v]);
-      }
-    }
+  if constexpr (MR > 2) {
+    put(c + 2 * ldc, m0, c20);
+    put(c + 2 * ldc + 8, m1, c21);
+    put(c + 2 * ldc + 16, m2, c22);
+    put(c + 2 * ldc + 24, m3, c23);
   }
 }
 
