@@ -6,6 +6,8 @@
 # make asan   the tests under ASan + UBSan (build-asan/).
 # make fuzz-short / make fuzz   every fuzz target for FUZZ_SHORT_SECONDS / FUZZ_SECONDS (build-fuzz/).
 # make tsan   the concurrency tests under ThreadSanitizer (build-tsan/).
+# make cross-aarch64   the engine, layers and models built for aarch64, the kernel
+#             tests under qemu-aarch64 (build-aarch64/; tests/cross/aarch64.sh).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
@@ -21,7 +23,7 @@ SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps configure build demo test test-release asan fuzz-build fuzz-short fuzz tsan \
-        bench format clean
+        bench format clean cross-aarch64
 
 all: build
 
@@ -58,6 +60,10 @@ asan: deps
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j 1 2>&1 | tee ctest.log; exit $${PIPESTATUS[0]}
+
+# Cross build for aarch64 (portable kernels only) and its kernel tests under qemu.
+cross-aarch64: build
+	@bash tests/cross/aarch64.sh build-aarch64
 
 # libFuzzer targets: clang, ASan + UBSan, their own build directory.
 fuzz-build: deps

@@ -1,32 +1,29 @@
 // The float32 peak of this machine: independent fused multiply-add chains in
-// the widest vectors the build targets, on every thread, so that a kernel's
-// GFLOP/s can be read as a fraction of what the cores can do at all.
+// the widest vectors of the chosen target (PHASOR_ISA), on every thread, so
+// that a kernel's GFLOP/s can be read as a fraction of what the cores can do.
 //   build/bin/phasor_bench --benchmark_filter=Fp32Peak
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
 #include <cstdint>
 
+#include "engine/cpu.h"
 #include "engine/parallel.h"
 
 namespace phasor {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;
-#elif defined(__AVX__)
-constexpr int kLanes = 8;
-#else
-constexpr int kLanes = 4;
-#endif
-typedef float Vec __attribute__((vector_size(kLanes * sizeof(float))));
-
 // Enough independent accumulators to hide the FMA latency (4 cycles, 2 units).
 constexpr int kChains = 12;
 constexpr int64_t kSteps = 1 << 20;
 
-// 2 · kLanes · kChains · kSteps flops.
-float FmaChains(float seed) {
+// 2 · kLanes · kChains · kSteps flops, in vectors of kLanes floats. Inlined
+// into the per-target functions below, so it is compiled with their flags.
+typedef float Vec4 __attribute__((vector_size(4 * sizeof(float))));
+typedef float Vec8 __attribute__((vector_size(8 * sizeof(float))));
+typedef float Vec16 __attribute__((vector_size(16 * sizeof(float))));
+template <class Vec, int kLanes>
+__attribute__((always_inline)) inline float FmaChains(float seed) {
   Vec acc[kChains];
   Vec a, b;
   for (int l = 0; l < kLanes; ++l) {
@@ -45,6 +42,36 @@ float FmaChains(float seed) {
   return sum;
 }
 
+// The widest vectors of the target the kernels run on (engine/cpu.h).
+#if defined(__x86_64__)
+__attribute__((target("avx512f,avx2,fma"))) float Avx512Chains(float seed) {
+  return FmaChains<Vec16, 16>(seed);
+}
+__attribute__((target("avx2,fma"))) float Avx2Chains(float seed) {
+  return FmaChains<Vec8, 8>(seed);
+}
+#endif
+float PortableChains(float seed) { return FmaChains<Vec4, 4>(seed); }
+
+int Lanes() {
+  switch (ActiveIsa()) {
+    case Isa::kAvx512:
+      return 16;
+    case Isa::kAvx2:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
+float Chains(float seed) {
+#if defined(__x86_64__)
+  if (ActiveIsa() == Isa::kAvx512) return Avx512Chains(seed);
+  if (ActiveIsa() == Isa::kAvx2) return Avx2Chains(seed);
+#endif
+  return PortableChains(seed);
+}
+
 // Arg: threads.
 void BM_Fp32Peak(benchmark::State& state) {
   SetNumThreads(static_cast<int>(state.range(0)));
@@ -52,10 +79,10 @@ void BM_Fp32Peak(benchmark::State& state) {
   for (auto _ : state) {
     float sink = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : sink)
-    sink += FmaChains(static_cast<float>(omp_get_thread_num() + 1));
+    sink += Chains(static_cast<float>(omp_get_thread_num() + 1));
     benchmark::DoNotOptimize(sink);
   }
-  const double flops = 2.0 * kLanes * kChains * static_cast<double>(kSteps) * threads;
+  const double flops = 2.0 * Lanes() * kChains * static_cast<double>(kSteps) * threads;
   state.counters["GFLOP/s"] = benchmark::Counter(
       flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
   SetNumThreads(0);

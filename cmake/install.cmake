@@ -20,7 +20,8 @@ install(TARGETS phasor RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 foreach(dir engine layers models)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/phasor/${dir}
-          FILES_MATCHING PATTERN "*.h")
+          FILES_MATCHING PATTERN "*.h"
+          PATTERN "kernel_table.h" EXCLUDE)  # the per-target kernels' table: internal
 endforeach()
 install(FILES ${PHASOR_GENERATED_INCLUDE_DIR}/engine/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/phasor/engine)

@@ -36,7 +36,9 @@ void CheckBuffer(const void* p, const char* name) {
 }  // namespace
 
 Model::Model(std::unique_ptr<const Encoder> encoder)
-    : encoder_(std::move(encoder)), cache_(std::make_unique<EncoderWorkspaceCache>()) {}
+    : encoder_(std::move(encoder)), cache_(std::make_unique<EncoderWorkspaceCache>()) {
+  ActiveIsa();  // a bad PHASOR_ISA throws here rather than inside a kernel's threads
+}
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
@@ -100,7 +102,9 @@ PositionalEncoding::PositionalEncoding(const PeOptions& options)
     : options_(options),
       pe_(std::make_unique<const SinusoidalEncoding>(
           SinusoidalOptions{options.d_model, options.base, options.layout, options.denominator,
-                            options.max_len, options.mode})) {}
+                            options.max_len, options.mode})) {
+  ActiveIsa();  // a bad PHASOR_ISA throws here rather than inside a kernel's threads
+}
 PositionalEncoding::PositionalEncoding(PositionalEncoding&&) noexcept = default;
 PositionalEncoding& PositionalEncoding::operator=(PositionalEncoding&&) noexcept = default;
 PositionalEncoding::~PositionalEncoding() = default;

@@ -6,13 +6,15 @@
 // (find_package(phasor) + phasor::phasor, or pkg-config phasor), or as
 // "models/phasor.h" inside phasor's own tree.
 //
-// Stability: this header and the ones it includes (engine/error.h,
-// engine/parallel.h, engine/version.h, layers/positional.h) are the public API.
-// They include no Eigen and depend on no compiler flag, so a program may be
-// built with any flags against a library built with -march=native (the
-// default). The other installed headers are internals: they may change in any
-// release, and code that includes them must be compiled with the library's own
-// ISA flags (Eigen's alignment, hence its allocations, depends on them).
+// Stability: this header and the ones it includes (engine/cpu.h,
+// engine/error.h, engine/parallel.h, engine/version.h, layers/positional.h) are
+// the public API. They include no Eigen and depend on no compiler flag, so a
+// program may be built with any flags against the library (which picks its
+// kernels for the CPU at run time, engine/cpu.h; or was built with
+// -march=native under PHASOR_NATIVE=ON). The other installed headers are
+// internals: they may change in any release, and code that includes them must
+// be compiled with the library's own flags (Eigen's alignment, hence its
+// allocations, depends on them).
 //
 // Layout: every buffer is float32, row-major [tokens, features], owned by the
 // caller; rows are d_model values.
@@ -40,6 +42,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/cpu.h"         // SetIsa(name), ActiveIsa(), AvailableIsas()
 #include "engine/error.h"       // Error, UsageError
 #include "engine/parallel.h"    // SetNumThreads(n), NumThreads()
 #include "engine/version.h"     // PHASOR_VERSION_STRING, PHASOR_VERSION_MAJOR, ...

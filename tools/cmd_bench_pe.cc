@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "engine/cpu.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/parallel.h"
 #include "layers/embedding.h"
@@ -291,6 +292,7 @@ void RunBenchPe(const BenchArgs& a) {
 
   if (a.json) {
     nlohmann::json j = {{"d_model", d}, {"threads", NumThreads()}, {"vocab", a.vocab}};
+    j["isa"] = IsaName(ActiveIsa());
     for (const Row& r : rows) {
       nlohmann::json e = {{"group", r.group}, {"mode", r.mode}, {"length", r.length}};
       if (r.note.empty()) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "engine/cpu.h"
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
 #include "engine/parallel.h"
@@ -145,6 +146,7 @@ void RunEmbed(const EmbedArgs& a) {
                         {"table_rows", table_rows},
                         {"last_row_sum", checksum}};
     if (!a.output.empty()) j["output"] = a.output;
+    j["isa"] = IsaName(ActiveIsa());
     std::cout << j.dump() << "\n";
   } else {
     std::printf("phasor embed: %lld tokens x d_model %lld, PE %s, chunk %lld, %s\n",

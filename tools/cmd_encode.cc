@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "engine/cpu.h"
 #include "engine/finite.h"
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
@@ -164,6 +165,7 @@ void RunEncode(const EncodeArgs& a) {
                         {"real_tokens", real},
                         {"seconds", s},
                         {"tokens_per_s", tokens_per_s}};
+    j["isa"] = IsaName(ActiveIsa());
     if (!a.output.empty()) j["output"] = a.output;
     std::cout << j.dump() << "\n";
     return;

@@ -15,6 +15,7 @@ packages=(
   clang libclang-rt-14-dev  # make fuzz (libFuzzer) and make tsan
   pybind11-dev python3-dev  # the Python module
   python3-numpy python3-pytest python3-distributed  # its arrays, tests (pytest) and Dask tools
+  qemu-user          # make test runs the CLI as CPUs without AVX-512 (tests/qemu)
 )
 
 missing=()

@@ -1,8 +1,10 @@
 // phasor: a Transformer encoder inference engine built around positional encoding.
 #include <omp.h>
 
+#include <cstring>
 #include <iostream>
 
+#include "engine/cpu.h"
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "tools/commands.h"
@@ -10,7 +12,10 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"phasor: a fast, exact Transformer encoder engine built around positional encoding"};
-  app.set_version_flag("--version", std::string("phasor ") + PHASOR_VERSION);
+  app.set_version_flag("--version", [] {
+    return std::string("phasor ") + PHASOR_VERSION +
+           "\nisa: " + phasor::IsaName(phasor::ActiveIsa());
+  });
   app.require_subcommand(1);
   // Global options may also follow the subcommand: phasor encode --max-memory 4G ...
   app.fallthrough();
@@ -22,6 +27,11 @@ int main(int argc, char** argv) {
          "(default: 3/4 of RAM, " +
              phasor::FormatBytes(phasor::DefaultMemoryLimit()) + " here)")
       ->type_name("SIZE");
+  app.add_option_function<std::string>(
+         "--isa", [](const std::string& name) { phasor::SetIsa(name); },
+         "Kernels for this target: avx512, avx2 or portable (default: PHASOR_ISA, else the best "
+         "this CPU has)")
+      ->type_name("NAME");
   phasor::cli::AddPeCommand(app);
   phasor::cli::AddEncodeCommand(app);
   phasor::cli::AddEmbedCommand(app);
@@ -35,6 +45,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    // The target first, so that every later step (--version too) sees it: --isa
+    // (parsed again below for --help and its errors), else PHASOR_ISA.
+    const char* isa = nullptr;
+    for (int i = 1; i < argc; ++i) {
+      if (std::strncmp(argv[i], "--isa=", 6) == 0) isa = argv[i] + 6;
+      if (std::strcmp(argv[i], "--isa") == 0 && i + 1 < argc) isa = argv[i + 1];
+    }
+    if (isa != nullptr) {
+      phasor::SetIsa(isa);
+    } else {
+      phasor::ActiveIsa();  // a bad PHASOR_ISA is a usage error before anything runs
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version

@@ -4,14 +4,15 @@
 //
 // PackedWeights stores W as column panels of kGemmPanel outputs, each panel
 // [in, kGemmPanel] contiguous and 64-byte aligned (zero-padded past `out`), so
-// the product streams a panel straight into an 8 x 32 register tile of
-// AVX-512 fused multiply-adds without copying or transposing anything per call.
-// Without AVX-512 (e.g. -DPHASOR_NATIVE=OFF) the same loops run in portable
-// C++.
+// the product streams a panel straight into a register tile of fused
+// multiply-adds without copying or transposing anything per call. The tile is
+// the chosen target's (engine/cpu.h): 8 x 32 on avx512, 3 x 32 on avx2, plain
+// C++ on portable (a multiply and an add, rounded apart, instead of an FMA).
 //
 // Every output is bias + Σ_k x[r, k]·W[c, k] accumulated in k order, one
-// rounding per step, whatever the tiling: results depend on the values only,
-// never on the thread count or on which rows and columns a call covers.
+// rounding per step, whatever the tiling: results depend on the values (and the
+// target: avx512 and avx2 agree bit for bit) only, never on the thread count or
+// on which rows and columns a call covers.
 //
 // phasor_bench's BM_PackedLinear and BM_EigenLinear time it against Eigen's
 // product at encoder shapes (docs/benchmarks.md).
@@ -25,7 +26,6 @@
 namespace phasor::kernels {
 
 inline constexpr int64_t kGemmPanel = 32;  // output columns per packed panel
-inline constexpr int64_t kGemmRows = 8;    // rows of the register tile
 
 class PackedWeights {
  public:

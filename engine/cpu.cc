@@ -1,0 +1,146 @@
+#include "engine/cpu.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor {
+namespace {
+
+using kernels::KernelTable;
+
+// What the CPU (and the operating system, which must save the wider registers)
+// supports, read once.
+bool Has(Isa isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f") &&
+                             __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512dq") &&
+                             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  switch (isa) {
+    case Isa::kAvx512:
+      return avx512;
+    case Isa::kAvx2:
+      return avx2;
+    case Isa::kPortable:
+      return true;
+  }
+  return false;
+#else
+  return isa == Isa::kPortable;
+#endif
+}
+
+// A target's table, its entries in KernelTable's order.
+#define PHASOR_KERNEL_TABLE(target)                                                  \
+  KernelTable {                                                                      \
+    target::GemmPanel, target::StreamFence, target::RotateRow, target::RotateRowAdd, \
+        target::RotatePairsRow, target::RotatePairsRowAdd, target::RotatePairsRows,  \
+        target::TurnPairs, target::ScaleAddRow, target::ScaleRow, target::FillRow,   \
+        target::ExpShifted                                                           \
+  }
+
+const KernelTable& TableOf(Isa isa) {
+  static const KernelTable portable = PHASOR_KERNEL_TABLE(kernels::portable);
+#if defined(__x86_64__)
+  static const KernelTable avx2 = PHASOR_KERNEL_TABLE(kernels::avx2);
+  static const KernelTable avx512 = PHASOR_KERNEL_TABLE(kernels::avx512);
+  if (isa == Isa::kAvx512) return avx512;
+  if (isa == Isa::kAvx2) return avx2;
+#else
+  (void)isa;
+#endif
+  return portable;
+}
+
+std::string AvailableText() {
+  std::string text;
+  for (Isa isa : AvailableIsas()) text += (text.empty() ? "" : ", ") + std::string(IsaName(isa));
+  return text;
+}
+
+Isa Parse(const std::string& name, const char* source) {
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kPortable}) {
+    if (name != IsaName(isa)) continue;
+    if (!Has(isa)) {
+      throw UsageError(std::string(source) + " " + name + ": this CPU lacks it (it has " +
+                       AvailableText() + ")");
+    }
+    return isa;
+  }
+  throw UsageError(std::string(source) + " '" + name +
+                   "' is not a target (avx512, avx2 or portable; this CPU has " + AvailableText() +
+                   ")");
+}
+
+std::atomic<int> g_active{-1};  // an Isa, or -1 before the first choice
+std::atomic<const KernelTable*> g_table{nullptr};
+
+void Activate(Isa isa) {
+  g_table.store(&TableOf(isa), std::memory_order_release);
+  g_active.store(static_cast<int>(isa), std::memory_order_release);
+}
+
+// The first choice: PHASOR_ISA's, else the best available. Made once.
+void ChooseOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (g_active.load(std::memory_order_acquire) >= 0) return;  // SetIsa came first
+    const char* env = std::getenv("PHASOR_ISA");
+    Activate(env != nullptr && *env != '\0' ? Parse(env, "PHASOR_ISA") : AvailableIsas().front());
+  });
+}
+
+}  // namespace
+
+const char* IsaName(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512:
+      return "avx512";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kPortable:
+      return "portable";
+  }
+  return "portable";
+}
+
+std::vector<Isa> AvailableIsas() {
+  std::vector<Isa> isas;
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kPortable}) {
+    if (Has(isa)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+Isa ActiveIsa() {
+  if (g_active.load(std::memory_order_acquire) < 0) ChooseOnce();
+  return static_cast<Isa>(g_active.load(std::memory_order_acquire));
+}
+
+void SetIsa(const std::string& name) { SetIsa(Parse(name, "--isa")); }
+
+void SetIsa(Isa isa) {
+  if (!Has(isa)) Parse(IsaName(isa), "target");  // throws, naming what the CPU has
+  Activate(isa);
+}
+
+namespace kernels {
+
+const KernelTable& Kernels() {
+  const KernelTable* table = g_table.load(std::memory_order_acquire);
+  if (table == nullptr) {
+    ChooseOnce();
+    table = g_table.load(std::memory_order_acquire);
+  }
+  return *table;
+}
+
+}  // namespace kernels
+}  // namespace phasor

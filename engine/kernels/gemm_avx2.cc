@@ -1,0 +1,131 @@
+// The packed product's panel kernel for AVX2 + FMA (built with -mavx2 -mfma):
+// a 3 x 32 register tile, 12 accumulators and 4 panel registers of the 16 ymm
+// registers. Fused multiply-adds in k order, as the AVX-512 tile: the two give
+// the same bits. Only intrinsics and this file's own functions: nothing here
+// may be shared with code built for another target.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor::kernels::avx2 {
+namespace {
+
+constexpr int kPanel = 32;
+constexpr int64_t kRows = 3;  // rows of the register tile
+
+// The lanes j < n of a vector (all for n >= 8, none for n <= 0).
+inline __m256i Mask(int64_t n) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
+}
+
+// Rows [0, MR) x the first n_valid (<= 32) columns of a panel (PanelArgs).
+// Partial panels use masked loads and stores: nothing past n_valid is touched.
+// The 12 accumulators are named variables (c<row><vector>): held in an array,
+// GCC keeps them in memory and stores all of them every k.
+template <int MR, bool kFull>
+void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
+          const float* bias, bool accumulate, bool relu, float* c, int64_t ldc, int64_t n_valid) {
+  const __m256i m0 = Mask(n_valid), m1 = Mask(n_valid - 8), m2 = Mask(n_valid - 16),
+                m3 = Mask(n_valid - 24);
+  const float* init = accumulate ? c : bias;  // row r of the initial values at init + r·step
+  const int64_t step = accumulate ? ldc : 0;
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 c00 = zero, c01 = zero, c02 = zero, c03 = zero, c10 = zero, c11 = zero, c12 = zero,
+         c13 = zero, c20 = zero, c21 = zero, c22 = zero, c23 = zero;
+  c00 = _mm256_maskload_ps(init, m0);
+  c01 = _mm256_maskload_ps(init + 8, m1);
+  c02 = _mm256_maskload_ps(init + 16, m2);
+  c03 = _mm256_maskload_ps(init + 24, m3);
+  if constexpr (MR > 1) {
+    c10 = _mm256_maskload_ps(init + step, m0);
+    c11 = _mm256_maskload_ps(init + step + 8, m1);
+    c12 = _mm256_maskload_ps(init + step + 16, m2);
+    c13 = _mm256_maskload_ps(init + step + 24, m3);
+  }
+  if constexpr (MR > 2) {
+    c20 = _mm256_maskload_ps(init + 2 * step, m0);
+    c21 = _mm256_maskload_ps(init + 2 * step + 8, m1);
+    c22 = _mm256_maskload_ps(init + 2 * step + 16, m2);
+    c23 = _mm256_maskload_ps(init + 2 * step + 24, m3);
+  }
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const float* row = panel + kk * ldp;
+    const __m256 w0 = kFull ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, m0);
+    const __m256 w1 = kFull ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, m1);
+    const __m256 w2 = kFull ? _mm256_loadu_ps(row + 16) : _mm256_maskload_ps(row + 16, m2);
+    const __m256 w3 = kFull ? _mm256_loadu_ps(row + 24) : _mm256_maskload_ps(row + 24, m3);
+    __m256 x = _mm256_broadcast_ss(a + kk);
+    c00 = _mm256_fmadd_ps(x, w0, c00);
+    c01 = _mm256_fmadd_ps(x, w1, c01);
+    c02 = _mm256_fmadd_ps(x, w2, c02);
+    c03 = _mm256_fmadd_ps(x, w3, c03);
+    if constexpr (MR > 1) {
+      x = _mm256_broadcast_ss(a + lda + kk);
+      c10 = _mm256_fmadd_ps(x, w0, c10);
+      c11 = _mm256_fmadd_ps(x, w1, c11);
+      c12 = _mm256_fmadd_ps(x, w2, c12);
+      c13 = _mm256_fmadd_ps(x, w3, c13);
+    }
+    if constexpr (MR > 2) {
+      x = _mm256_broadcast_ss(a + 2 * lda + kk);
+      c20 = _mm256_fmadd_ps(x, w0, c20);
+      c21 = _mm256_fmadd_ps(x, w1, c21);
+      c22 = _mm256_fmadd_ps(x, w2, c22);
+      c23 = _mm256_fmadd_ps(x, w3, c23);
+    }
+  }
+  const auto put = [&](float* out, __m256i m, __m256 v) {
+    if (relu) v = _mm256_max_ps(v, zero);
+    if (kFull) {
+      _mm256_storeu_ps(out, v);
+    } else {
+      _mm256_maskstore_ps(out, m, v);
+    }
+  };
+  put(c, m0, c00);
+  put(c + 8, m1, c01);
+  put(c + 16, m2, c02);
+  put(c + 24, m3, c03);
+  if constexpr (MR > 1) {
+    put(c + ldc, m0, c10);
+    put(c + ldc + 8, m1, c11);
+    put(c + ldc + 16, m2, c12);
+    put(c + ldc + 24, m3, c13);
+  }
+  if constexpr (MR > 2) {
+    put(c + 2 * ldc, m0, c20);
+    put(c + 2 * ldc + 8, m1, c21);
+    put(c + 2 * ldc + 16, m2, c22);
+    put(c + 2 * ldc + 24, m3, c23);
+  }
+}
+
+template <int MR>
+void TileAny(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
+             const float* bias, bool accumulate, bool relu, float* c, int64_t ldc,
+             int64_t n_valid) {
+  if (n_valid == kPanel) {
+    Tile<MR, true>(a, lda, panel, ldp, k, bias, accumulate, relu, c, ldc, n_valid);
+  } else {
+    Tile<MR, false>(a, lda, panel, ldp, k, bias, accumulate, relu, c, ldc, n_valid);
+  }
+}
+
+using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, bool,
+                        bool, float*, int64_t, int64_t);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, TileAny<1>, TileAny<2>, TileAny<3>};
+
+}  // namespace
+
+void GemmPanel(const PanelArgs& p) {
+  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
+    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
+    kTiles[mr](p.a + r0 * p.lda, p.lda, p.panel, p.ldp, p.k, p.bias, p.accumulate, p.relu,
+               p.c + r0 * p.ldc, p.ldc, p.n_valid);
+  }
+}
+
+}  // namespace phasor::kernels::avx2

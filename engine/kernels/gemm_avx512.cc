@@ -1,0 +1,90 @@
+// The packed product's panel kernel for AVX-512 (built with -mavx512f and
+// friends): an 8 x 32 register tile of fused multiply-adds, 16 accumulators.
+// Only intrinsics and this file's own functions: nothing here may be shared
+// with code built for another target.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor::kernels::avx512 {
+namespace {
+
+constexpr int kPanel = 32;
+constexpr int64_t kRows = 8;  // rows of the register tile
+
+// Rows [0, MR) x the first n_valid (<= 32) columns of a panel:
+//   c = act(init + a·panel),  init = c itself (accumulate) or the bias row.
+// a: [MR, k] row stride lda; panel: [k, n_valid] row stride ldp; bias: [32]
+// (read only in its first n_valid). Partial panels use masked loads and
+// stores, so nothing past n_valid is touched. 2·MR accumulators stay in
+// registers across k.
+template <int MR>
+void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
+          const float* bias, bool accumulate, bool relu, float* c, int64_t ldc, int64_t n_valid) {
+  const __mmask16 m0 = static_cast<__mmask16>((1u << (n_valid < 16 ? n_valid : 16)) - 1);
+  const __mmask16 m1 = static_cast<__mmask16>((1u << (n_valid > 16 ? n_valid - 16 : 0)) - 1);
+  __m512 acc[MR][2];
+  if (accumulate) {
+    for (int r = 0; r < MR; ++r) {
+      acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
+      acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
+    }
+  } else {
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, bias), b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
+    for (int r = 0; r < MR; ++r) {
+      acc[r][0] = b0;
+      acc[r][1] = b1;
+    }
+  }
+  if (n_valid == kPanel) {
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const __m512 w0 = _mm512_loadu_ps(panel + kk * ldp);
+      const __m512 w1 = _mm512_loadu_ps(panel + kk * ldp + 16);
+      for (int r = 0; r < MR; ++r) {
+        const __m512 x = _mm512_set1_ps(a[r * lda + kk]);
+        acc[r][0] = _mm512_fmadd_ps(x, w0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(x, w1, acc[r][1]);
+      }
+    }
+  } else {
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const __m512 w0 = _mm512_maskz_loadu_ps(m0, panel + kk * ldp);
+      const __m512 w1 = _mm512_maskz_loadu_ps(m1, panel + kk * ldp + 16);
+      for (int r = 0; r < MR; ++r) {
+        const __m512 x = _mm512_set1_ps(a[r * lda + kk]);
+        acc[r][0] = _mm512_fmadd_ps(x, w0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(x, w1, acc[r][1]);
+      }
+    }
+  }
+  if (relu) {
+    const __m512 zero = _mm512_setzero_ps();
+    for (int r = 0; r < MR; ++r) {
+      acc[r][0] = _mm512_max_ps(acc[r][0], zero);
+      acc[r][1] = _mm512_max_ps(acc[r][1], zero);
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
+    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+  }
+}
+
+using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, bool,
+                        bool, float*, int64_t, int64_t);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>,
+                                      Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+
+}  // namespace
+
+void GemmPanel(const PanelArgs& p) {
+  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
+    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
+    kTiles[mr](p.a + r0 * p.lda, p.lda, p.panel, p.ldp, p.k, p.bias, p.accumulate, p.relu,
+               p.c + r0 * p.ldc, p.ldc, p.n_valid);
+  }
+}
+
+}  // namespace phasor::kernels::avx512

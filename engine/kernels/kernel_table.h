@@ -1,0 +1,80 @@
+// The table of per-target kernels: one entry per kernel that has variants,
+// filled once by engine/cpu.cc with the functions of the chosen target. The
+// entry points of gemm.h, rotate_rows.h and vector_math.h call through it.
+//
+// Each target's functions live in a namespace named after it and are defined
+// in files built with that target's flags alone (*_avx512.cc, *_avx2.cc,
+// *_portable.cc); this header declares them and carries no flags.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/kernels/rotate_rows.h"
+
+namespace phasor::kernels {
+
+// Rows [0, rows) x the first n_valid (<= 32) columns of one 32-column panel:
+//   c = relu?(init + a·panel),  init = c itself (accumulate) or bias.
+// a: [rows, k] row stride lda; panel: [k, 32] row stride ldp (read in its first
+// n_valid columns); bias: [32]; c: [rows, n_valid] row stride ldc. Every
+// output is init + Σ_k a·w in k order, one rounding per multiply-add step.
+struct PanelArgs {
+  const float* a;
+  int64_t lda;
+  int64_t rows;
+  const float* panel;
+  int64_t ldp;
+  int64_t k;
+  const float* bias;
+  bool accumulate;
+  bool relu;
+  float* c;
+  int64_t ldc;
+  int64_t n_valid;
+};
+
+struct KernelTable {
+  void (*gemm_panel)(const PanelArgs& p);
+
+  // The row kernels of rotate_rows.h, same contracts.
+  void (*stream_fence)();
+  void (*rotate_row)(const float* a, const float* b, const float* c, const float* s, int64_t n,
+                     float* out, Stores stores);
+  void (*rotate_row_add)(const float* a, const float* b, const float* c, const float* s,
+                         const float* x, float scale, int64_t n, float* out, Stores stores,
+                         Ahead ahead);
+  void (*rotate_pairs_row)(const float* a, const float* u, int64_t n, float* out, Stores stores);
+  void (*rotate_pairs_row_add)(const float* a, const float* u, const float* x, float scale,
+                               int64_t n, float* out, Stores stores, Ahead ahead);
+  void (*rotate_pairs_rows)(const float* a, const float* u, int64_t rows, int64_t n,
+                            const Gather* g, float* out, Stores stores);
+  // The first values of the row done with vectors: returns how many (an even
+  // count); the caller finishes the row.
+  int64_t (*turn_pairs)(const double* row, const double* u, int64_t n, double* out);
+  void (*scale_add_row)(const float* x, float scale, const float* t, int64_t n, float* out,
+                        Stores stores, Ahead ahead);
+  void (*scale_row)(const float* x, float scale, int64_t n, float* out, Stores stores, Ahead ahead);
+  void (*fill_row)(float value, int64_t n, float* out, Stores stores);
+
+  // out[j] = exp(x[j] - shift) for the first values done with vectors, as
+  // vector_math.h's ExpShifted: returns how many; the caller does the rest.
+  int64_t (*exp_shifted)(const float* x, float shift, int64_t n, float* out);
+};
+
+// The chosen target's table (engine/cpu.cc).
+const KernelTable& Kernels();
+
+// Each target's kernels, in a namespace named after it: the table's entries
+// under the same names (GemmPanel for gemm_panel, ...), defined in the files of
+// that target. kernel_decls.inc declares them.
+namespace portable {
+#include "engine/kernels/kernel_decls.inc"
+}
+namespace avx2 {
+#include "engine/kernels/kernel_decls.inc"
+}
+namespace avx512 {
+#include "engine/kernels/kernel_decls.inc"
+}
+
+}  // namespace phasor::kernels

@@ -1,0 +1,293 @@
+// Every per-target kernel on every target this CPU has, against the portable
+// target (the reference) and against naive twins: the row kernels and exp give
+// the same bits on every target; the packed product gives the same bits on
+// avx512 and avx2 (fused multiply-adds in k order) and stays within 1e-5 of
+// portable's (a multiply and an add) and of a double sum; on each target any
+// thread count gives the same bits. The whole suite also runs under
+// PHASOR_ISA=avx2 and =portable (ctest phasor_tests_isa_*).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/aligned_allocator.h"
+#include "engine/cpu.h"
+#include "engine/error.h"
+#include "engine/kernels/gemm.h"
+#include "engine/kernels/rotate_rows.h"
+#include "engine/kernels/vector_math.h"
+#include "engine/parallel.h"
+
+namespace phasor::kernels {
+namespace {
+
+constexpr double kTol = 1e-5;  // |target - reference| <= kTol·(1 + |reference|)
+
+std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+template <class T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// The first value where the two differ by more than kTol, or -1.
+int64_t FirstFar(const std::vector<float>& got, const std::vector<double>& want) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!(std::abs(got[i] - want[i]) <= kTol * (1.0 + std::abs(want[i])))) {
+      return static_cast<int64_t>(i);
+    }
+  }
+  return -1;
+}
+
+class IsaGuard {  // the default target and thread count again after a test
+ public:
+  IsaGuard() : isa_(ActiveIsa()) {}
+  ~IsaGuard() {
+    SetIsa(isa_);
+    SetNumThreads(0);
+  }
+
+ private:
+  Isa isa_;
+};
+
+// Runs f() once per target this CPU has; returns the results in the order of
+// AvailableIsas() (portable last).
+template <class F>
+auto OnEveryTarget(F f) {
+  IsaGuard guard;
+  std::vector<decltype(f())> results;
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(isa);
+    results.push_back(f());
+  }
+  return results;
+}
+
+std::string Names() {
+  std::string s;
+  for (Isa isa : AvailableIsas()) s += std::string(" ") + IsaName(isa);
+  return s;
+}
+
+TEST(IsaTest, PortableIsAlwaysAvailableAndLast) {
+  const std::vector<Isa> isas = AvailableIsas();
+  ASSERT_FALSE(isas.empty());
+  EXPECT_EQ(isas.back(), Isa::kPortable);
+  EXPECT_NE(std::find(isas.begin(), isas.end(), ActiveIsa()), isas.end());
+}
+
+TEST(IsaTest, UnknownOrMissingTargetIsAUsageErrorNamingWhatTheCpuHas) {
+  IsaGuard guard;
+  try {
+    SetIsa("sse9");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("this CPU has"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("portable"), std::string::npos) << e.what();
+  }
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2}) {
+    const auto isas = AvailableIsas();
+    if (std::find(isas.begin(), isas.end(), isa) != isas.end()) continue;
+    EXPECT_THROW(SetIsa(IsaName(isa)), UsageError);
+  }
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(IsaName(isa));
+    EXPECT_EQ(ActiveIsa(), isa);
+  }
+}
+
+// --- the row kernels: the same bits on every target ---------------------------
+
+// Rows of n values at every offset from a 64-byte boundary, cached and
+// streamed: the heads, tails and streamed lines of every target.
+TEST(IsaTest, RowKernelsGiveTheSameBitsOnEveryTarget) {
+  const int64_t kMax = 300;
+  const std::vector<float> a = Random(kMax, 1), b = Random(kMax, 2), c = Random(kMax, 3),
+                           s = Random(kMax, 4), x = Random(kMax, 5), u = Random(kMax, 6);
+  const std::vector<int32_t> ids = {3, 0, 7, 7, 1, 5, 2, 4, 6, 0, 1};
+  const std::vector<float> table = Random(8 * kMax, 7);
+  for (int64_t n : {0, 2, 6, 16, 18, 32, 46, 64, 126, 256}) {
+    for (int64_t offset : {0, 1, 2, 8, 15}) {
+      for (Stores stores : {Stores::kCached, Stores::kStreaming}) {
+        const auto results = OnEveryTarget([&] {
+          AlignedFloats out(static_cast<size_t>(16 * kMax + 64), 0.0f);
+          float* o = out.data() + offset;
+          RotateRow(a.data(), b.data(), c.data(), s.data(), n, o, stores);
+          RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 1.5f, n, o + kMax, stores,
+                       AheadRows(table.data(), ids.data(), 0, 3, n));
+          RotatePairsRow(a.data(), u.data(), n, o + 2 * kMax, stores);
+          RotatePairsRowAdd(a.data(), u.data(), x.data(), 1.0f, n, o + 3 * kMax, stores);
+          RotatePairsRowAdd(a.data(), u.data(), x.data(), 0.75f, n, o + 4 * kMax, stores);
+          ScaleAddRow(x.data(), 0.5f, a.data(), n, o + 5 * kMax, stores);
+          ScaleAddRow(nullptr, 0.5f, a.data(), n, o + 6 * kMax, stores);
+          ScaleRow(x.data(), 1.0f, n, o + 7 * kMax, stores);
+          ScaleRow(x.data(), -3.0f, n, o + 8 * kMax, stores);
+          FillRow(0.25f, n, o + 9 * kMax, stores);
+          const int64_t rows = 3;  // from u, u + n, u + 2n: needs 3n <= kMax values
+          if (3 * n <= kMax) {
+            RotatePairsRows(a.data(), u.data(), rows, n, nullptr, o + 10 * kMax, stores);
+            const Gather g{table.data(), ids.data(), static_cast<int64_t>(ids.size()), 2.0f};
+            RotatePairsRows(a.data(), u.data(), rows, n, &g, o + 13 * kMax, stores);
+          }
+          StreamFence();
+          return std::vector<float>(out.begin(), out.end());
+        });
+        for (size_t t = 0; t + 1 < results.size(); ++t) {
+          EXPECT_TRUE(SameBits(results[t], results.back()))
+              << IsaName(AvailableIsas()[t]) << " differs from portable, n " << n << " offset "
+              << offset << " streaming " << (stores == Stores::kStreaming);
+        }
+      }
+    }
+  }
+  // And the one-row kernels against their naive twins on every target.
+  const int64_t n = 70;
+  for (const auto& row : OnEveryTarget([&] {
+         std::vector<float> out(2 * n), naive(2 * n);
+         RotateRow(a.data(), b.data(), c.data(), s.data(), n, out.data());
+         RotateRowNaive(a.data(), b.data(), c.data(), s.data(), n, naive.data());
+         RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 0.5f, n, out.data() + n);
+         RotateRowAddNaive(a.data(), b.data(), c.data(), s.data(), x.data(), 0.5f, n,
+                           naive.data() + n);
+         return SameBits(out, naive);
+       })) {
+    EXPECT_TRUE(row) << "targets:" << Names();
+  }
+}
+
+TEST(IsaTest, TurnPairsGivesTheSameBitsOnEveryTarget) {
+  for (int64_t n : {0, 2, 4, 6, 8, 10, 16, 30, 64}) {
+    std::vector<double> row(n), u(n);
+    std::mt19937 rng(9);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    for (auto& v : row) v = dist(rng);
+    for (auto& v : u) v = dist(rng);
+    const auto results = OnEveryTarget([&] {
+      std::vector<double> out(n), in_place = row;
+      TurnPairs(row.data(), u.data(), n, out.data());
+      TurnPairs(in_place.data(), u.data(), n, in_place.data());
+      EXPECT_TRUE(SameBits(out, in_place)) << n;
+      return out;
+    });
+    for (const auto& r : results) {
+      EXPECT_TRUE(SameBits(r, results.back())) << n;
+    }
+  }
+}
+
+TEST(IsaTest, ExpGivesTheSameBitsOnEveryTarget) {
+  std::vector<float> x = Random(203, 11, -100.0f, 100.0f);
+  x[3] = -std::numeric_limits<float>::infinity();
+  x[40] = std::numeric_limits<float>::infinity();
+  x[77] = std::numeric_limits<float>::quiet_NaN();
+  x[100] = 0.0f;
+  for (int64_t n : {0, 1, 7, 8, 9, 16, 17, 203}) {
+    const auto results = OnEveryTarget([&] {
+      std::vector<float> out(n);
+      ExpShifted(x.data(), 1.5f, n, out.data());
+      return out;
+    });
+    for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back())) << n;
+  }
+}
+
+// --- the packed product --------------------------------------------------------
+
+struct Shape {
+  int64_t rows, in, out;
+};
+
+TEST(IsaTest, PackedProductAgreesAcrossTargetsAndWithDoubleForAnyThreadCount) {
+  for (const Shape& sh : {Shape{1, 3, 1}, Shape{5, 7, 6}, Shape{17, 64, 70}, Shape{64, 256, 96},
+                          Shape{130, 128, 300}}) {
+    const std::vector<float> x = Random(sh.rows * sh.in, 21);
+    const float bound = 1.0f / std::sqrt(static_cast<float>(sh.in));
+    const std::vector<float> w = Random(sh.out * sh.in, 22, -bound, bound);
+    const std::vector<float> b = Random(sh.out, 23);
+    const PackedWeights packed(w.data(), b.data(), sh.out, sh.in);
+    std::vector<double> want(sh.rows * sh.out);
+    for (int64_t r = 0; r < sh.rows; ++r) {
+      for (int64_t j = 0; j < sh.out; ++j) {
+        double sum = b[j];
+        for (int64_t k = 0; k < sh.in; ++k) sum += double{x[r * sh.in + k]} * w[j * sh.in + k];
+        want[r * sh.out + j] = std::max(sum, 0.0);
+      }
+    }
+    const auto results = OnEveryTarget([&] {
+      std::vector<float> y1(sh.rows * sh.out), y2(sh.rows * sh.out);
+      SetNumThreads(1);
+      PackedLinear(x.data(), sh.rows, packed, y1.data(), Activation::kRelu);
+      SetNumThreads(2);
+      PackedLinear(x.data(), sh.rows, packed, y2.data(), Activation::kRelu);
+      EXPECT_TRUE(SameBits(y1, y2)) << IsaName(ActiveIsa()) << ": 1 and 2 threads differ";
+      EXPECT_EQ(FirstFar(y1, want), -1) << IsaName(ActiveIsa()) << " against double";
+      return y1;
+    });
+    const std::vector<Isa> isas = AvailableIsas();
+    for (size_t t = 0; t < results.size(); ++t) {
+      std::vector<double> portable(results.back().begin(), results.back().end());
+      EXPECT_EQ(FirstFar(results[t], portable), -1) << IsaName(isas[t]) << " against portable";
+      // FMA targets agree with each other bit for bit.
+      if (isas[t] != Isa::kPortable && isas.front() != Isa::kPortable) {
+        EXPECT_TRUE(SameBits(results[t], results.front()))
+            << IsaName(isas[t]) << " differs from " << IsaName(isas.front());
+      }
+    }
+  }
+}
+
+TEST(IsaTest, GemmPanelsAccumulatesAlikeOnEveryTarget) {
+  const int64_t rows = 11, k = 40, n = 45, ldb = n + 5;
+  const std::vector<float> a = Random(rows * k, 31), b = Random((k - 1) * ldb + n, 32);
+  const std::vector<float> c0 = Random(rows * n, 33);
+  std::vector<double> want(rows * n);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = c0[r * n + j];
+      for (int64_t i = 0; i < k; ++i) sum += double{a[r * k + i]} * b[i * ldb + j];
+      want[r * n + j] = sum;
+    }
+  }
+  const auto results = OnEveryTarget([&] {
+    std::vector<float> c = c0;
+    PanelProduct p;
+    p.a = a.data();
+    p.lda = k;
+    p.b = b.data();
+    p.ldb = ldb;
+    p.panel_stride = kGemmPanel;
+    p.c = c.data();
+    p.ldc = n;
+    p.rows = rows;
+    p.k = k;
+    p.n = n;
+    p.accumulate = true;
+    GemmPanels(p);
+    EXPECT_EQ(FirstFar(c, want), -1) << IsaName(ActiveIsa());
+    return c;
+  });
+  const std::vector<Isa> isas = AvailableIsas();
+  for (size_t t = 0; t + 1 < results.size(); ++t) {
+    if (isas.front() != Isa::kPortable) {
+      EXPECT_TRUE(SameBits(results[t], results.front())) << IsaName(isas[t]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace phasor::kernels
