@@ -31,7 +31,7 @@ deps:
 	@bash tools/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || \
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPHASOR_NATIVE=OFF $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || \
 	  { cat $(BUILD).configure.log; exit 1; }
 
 build: configure

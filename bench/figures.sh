@@ -93,6 +93,26 @@ print(' '.join(str(r.randrange(1, 32000)) for _ in range(16384)))" >"$out/tokens
 step encode_16k.json /usr/bin/time -v -o "$out/encode_16k.time" "$bin/phasor" encode \
   --model "$model" --tokens-file "$out/tokens_16k.txt" --threads 2 --json
 
+# The kernels' targets against each other (engine/cpu.h): the d512 encoder on
+# 1 × 512 tokens in alternating rounds, and PE at 4K and 1M on avx2.
+python3 -c "
+import random; r = random.Random(5)
+print(' '.join(str(r.randrange(1, 32000)) for _ in range(512)))" >"$out/tokens_512.txt"
+isas=""
+for t in avx512 avx2 portable; do
+  "$bin/phasor" --isa "$t" --version >/dev/null 2>&1 && isas="$isas $t"
+done
+for r in $(seq "$runs"); do
+  for t in $isas; do
+    step "isa_${t}_$r.json" "$bin/phasor" --isa "$t" encode --model "$model" \
+      --tokens-file "$out/tokens_512.txt" --threads 2 --repeat 10 --json
+  done
+done
+if "$bin/phasor" --isa avx2 --version >/dev/null 2>&1; then
+  step bench_pe_avx2.json "$bin/phasor" --isa avx2 bench-pe --lengths 4K,1M --min-seconds 0.3 \
+    --json
+fi
+
 # The encoder against ONNX Runtime, runs times.
 if [ "$ort" = 1 ]; then
   for r in $(seq "$runs"); do

@@ -166,6 +166,41 @@ def ort(out):
     return "\n".join(lines)
 
 
+def targets(out):
+    runs = {}
+    for p in glob.glob(os.path.join(out, "isa_*_*.json")):
+        m = re.match(r"isa_(\w+?)_(\d+)\.json", os.path.basename(p))
+        runs.setdefault(int(m[2]), {})[m[1]] = json.load(open(p))["tokens_per_s"]
+    if not runs:
+        return ""
+    names = sorted({t for r in runs.values() for t in r}, key=["avx512", "avx2", "portable"].index)
+    lines = [f"{len(runs)} rounds of `phasor --isa NAME encode` (d512/8h/6L/ff2048, 1 × 512 "
+             "tokens, 2 threads, `--repeat 10`), the targets alternating within a round; "
+             "tokens/s and the ratio to `avx512` within each round, median (min–max).", "",
+             "| target | tokens/s | ÷ avx512 |", "|---|---|---|"]
+    for t in names:
+        v = [r[t] for r in runs.values() if t in r]
+        ratio = [r[t] / r["avx512"] for r in runs.values() if t in r and "avx512" in r]
+        lines.append(f"| `{t}` | {spread(v, '{:.0f}')} | {spread(ratio)} |")
+    path = os.path.join(out, "bench_pe_avx2.json")
+    if os.path.exists(path):
+        rows = {(r["group"], r["mode"], r["length"]): r.get("gb_per_s")
+                for r in json.load(open(path))["rows"]}
+        lines += ["", "`phasor --isa avx2 bench-pe --lengths 4K,1M --min-seconds 0.3`, one run:", "",
+                  "| length | PE on the fly ÷ stream write | PE on the fly ÷ cached | "
+                  "embedding + on the fly ÷ gather | embedding + on the fly ÷ cached |",
+                  "|---|---|---|---|---|"]
+        for n in sorted({k[2] for k in rows}):
+            def r(g, a, b):
+                x, y = rows.get((g, a, n)), rows.get((g, b, n))
+                return f"{x / y:.2f}" if x and y else "skipped"
+            lines.append(f"| {si_length(n)} | {r('pe', 'on_the_fly', 'stream_write')} | "
+                         f"{r('pe', 'on_the_fly', 'cached')} | "
+                         f"{r('embedding+pe', 'on_the_fly', 'gather')} | "
+                         f"{r('embedding+pe', 'on_the_fly', 'cached')} |")
+    return "\n".join(lines)
+
+
 def resident(out, name):
     path = os.path.join(out, name)
     if not os.path.exists(path):
@@ -216,6 +251,7 @@ def main():
                         ("Physical limits", peak(out)),
                         ("Encoder against ONNX Runtime", ort(out)),
                         ("Positional encoding, side by side", bench_pe(out)),
+                        ("The CPU targets", targets(out)),
                         ("Long runs", singles(out)),
                         ("The benchmark suite", suite(out))):
         if text:
