@@ -34,7 +34,7 @@ def load_lines(out):
 
 
 def bench_pe(out):
-    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, "bench_pe_*.json")))]
+    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, "bench_pe_[0-9]*.json")))]
     if not runs:
         return ""
     rows = [{(r["group"], r["mode"], r["length"]): r for r in run["rows"]} for run in runs]
