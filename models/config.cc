@@ -12,6 +12,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/edit_distance.h"
 #include "engine/error.h"
 #include "engine/json_text.h"
 #include "engine/memory_limit.h"
@@ -87,28 +88,12 @@ std::string Join(const std::vector<std::string>& words) {
   return out;
 }
 
-// Edit distance, for "did you mean" on a misspelt key.
-size_t Distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 [[noreturn]] void UnknownKey(const std::string& source, const std::string& prefix,
                              const std::string& key, const std::vector<std::string>& known) {
   std::string message = source + ": unknown key " + Quote(prefix + key);
   if (key.size() < 64) {
     for (const std::string& candidate : known) {
-      if (Distance(key, candidate) <= 2) {
+      if (EditDistance(key, candidate) <= 2) {
         message.append(" (did you mean '").append(prefix).append(candidate).append("'?)");
         break;
       }
