@@ -73,7 +73,7 @@ void BM_StreamWrite(benchmark::State& state) {
   const int64_t n = state.range(0), d = state.range(1);
   SetNumThreads(static_cast<int>(state.range(2)));
   AlignedFloats out(n * d);  // [n, d_model]
-  const int64_t rows = SinusoidalEncoding::TaskRows(d);
+  const int64_t rows = RotationRows::TaskRows(d);
   const kernels::Stores stores = kernels::StoresFor(n * d * 4);
   for (auto _ : state) {
     ParallelTasks((n + rows - 1) / rows, 0, [&](int64_t t, int /*slot*/) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace phasor {
@@ -49,5 +50,30 @@ struct AlignedAllocator {
 // results do not depend on where a buffer happens to sit in memory.
 using AlignedFloats = std::vector<float, AlignedAllocator<float>>;
 using AlignedDoubles = std::vector<double, AlignedAllocator<double>>;
+
+// The same allocation, but resize() leaves new values uninitialised: for a
+// buffer written whole right after (a cached table), whose bytes are then
+// written once rather than zeroed first.
+template <class T>
+struct UninitAlignedAllocator : AlignedAllocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UninitAlignedAllocator<U>;
+  };
+  UninitAlignedAllocator() = default;
+  template <class U>
+  UninitAlignedAllocator(const UninitAlignedAllocator<U>&) noexcept {}
+
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialised: no value written
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using UninitAlignedFloats = std::vector<float, UninitAlignedAllocator<float>>;
 
 }  // namespace phasor

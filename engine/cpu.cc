@@ -38,12 +38,10 @@ bool Has(Isa isa) {
 }
 
 // A target's table, its entries in KernelTable's order.
-#define PHASOR_KERNEL_TABLE(target)                                                  \
-  KernelTable {                                                                      \
-    target::GemmPanel, target::StreamFence, target::RotateRow, target::RotateRowAdd, \
-        target::RotatePairsRow, target::RotatePairsRowAdd, target::RotatePairsRows,  \
-        target::TurnPairs, target::ScaleAddRow, target::ScaleRow, target::FillRow,   \
-        target::ExpShifted                                                           \
+#define PHASOR_KERNEL_TABLE(target)                                                \
+  KernelTable {                                                                    \
+    target::GemmPanel, target::StreamFence, target::TurnRows, target::TurnPairs,   \
+        target::ScaleAddRow, target::ScaleRow, target::FillRow, target::ExpShifted \
   }
 
 const KernelTable& TableOf(Isa isa) {

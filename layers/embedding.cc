@@ -6,7 +6,6 @@
 
 #include "engine/error.h"
 #include "engine/kernels/rotate_rows.h"
-#include "engine/parallel.h"
 
 namespace phasor {
 
@@ -70,17 +69,10 @@ void Embedding::EmbedSequences(const int32_t* ids, int64_t batch, int64_t seq, i
   const int64_t d = options_.d_model;
   const kernels::Stores stores =
       kernels::StoresFor(batch * seq * d * static_cast<int64_t>(sizeof(float)));
-  // Tasks end at positions that are multiples of rows, as the PE's own tasks,
-  // and are handed out dynamically: a thread slowed by other work takes fewer.
-  const int64_t rows = SinusoidalEncoding::TaskRows(d);
-  const int64_t first_task = first_pos / rows;
-  const int64_t tasks_per_seq = (first_pos + seq - 1) / rows - first_task + 1;
-  ParallelTasks(batch * tasks_per_seq, 0, [&](int64_t t, int /*slot*/) {
-    const int64_t b = t / tasks_per_seq;
-    const int64_t task = first_task + t % tasks_per_seq;
-    const int64_t j0 = std::max(first_pos, task * rows) - first_pos;
-    const int64_t j1 = std::min(first_pos + seq, (task + 1) * rows) - first_pos;
-    EmbedRows(ids + b * seq + j0, j1 - j0, first_pos + j0, out + (b * seq + j0) * d, stores);
+  // The positional layers' own split of rows into tasks.
+  RotationRows::ForEachTask(batch, first_pos, seq, d, [&](int64_t b, int64_t p0, int64_t p1) {
+    const int64_t j0 = p0 - first_pos;
+    EmbedRows(ids + b * seq + j0, p1 - p0, p0, out + (b * seq + j0) * d, stores);
   });
 }
 

@@ -17,4 +17,10 @@ namespace phasor {
 // finite number > 1.
 std::vector<double> FrequencyLadder(int64_t dim, double base, PeDenominator denominator);
 
+// The same ladder in long double, before that rounding: for ladders changed
+// further (RoPE's scalings, layers/rope.h). Checks nothing: the caller passes
+// an even dim >= 2 (>= 4 for kHalfMinusOne) and a finite base > 0.
+std::vector<long double> FrequencyLadderLong(int64_t dim, long double base,
+                                             PeDenominator denominator);
+
 }  // namespace phasor

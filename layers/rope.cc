@@ -7,6 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
+#include "layers/frequencies.h"
 
 namespace phasor {
 namespace {
@@ -23,16 +24,6 @@ std::string Num(int64_t v) { return std::to_string(v); }
 bool UsesOriginalMaxLen(RopeScalingType t) {
   return t == RopeScalingType::kDynamic || t == RopeScalingType::kYarn ||
          t == RopeScalingType::kLlama3;
-}
-
-// inv_i = b^(-2i/r) for a base b in long double.
-std::vector<long double> Ladder(long double b, int64_t r) {
-  const long double log_b = std::log(b);
-  std::vector<long double> inv(static_cast<size_t>(r / 2));
-  for (int64_t i = 0; i < r / 2; ++i) {
-    inv[i] = std::exp(-static_cast<long double>(2 * i) / static_cast<long double>(r) * log_b);
-  }
-  return inv;
 }
 
 // Rotates the first 2·half values of one head in place. c, s: [half] cos, sin.
@@ -58,11 +49,26 @@ void RotateHead(float* x, const float* c, const float* s, int64_t half, RopeLayo
 struct DynamicRows {
   uint64_t owner = 0;
   int64_t seq_len = -1;
-  SinCosRows rows;
+  RotationRows rows;
 };
 thread_local DynamicRows tls_dynamic;
 
-thread_local std::vector<float> tls_cos_sin;  // [seq, r] of one Apply call
+// cos/sin rows made by one task of Apply: [kApplyRows, r].
+thread_local AlignedFloats tls_cos_sin;
+constexpr int64_t kApplyRows = 4 * RotationRows::kBlock;
+
+// The engine's options for cos | sin rows of the inverse frequencies inv.
+RotationOptions EngineOptions(std::vector<double> inv, double amplitude, PeMode mode,
+                              int64_t max_len) {
+  RotationOptions o;
+  o.freq = std::move(inv);
+  o.amplitude = amplitude;
+  o.layout = {kernels::PairSlots::kHalves, /*cos_first=*/true};
+  o.mode = mode;
+  o.max_len = mode == PeMode::kOnTheFly ? 0 : max_len;
+  o.table_name = "RoPE";
+  return o;
+}
 
 std::atomic<uint64_t> next_id{1};
 
@@ -182,15 +188,16 @@ std::vector<double> RopeInverseFrequencies(const RopeOptions& o, int64_t seq_end
   std::vector<long double> inv;
   switch (sc.type) {
     case RopeScalingType::kNtk:
-      inv = Ladder(base * std::pow(s, ntk_power), r);
+      inv = FrequencyLadderLong(r, base * std::pow(s, ntk_power), PeDenominator::kDModel);
       break;
     case RopeScalingType::kDynamic: {
       const long double l = std::max(l0, static_cast<long double>(seq_end));
-      inv = Ladder(base * std::pow(s * l / l0 - (s - 1), ntk_power), r);
+      inv = FrequencyLadderLong(r, base * std::pow(s * l / l0 - (s - 1), ntk_power),
+                                PeDenominator::kDModel);
       break;
     }
     default:
-      inv = Ladder(base, r);
+      inv = FrequencyLadderLong(r, base, PeDenominator::kDModel);
       break;
   }
   if (sc.type == RopeScalingType::kLinear) {
@@ -240,34 +247,22 @@ Rope::Rope(const RopeOptions& options) : options_(options) {
   }
   r_ = options.r();
   attention_factor_ = RopeAttentionFactor(options);
-  const int64_t rows = options.mode == PeMode::kOnTheFly ? 0 : options.max_len;
-  rows_.Init(RopeInverseFrequencies(options, options.original_max_len()), attention_factor_, rows);
+  rows_.Init(EngineOptions(RopeInverseFrequencies(options, options.original_max_len()),
+                           attention_factor_, options.mode, options.max_len));
   id_ = next_id.fetch_add(1);
 }
 
-void Rope::CheckRange(int64_t first_pos, int64_t n) const {
-  if (n < 0) throw Error("negative row count " + std::to_string(n));
-  if (first_pos < 0) throw Error("negative position " + std::to_string(first_pos));
-  if (n == 0) return;
-  if (first_pos > SinCosRows::kMaxPosition - n) {
-    throw Error("position " + std::to_string(first_pos + n - 1) +
-                " is past the largest supported (2^40)");
-  }
-  if (options_.mode == PeMode::kCached && first_pos + n > options_.max_len) {
-    throw Error("position " + std::to_string(std::max(first_pos, options_.max_len)) +
-                " is past the cached RoPE table (max_len " + std::to_string(options_.max_len) +
-                "); raise max_len or use mode auto or on_the_fly");
-  }
-}
+void Rope::CheckRange(int64_t first_pos, int64_t n) const { rows_.CheckRange(first_pos, n); }
 
-const SinCosRows& Rope::RowsFor(int64_t seq_end) const {
+const RotationRows& Rope::RowsFor(int64_t seq_end) const {
   if (options_.scaling.type != RopeScalingType::kDynamic ||
       seq_end <= options_.original_max_len()) {
     return rows_;
   }
   DynamicRows& d = tls_dynamic;
   if (d.owner != id_ || d.seq_len != seq_end) {
-    d.rows.Init(RopeInverseFrequencies(options_, seq_end), attention_factor_, 0);
+    d.rows.Init(EngineOptions(RopeInverseFrequencies(options_, seq_end), attention_factor_,
+                              PeMode::kOnTheFly, 0));
     d.owner = id_;
     d.seq_len = seq_end;
   }
@@ -295,7 +290,8 @@ void Rope::FillTable(int64_t first_pos, int64_t n, float* out) const {
   }
 }
 
-void Rope::Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model, int64_t n_heads) const {
+void Rope::ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, int64_t d_model,
+                   int64_t n_heads) const {
   if (batch < 0 || seq < 0) throw Error("RoPE: negative batch or sequence length");
   if (n_heads < 1 || d_model % n_heads != 0 || d_model / n_heads != options_.d_head) {
     throw Error("RoPE made for head dim " + std::to_string(options_.d_head) +
@@ -303,20 +299,32 @@ void Rope::Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model, int64_
                 std::to_string(n_heads) + " heads");
   }
   if (batch * seq == 0) return;
+  CheckRange(first_pos, seq);  // here, not inside a task
+  // The dynamic scaling's engine lives in the calling thread's storage: the
+  // tasks use it through this reference.
+  const RotationRows& rows = RowsFor(first_pos + seq);
   const int64_t r = r_, half = r_ / 2, d_head = options_.d_head;
-  std::vector<float>& cs = tls_cos_sin;  // [seq, r]: cos | sin per position
-  if (static_cast<int64_t>(cs.size()) < seq * r) cs.resize(static_cast<size_t>(seq * r));
-  FillCosSin(options_.offset, seq, cs.data());
-  const float* table = cs.data();
   const RopeLayout layout = options_.layout;
   // Rows of [3·d_model]: q | k | v; v untouched.
-  const int64_t grain = std::max<int64_t>(1, 8192 / d_model);
-  ParallelFor(batch * seq, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const float* c = table + (t % seq) * r;
-      const float* s = c + half;
-      float* row = qkv + t * 3 * d_model;
-      for (int64_t h = 0; h < 2 * n_heads; ++h) RotateHead(row + h * d_head, c, s, half, layout);
+  RotationRows::ForEachTask(batch, first_pos, seq, r, [&](int64_t b, int64_t p0, int64_t p1) {
+    AlignedFloats& buf = tls_cos_sin;
+    if (static_cast<int64_t>(buf.size()) < kApplyRows * r) buf.resize(kApplyRows * r);
+    for (int64_t c0 = p0; c0 < p1; c0 += kApplyRows) {
+      const int64_t m = std::min(kApplyRows, p1 - c0);
+      const float* cs;  // [m, r]: cos | sin per position
+      if (c0 + m <= rows.table_rows()) {
+        cs = rows.table() + c0 * r;
+      } else {
+        rows.FillSerial(c0, m, nullptr, buf.data());
+        cs = buf.data();
+      }
+      for (int64_t j = 0; j < m; ++j) {
+        const float* c = cs + j * r;
+        float* row = qkv + (b * seq + (c0 + j - first_pos)) * 3 * d_model;
+        for (int64_t h = 0; h < 2 * n_heads; ++h) {
+          RotateHead(row + h * d_head, c, c + half, half, layout);
+        }
+      }
     }
   });
 }

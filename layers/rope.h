@@ -20,9 +20,10 @@
 //   yarn     HF _compute_yarn_parameters (beta_fast, beta_slow); cos and sin
 //            are multiplied by attention_factor (default 0.1·ln s + 1 if s > 1)
 //
-// cos/sin rows come from SinCosRows (exact block rotation, within 2e-6 of the
-// long double formula, times attention_factor, for positions below 2^24),
-// cached for max_len rows or computed on the fly (PeMode).
+// cos/sin rows come from the rotation engine (rotation_rows.h: exact block
+// rotation, within 2e-6 of the long double formula, times attention_factor,
+// for positions below 2^24), cached for max_len rows or made on the fly
+// (PeMode); the scalings change the frequency ladder (frequencies.h) alone.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,7 @@
 
 #include "layers/positional.h"
 #include "layers/qk_rotation.h"
-#include "layers/sincos_rows.h"
+#include "layers/rotation_rows.h"
 
 namespace phasor {
 
@@ -106,11 +107,21 @@ class Rope : public QkRotation {
   explicit Rope(const RopeOptions& options);
 
   // qkv: [batch·seq, 3·d_model], rows q | k | v, n_heads heads of d_head in q
-  // and in k; token j at position offset + j. Rotates q and k in place. Throws
-  // Error if d_model / n_heads is not d_head, or a position is past
-  // kMaxPosition (or past max_len in mode cached).
+  // and in k; token j at position offset + j. Rotates q and k in place, rows
+  // in parallel (RotationRows::ForEachTask): a task reads its cos/sin rows
+  // from the cached table where it has them and makes the others a few blocks
+  // at a time, used while they sit in L1. Throws Error if d_model / n_heads is
+  // not d_head, or a position is past kMaxPosition (or past max_len in mode
+  // cached).
   void Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model,
-             int64_t n_heads) const override;
+             int64_t n_heads) const override {
+    ApplyAt(qkv, batch, seq, options_.offset, d_model, n_heads);
+  }
+
+  // The same with token j of every sequence at position first_pos + j: for a
+  // long sequence rotated in pieces.
+  void ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, int64_t d_model,
+               int64_t n_heads) const;
 
   // out: [n, r]: for p = first_pos + j, af·cos(p·inv_0 .. p·inv_{r/2-1}) then
   // af·sin(...), af = attention factor; inv for a call ending at first_pos + n
@@ -132,15 +143,15 @@ class Rope : public QkRotation {
   const std::vector<double>& inv_freq() const { return rows_.freq(); }
 
  private:
-  // The rows generator for a call ending at seq_end: rows_, or (dynamic, past
-  // L0) one built for this L in thread-local storage.
-  const SinCosRows& RowsFor(int64_t seq_end) const;
+  // The rows for a call ending at seq_end: rows_, or (dynamic, past L0) an
+  // engine built for this L in thread-local storage.
+  const RotationRows& RowsFor(int64_t seq_end) const;
 
   RopeOptions options_;
   int64_t r_ = 0;
   double attention_factor_ = 1.0;
-  SinCosRows rows_;  // at L0; with the cached table (modes cached, auto)
-  uint64_t id_ = 0;  // tells this object's thread-local tables from others'
+  RotationRows rows_;  // at L0; with the cached table (modes cached, auto)
+  uint64_t id_ = 0;    // tells this object's thread-local tables from others'
 };
 
 }  // namespace phasor

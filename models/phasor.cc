@@ -122,14 +122,14 @@ void PositionalEncoding::Add(int64_t first_pos, int64_t n, float* x) const {
   CheckBuffer(x, "PositionalEncoding::Add: x");
   pe_->CheckRange(first_pos, n);  // throw here, not inside a parallel region
   const int64_t d = pe_->d_model();
-  constexpr int64_t kRows = SinusoidalEncoding::kBlock * 8;  // rows per piece
-  ParallelFor((n + kRows - 1) / kRows, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> rows(static_cast<size_t>(kRows * d));  // [kRows, d_model]
-    for (int64_t piece = begin; piece < end; ++piece) {
-      const int64_t j0 = piece * kRows;
-      const int64_t m = std::min(kRows, n - j0);
-      pe_->FillSerial(first_pos + j0, m, nullptr, rows.data());
-      float* y = x + j0 * d;
+  RotationRows::ForEachTask(1, first_pos, n, d, [&](int64_t, int64_t p0, int64_t p1) {
+    constexpr int64_t kPiece = RotationRows::kBlock * 8;  // rows made at a time
+    thread_local AlignedFloats rows;                      // [kPiece, d_model]
+    if (static_cast<int64_t>(rows.size()) < kPiece * d) rows.resize(kPiece * d);
+    for (int64_t p = p0; p < p1; p += kPiece) {
+      const int64_t m = std::min(kPiece, p1 - p);
+      pe_->FillSerial(p, m, nullptr, rows.data());
+      float* y = x + (p - first_pos) * d;
       for (int64_t k = 0; k < m * d; ++k) y[k] += rows[static_cast<size_t>(k)];
     }
   });

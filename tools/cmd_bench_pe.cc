@@ -11,6 +11,7 @@
 #include "engine/kernels/rotate_rows.h"
 #include "engine/parallel.h"
 #include "layers/embedding.h"
+#include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "models/random_sequence.h"
 #include "tools/cli_util.h"
@@ -21,12 +22,17 @@
 namespace phasor::cli {
 namespace {
 
-// The output buffer holds at most this many tokens; longer runs are written in
-// pieces of this size, so memory stays bounded (the bytes written are the same).
-constexpr int64_t kMaxPieceTokens = int64_t{1} << 20;
+// The output buffer holds at most this many bytes; longer runs are written in
+// pieces of that size, so memory stays bounded (the bytes written are the same).
+constexpr int64_t kMaxPieceBytes = int64_t{2} << 30;
+
+// How many times a cached table is built to time its build.
+constexpr int kTableBuilds = 5;
 
 struct BenchArgs {
+  std::string kind = "sinusoidal";
   int64_t d_model = 512;
+  int64_t heads = 8;
   std::string lengths = "1K,16K,256K,1M,4M";
   int64_t threads = 0;
   int64_t vocab = 32000;
@@ -37,8 +43,9 @@ struct BenchArgs {
 };
 
 struct Row {
-  std::string group;  // "pe" or "embedding+pe"
-  std::string mode;   // stream_write, cached, on_the_fly, direct, gather
+  std::string group;  // "pe", "embedding+pe" or "rope"
+  std::string mode;   // stream_write, gather, read_write (the bounds); cached,
+                      // on_the_fly, direct, table_build
   int64_t length = 0;
   double seconds = 0;  // median for the whole length
   double tokens_per_s = 0;
@@ -107,21 +114,26 @@ void WriteChart(const std::string& path, const std::vector<Row>& rows, int64_t d
   spec.y_label = "GB/s written";
   spec.log_x = true;
   spec.binary_x = true;
-  spec.panels = {"pe: the PE rows alone", "embedding+pe: token rows plus PE"};
+  const bool rope = !rows.empty() && rows.front().group == "rope";
+  spec.panels =
+      rope ? std::vector<std::string>{"rope: q and k rotated"}
+           : std::vector<std::string>{"pe: the PE rows alone", "embedding+pe: token rows plus PE"};
+  if (rope) spec.y_label = "GB/s of q and k, read and written";
   struct Style {
     const char* mode;
     Marker marker;
-    int pe_rgb, emb_rgb;  // blues for pe, oranges for embedding+pe; -1: not in the group
+    int first_rgb, second_rgb;  // the first panel's blues, the second's oranges; -1: not there
   };
   static const Style kStyles[] = {{"stream_write", Marker::kNone, 0x08306b, -1},
+                                  {"read_write", Marker::kNone, 0x08306b, -1},
                                   {"gather", Marker::kNone, -1, 0x7f2704},
                                   {"cached", Marker::kCircle, 0x2171b5, 0xd94801},
                                   {"on_the_fly", Marker::kSquare, 0x4292c6, 0xf16913},
                                   {"direct", Marker::kTriangle, 0x9ecae1, 0xfdae6b}};
-  for (int panel = 0; panel < 2; ++panel) {
-    const std::string group = panel == 0 ? "pe" : "embedding+pe";
+  for (int panel = 0; panel < static_cast<int>(spec.panels.size()); ++panel) {
+    const std::string group = rope ? "rope" : panel == 0 ? "pe" : "embedding+pe";
     for (const Style& st : kStyles) {
-      const int rgb = panel == 0 ? st.pe_rgb : st.emb_rgb;
+      const int rgb = panel == 0 ? st.first_rgb : st.second_rgb;
       if (rgb < 0) continue;
       Series s;
       s.panel = panel;
@@ -139,13 +151,202 @@ void WriteChart(const std::string& path, const std::vector<Row>& rows, int64_t d
     }
   }
   WriteLinePlotPng(path, spec);
-  ReportWrote(path, "GB/s written against sequence length, pe and embedding+pe side by side, " +
+  ReportWrote(path, std::string("GB/s written against sequence length, ") +
+                        (rope ? "rope" : "pe and embedding+pe side by side") + ", " +
                         std::to_string(spec.series.size()) + " series");
 }
 
+// Median seconds of building a cached table of len rows (kTableBuilds builds).
+double TableBuildSeconds(const std::function<void()>& build) {
+  std::vector<double> samples;
+  for (int k = 0; k < kTableBuilds; ++k) {
+    const double t0 = Now();
+    build();
+    samples.push_back(Now() - t0);
+  }
+  return Median(samples);
+}
+
+// The rows of one length for sinusoidal PE: PE alone and embedding + PE, each
+// cached, on the fly and direct, with their bounds and the table's build.
+void SinusoidalRows(const BenchArgs& a, int64_t len, const Weights& w,
+                    const std::vector<int32_t>& ids, AlignedFloats& out, std::vector<Row>& rows) {
+  const int64_t d = a.d_model;
+  const int64_t piece = std::min(len, kMaxPieceBytes / (4 * d));
+  const double bytes = static_cast<double>(len) * static_cast<double>(d) * 4.0;
+  // Runs fn(first_token, n) over the whole length, piece by piece.
+  const auto over = [&](const std::function<void(int64_t, int64_t)>& fn) {
+    return [&, fn] {
+      for (int64_t j = 0; j < len; j += piece) fn(j, std::min(piece, len - j));
+    };
+  };
+  const auto add = [&](const std::string& group, const std::string& mode, double s) {
+    rows.push_back(Row{group, mode, len, s, static_cast<double>(len) / s, bytes / s / 1e9, 0, ""});
+  };
+  SinusoidalOptions fly_opt;
+  fly_opt.d_model = d;
+  fly_opt.mode = PeMode::kOnTheFly;
+  const SinusoidalEncoding fly(fly_opt);
+  const Embedding emb_fly(w, {a.vocab, d, false, 0}, &fly);
+  const Embedding emb_none(w, {a.vocab, d, false, 0}, nullptr);
+
+  // Bounds: a plain write of the same bytes; the bare gather. Each is the
+  // faster of ordinary and streaming stores, so a kernel that streams its
+  // output is measured against a bound that may stream too.
+  const auto fill_with = [&](kernels::Stores stores) {
+    return over([&, stores](int64_t, int64_t n) {
+      RotationRows::ForEachTask(1, 0, n, d, [&](int64_t, int64_t j0, int64_t j1) {
+        kernels::FillRow(1.0f, (j1 - j0) * d, out.data() + j0 * d, stores);
+        if (stores == kernels::Stores::kStreaming) kernels::StreamFence();
+      });
+    });
+  };
+  // The gather of Embedding without PE, with the stores it does not choose.
+  const kernels::Stores gather_stores = kernels::StoresFor(piece * d * 4);
+  const kernels::Stores other_stores = gather_stores == kernels::Stores::kCached
+                                           ? kernels::Stores::kStreaming
+                                           : kernels::Stores::kCached;
+  const float* weight = w.Get("embedding.weight").data.data();
+  const auto gather_other = over([&](int64_t, int64_t n) {
+    RotationRows::ForEachTask(1, 0, n, d, [&](int64_t, int64_t j0, int64_t j1) {
+      for (int64_t r = j0; r < j1; ++r) {
+        kernels::ScaleRow(weight + static_cast<int64_t>(ids[r]) * d, 1.0f, d, out.data() + r * d,
+                          other_stores, kernels::AheadRows(weight, ids.data(), r, j1, d));
+      }
+      if (other_stores == kernels::Stores::kStreaming) kernels::StreamFence();
+    });
+  });
+  // The cached table holds every position of the length.
+  SinusoidalOptions cached_opt = fly_opt;
+  cached_opt.mode = PeMode::kCached;
+  cached_opt.max_len = len;
+  std::unique_ptr<SinusoidalEncoding> cached;
+  std::unique_ptr<Embedding> emb_cached;
+  const double table_gib = bytes / kGiB;
+  double build_seconds = 0;
+  if (table_gib <= a.max_table_gib) {
+    build_seconds = TableBuildSeconds([&] {
+      cached.reset();
+      cached = std::make_unique<SinusoidalEncoding>(cached_opt);
+    });
+    emb_cached =
+        std::make_unique<Embedding>(w, EmbeddingOptions{a.vocab, d, false, 0}, cached.get());
+  }
+  // Every case but direct, timed in the same rounds. Each bound has two
+  // variants (ordinary and streaming stores) and is the faster of them.
+  std::vector<std::function<void()>> fns = {
+      fill_with(kernels::Stores::kCached),
+      fill_with(kernels::Stores::kStreaming),
+      over([&](int64_t j, int64_t n) { emb_none.ForwardRange(ids.data(), n, j, out.data()); }),
+      gather_other,
+      over([&](int64_t j, int64_t n) { fly.Fill(j, n, out.data()); }),
+      over([&](int64_t j, int64_t n) { emb_fly.ForwardRange(ids.data(), n, j, out.data()); }),
+  };
+  if (cached) {
+    fns.push_back(over([&](int64_t j, int64_t n) { cached->Fill(j, n, out.data()); }));
+    fns.push_back(over(
+        [&](int64_t j, int64_t n) { emb_cached->ForwardRange(ids.data(), n, j, out.data()); }));
+  }
+  const std::vector<double> t = TimeInRounds(fns, a.min_seconds);
+  add("pe", "stream_write", std::min(t[0], t[1]));
+  add("embedding+pe", "gather", std::min(t[2], t[3]));
+  if (cached) {
+    add("pe", "cached", t[6]);
+    add("embedding+pe", "cached", t[7]);
+    add("pe", "table_build", build_seconds);
+  } else {
+    char note[128];
+    std::snprintf(note, sizeof note, "skipped: table %.1f GiB > --max-table-gib %.1f", table_gib,
+                  a.max_table_gib);
+    for (const char* group : {"pe", "embedding+pe"}) {
+      rows.push_back(Row{group, "cached", len, 0, 0, 0, 0, note});
+    }
+    rows.push_back(Row{"pe", "table_build", len, 0, 0, 0, 0, note});
+  }
+  add("pe", "on_the_fly", t[4]);
+  add("embedding+pe", "on_the_fly", t[5]);
+  add("pe", "direct",
+      TimeIt(over([&](int64_t j, int64_t n) { fly.FillDirect(j, n, nullptr, out.data()); }),
+             a.min_seconds));
+  add("embedding+pe", "direct",
+      TimeIt(over([&](int64_t j, int64_t n) {
+               const RowSource src{weight, ids.data(), 1.0f};
+               fly.FillDirect(j, n, &src, out.data());
+             }),
+             a.min_seconds));
+}
+
+// The rows of one length for RoPE: rotating q and k of every head of a
+// [len, 3·d_model] in-projection output, from the cached cos/sin table and
+// on the fly, against one read and one write of q and k.
+void RopeRows(const BenchArgs& a, int64_t len, AlignedFloats& qkv, std::vector<Row>& rows) {
+  const int64_t d = a.d_model;
+  const int64_t row = 3 * d;  // q | k | v
+  const int64_t piece = std::min(len, kMaxPieceBytes / (4 * row));
+  // Bytes read and written: q and k of every token, once each way.
+  const double bytes = static_cast<double>(len) * static_cast<double>(2 * d) * 4.0 * 2.0;
+  const auto over = [&](const std::function<void(int64_t, int64_t)>& fn) {
+    return [&, fn] {
+      for (int64_t j = 0; j < len; j += piece) fn(j, std::min(piece, len - j));
+    };
+  };
+  const auto add = [&](const std::string& mode, double s) {
+    rows.push_back(Row{"rope", mode, len, s, static_cast<double>(len) / s, bytes / s / 1e9, 0, ""});
+  };
+  RopeOptions fly_opt;
+  fly_opt.d_head = d / a.heads;
+  fly_opt.mode = PeMode::kOnTheFly;
+  const Rope fly(fly_opt);
+  RopeOptions cached_opt = fly_opt;
+  cached_opt.mode = PeMode::kCached;
+  cached_opt.max_len = len;
+  std::unique_ptr<Rope> cached;
+  const double table_gib =
+      static_cast<double>(len) * static_cast<double>(fly_opt.d_head) * 4.0 / kGiB;
+  if (table_gib <= a.max_table_gib) cached = std::make_unique<Rope>(cached_opt);
+  // The bound: q and k of every token read and written back (times 1), in
+  // the same split of rows as the rotation.
+  const auto read_write = over([&](int64_t, int64_t n) {
+    RotationRows::ForEachTask(1, 0, n, fly_opt.d_head, [&](int64_t, int64_t j0, int64_t j1) {
+      for (int64_t r = j0; r < j1; ++r) {
+        float* qk = qkv.data() + r * row;
+        kernels::ScaleRow(qk, 1.0f, 2 * d, qk);
+      }
+    });
+  });
+  std::vector<std::function<void()>> fns = {
+      read_write,
+      over([&](int64_t j, int64_t n) { fly.ApplyAt(qkv.data(), 1, n, j, d, a.heads); }),
+  };
+  if (cached) {
+    fns.push_back(
+        over([&](int64_t j, int64_t n) { cached->ApplyAt(qkv.data(), 1, n, j, d, a.heads); }));
+  }
+  const std::vector<double> t = TimeInRounds(fns, a.min_seconds);
+  add("read_write", t[0]);
+  if (cached) {
+    add("cached", t[2]);
+  } else {
+    char note[128];
+    std::snprintf(note, sizeof note, "skipped: table %.1f GiB > --max-table-gib %.1f", table_gib,
+                  a.max_table_gib);
+    rows.push_back(Row{"rope", "cached", len, 0, 0, 0, 0, note});
+  }
+  add("on_the_fly", t[1]);
+}
+
 void RunBenchPe(const BenchArgs& a) {
+  if (a.kind != "sinusoidal" && a.kind != "rope") {
+    throw UsageError("--kind must be sinusoidal or rope, got '" + a.kind + "'");
+  }
+  const bool rope = a.kind == "rope";
   CheckRange("--d-model", a.d_model, 2, 65536);
   if (a.d_model % 2) throw UsageError("--d-model must be even, got " + std::to_string(a.d_model));
+  CheckRange("--heads", a.heads, 1, a.d_model);
+  if (rope && (a.d_model % a.heads != 0 || (a.d_model / a.heads) % 2 != 0)) {
+    throw UsageError("--kind rope: --d-model " + std::to_string(a.d_model) + " / --heads " +
+                     std::to_string(a.heads) + " must be an even head dim");
+  }
   CheckRange("--threads", a.threads, 0, 1024);
   CheckRange("--vocab", a.vocab, 1, int64_t{1} << 31);
   if (a.vocab * a.d_model > kGiB) throw UsageError("--vocab × --d-model is over 2^30 floats");
@@ -154,135 +355,32 @@ void RunBenchPe(const BenchArgs& a) {
   if (!a.png.empty()) OutputFormat("--png", a.png, {".png"});
   SetNumThreads(static_cast<int>(a.threads));
   const int64_t d = a.d_model;
-
-  // Token table [vocab, d_model] and token ids [piece] (a fixed pseudo-random sequence).
-  AlignedFloats table(static_cast<size_t>(a.vocab * d));
-  FillRandomTokenTable(a.vocab, d, table.data());
-  Weights w("bench");
-  w.AddAligned("embedding.weight", {a.vocab, d}, std::move(table));
-  const int64_t max_piece =
-      std::min(*std::max_element(lengths.begin(), lengths.end()), kMaxPieceTokens);
-  std::vector<int32_t> ids(static_cast<size_t>(max_piece));
-  for (int64_t j = 0; j < max_piece; ++j) ids[j] = RandomTokenId(j, a.vocab);
-  AlignedFloats out(static_cast<size_t>(max_piece * d));  // [piece, d_model]
-
-  SinusoidalOptions fly_opt;
-  fly_opt.d_model = d;
-  fly_opt.mode = PeMode::kOnTheFly;
-  const SinusoidalEncoding fly(fly_opt);
-  const Embedding emb_fly(w, {a.vocab, d, false, 0}, &fly);
-  const Embedding emb_none(w, {a.vocab, d, false, 0}, nullptr);
+  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
 
   std::vector<Row> rows;
-  for (const int64_t len : lengths) {
-    const int64_t piece = std::min(len, kMaxPieceTokens);
-    const double bytes = static_cast<double>(len) * static_cast<double>(d) * 4.0;
-    // Runs fn(first_token, n) over the whole length, piece by piece.
-    const auto over = [&](const std::function<void(int64_t, int64_t)>& fn) {
-      return [&, fn] {
-        for (int64_t j = 0; j < len; j += piece) fn(j, std::min(piece, len - j));
-      };
-    };
-    // Rows split among threads as the kernels split them: tasks of TaskRows.
-    const int64_t task_rows = SinusoidalEncoding::TaskRows(d);
-    const auto parallel_rows = [&](int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
-      ParallelTasks((n + task_rows - 1) / task_rows, 0, [&](int64_t t, int /*slot*/) {
-        fn(t * task_rows, std::min((t + 1) * task_rows, n));
-      });
-    };
-    const auto add = [&](const std::string& group, const std::string& mode, double s) {
-      Row r{group, mode, len, s, static_cast<double>(len) / s, bytes / s / 1e9, 0, ""};
-      rows.push_back(r);
-    };
-
-    // Bounds: a plain write of the same bytes; the bare gather. Each is the
-    // faster of ordinary and streaming stores, so a kernel that streams its
-    // output is measured against a bound that may stream too.
-    const auto fill_with = [&](kernels::Stores stores) {
-      return over([&, stores](int64_t, int64_t n) {
-        parallel_rows(n, [&](int64_t j0, int64_t j1) {
-          kernels::FillRow(1.0f, (j1 - j0) * d, out.data() + j0 * d, stores);
-          if (stores == kernels::Stores::kStreaming) kernels::StreamFence();
-        });
-      });
-    };
-    // The gather of Embedding without PE, with the stores it does not choose.
-    const kernels::Stores gather_stores = kernels::StoresFor(piece * d * 4);
-    const kernels::Stores other_stores = gather_stores == kernels::Stores::kCached
-                                             ? kernels::Stores::kStreaming
-                                             : kernels::Stores::kCached;
-    const float* weight = w.Get("embedding.weight").data.data();
-    const auto gather_other = over([&](int64_t, int64_t n) {
-      parallel_rows(n, [&](int64_t j0, int64_t j1) {
-        for (int64_t r = j0; r < j1; ++r) {
-          kernels::ScaleRow(weight + static_cast<int64_t>(ids[r]) * d, 1.0f, d, out.data() + r * d,
-                            other_stores, kernels::AheadRows(weight, ids.data(), r, j1, d));
-        }
-        if (other_stores == kernels::Stores::kStreaming) kernels::StreamFence();
-      });
-    });
-    // The cached table holds every position of the length.
-    std::unique_ptr<SinusoidalEncoding> cached;
-    std::unique_ptr<Embedding> emb_cached;
-    const double table_gib = static_cast<double>(len) * static_cast<double>(d) * 4.0 / kGiB;
-    if (table_gib <= a.max_table_gib) {
-      SinusoidalOptions o = fly_opt;
-      o.mode = PeMode::kCached;
-      o.max_len = len;
-      cached = std::make_unique<SinusoidalEncoding>(o);
-      emb_cached =
-          std::make_unique<Embedding>(w, EmbeddingOptions{a.vocab, d, false, 0}, cached.get());
-    }
-    // Every case but direct, timed in the same rounds. Each bound has two
-    // variants (ordinary and streaming stores) and is the faster of them.
-    std::vector<std::function<void()>> fns = {
-        fill_with(kernels::Stores::kCached),
-        fill_with(kernels::Stores::kStreaming),
-        over([&](int64_t j, int64_t n) { emb_none.ForwardRange(ids.data(), n, j, out.data()); }),
-        gather_other,
-        over([&](int64_t j, int64_t n) { fly.Fill(j, n, out.data()); }),
-        over([&](int64_t j, int64_t n) { emb_fly.ForwardRange(ids.data(), n, j, out.data()); }),
-    };
-    if (cached) {
-      fns.push_back(over([&](int64_t j, int64_t n) { cached->Fill(j, n, out.data()); }));
-      fns.push_back(over(
-          [&](int64_t j, int64_t n) { emb_cached->ForwardRange(ids.data(), n, j, out.data()); }));
-    }
-    const std::vector<double> t = TimeInRounds(fns, a.min_seconds);
-    add("pe", "stream_write", std::min(t[0], t[1]));
-    add("embedding+pe", "gather", std::min(t[2], t[3]));
-    if (cached) {
-      add("pe", "cached", t[6]);
-      add("embedding+pe", "cached", t[7]);
-    } else {
-      char note[128];
-      std::snprintf(note, sizeof note, "skipped: table %.1f GiB > --max-table-gib %.1f", table_gib,
-                    a.max_table_gib);
-      rows.push_back(Row{"pe", "cached", len, 0, 0, 0, 0, note});
-      rows.push_back(Row{"embedding+pe", "cached", len, 0, 0, 0, 0, note});
-    }
-    add("pe", "on_the_fly", t[4]);
-    add("embedding+pe", "on_the_fly", t[5]);
-    add("pe", "direct",
-        TimeIt(over([&](int64_t j, int64_t n) {
-                 parallel_rows(n, [&](int64_t j0, int64_t j1) {
-                   fly.FillDirect(j + j0, j1 - j0, nullptr, out.data() + j0 * d);
-                 });
-               }),
-               a.min_seconds));
-    add("embedding+pe", "direct",
-        TimeIt(
-            over([&](int64_t j, int64_t n) {
-              parallel_rows(n, [&](int64_t j0, int64_t j1) {
-                const RowSource src{w.Get("embedding.weight").data.data(), ids.data() + j0, 1.0f};
-                fly.FillDirect(j + j0, j1 - j0, &src, out.data() + j0 * d);
-              });
-            }),
-            a.min_seconds));
+  if (rope) {
+    // [piece, 3·d_model] q | k | v, random values.
+    const int64_t piece = std::min(longest, kMaxPieceBytes / (4 * 3 * d));
+    AlignedFloats qkv(static_cast<size_t>(piece * 3 * d));
+    FillRandomTokenTable(piece, 3 * d, qkv.data());
+    for (const int64_t len : lengths) RopeRows(a, len, qkv, rows);
+  } else {
+    // Token table [vocab, d_model] and token ids [piece] (a fixed pseudo-random sequence).
+    AlignedFloats table(static_cast<size_t>(a.vocab * d));
+    FillRandomTokenTable(a.vocab, d, table.data());
+    Weights w("bench");
+    w.AddAligned("embedding.weight", {a.vocab, d}, std::move(table));
+    const int64_t piece = std::min(longest, kMaxPieceBytes / (4 * d));
+    std::vector<int32_t> ids(static_cast<size_t>(piece));
+    for (int64_t j = 0; j < piece; ++j) ids[j] = RandomTokenId(j, a.vocab);
+    AlignedFloats out(static_cast<size_t>(piece * d));  // [piece, d_model]
+    for (const int64_t len : lengths) SinusoidalRows(a, len, w, ids, out, rows);
   }
   // Fractions of the bound measured for the same length in the same run.
   for (Row& r : rows) {
-    const std::string bound = r.group == "pe" ? "stream_write" : "gather";
+    const std::string bound = r.group == "pe"     ? "stream_write"
+                              : r.group == "rope" ? "read_write"
+                                                  : "gather";
     for (const Row& b : rows) {
       if (b.length == r.length && b.group == r.group && b.mode == bound && r.seconds > 0) {
         r.of_bound = b.seconds / r.seconds;
@@ -291,7 +389,12 @@ void RunBenchPe(const BenchArgs& a) {
   }
 
   if (a.json) {
-    nlohmann::json j = {{"d_model", d}, {"threads", NumThreads()}, {"vocab", a.vocab}};
+    nlohmann::json j = {{"kind", a.kind}, {"d_model", d}, {"threads", NumThreads()}};
+    if (rope) {
+      j["heads"] = a.heads;
+    } else {
+      j["vocab"] = a.vocab;
+    }
     j["isa"] = IsaName(ActiveIsa());
     for (const Row& r : rows) {
       nlohmann::json e = {{"group", r.group}, {"mode", r.mode}, {"length", r.length}};
@@ -307,10 +410,18 @@ void RunBenchPe(const BenchArgs& a) {
     }
     std::cout << j.dump(1) << "\n";
   } else {
-    std::printf(
-        "phasor bench-pe: d_model %lld, %s; medians; bounds: stream_write (PE alone), "
-        "gather (embedding + PE)\n",
-        static_cast<long long>(d), Plural(NumThreads(), "thread").c_str());
+    if (rope) {
+      std::printf(
+          "phasor bench-pe --kind rope: d_model %lld, %lld heads, %s; medians; bound: "
+          "read_write (q and k read and written once); GB/s: of q and k, both ways\n",
+          static_cast<long long>(d), static_cast<long long>(a.heads),
+          Plural(NumThreads(), "thread").c_str());
+    } else {
+      std::printf(
+          "phasor bench-pe: d_model %lld, %s; medians; bounds: stream_write (PE alone, and "
+          "table_build: a cached table made, median of %d), gather (embedding + PE)\n",
+          static_cast<long long>(d), Plural(NumThreads(), "thread").c_str(), kTableBuilds);
+    }
     std::printf("%-13s %-13s %9s %12s %8s %9s\n", "group", "mode", "length", "tokens/s", "GB/s",
                 "of bound");
     for (const Row& r : rows) {
@@ -332,7 +443,8 @@ void RunBenchPe(const BenchArgs& a) {
 void AddBenchPeCommand(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "bench-pe", "Cached versus recomputed PE (and embedding + PE) throughput, side by side");
+      "bench-pe",
+      "Cached versus recomputed PE (and embedding + PE, or RoPE) throughput, side by side");
   AddSizeOption(cmd, "--d-model", &args->d_model, "Model width (even)");
   cmd->add_option("--lengths", args->lengths,
                   "Sequence lengths separated by commas (K = 1024, M = 1024²), e.g. \"4K, 64K\"")
@@ -344,6 +456,11 @@ void AddBenchPeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--min-seconds", args->min_seconds, "Least time spent per measurement")
       ->capture_default_str();
+  cmd->add_option("--kind", args->kind,
+                  "sinusoidal: PE rows, alone and added to token rows; rope: q and k rotated")
+      ->capture_default_str();
+  AddSizeOption(cmd, "--heads", &args->heads,
+                "--kind rope: attention heads (head dim = d / heads)");
   cmd->add_flag("--json", args->json, "Print JSON instead of a table");
   cmd->add_option("--png", args->png, "FILE.png: a chart of throughput against length");
   cmd->callback([args] { RunBenchPe(*args); });

@@ -143,7 +143,7 @@ RopeOptions RopeFromArgs(const PeArgs& a) {
 std::vector<int64_t> SimilarityStarts(int64_t start, int64_t length) {
   std::vector<int64_t> starts = {start};
   for (int64_t p : {start + 1000, start + 1000000, k2p24 - length}) {
-    if (p > starts.back() && p <= SinCosRows::kMaxPosition - length) starts.push_back(p);
+    if (p > starts.back() && p <= kMaxPosition - length) starts.push_back(p);
   }
   return starts;
 }

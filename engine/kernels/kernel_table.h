@@ -38,16 +38,8 @@ struct KernelTable {
 
   // The row kernels of rotate_rows.h, same contracts.
   void (*stream_fence)();
-  void (*rotate_row)(const float* a, const float* b, const float* c, const float* s, int64_t n,
-                     float* out, Stores stores);
-  void (*rotate_row_add)(const float* a, const float* b, const float* c, const float* s,
-                         const float* x, float scale, int64_t n, float* out, Stores stores,
-                         Ahead ahead);
-  void (*rotate_pairs_row)(const float* a, const float* u, int64_t n, float* out, Stores stores);
-  void (*rotate_pairs_row_add)(const float* a, const float* u, const float* x, float scale,
-                               int64_t n, float* out, Stores stores, Ahead ahead);
-  void (*rotate_pairs_rows)(const float* a, const float* u, int64_t rows, int64_t n,
-                            const Gather* g, float* out, Stores stores);
+  void (*turn_rows)(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
+                    const Gather* g, float* out, Stores stores);
   // The first values of the row done with vectors: returns how many (an even
   // count); the caller finishes the row.
   int64_t (*turn_pairs)(const double* row, const double* u, int64_t n, double* out);

@@ -12,28 +12,11 @@ namespace phasor::kernels {
 
 void StreamFence() { Kernels().stream_fence(); }
 
-void RotateRow(const float* a, const float* b, const float* c, const float* s, int64_t n,
-               float* out, Stores stores) {
-  assert(n >= 0 && out != a && out != b);
-  Kernels().rotate_row(a, b, c, s, n, out, stores);
-}
-
-void RotatePairsRow(const float* a, const float* u, int64_t n, float* out, Stores stores) {
-  assert(n >= 0 && n % 2 == 0 && out != a);
-  Kernels().rotate_pairs_row(a, u, n, out, stores);
-}
-
-void RotatePairsRowAdd(const float* a, const float* u, const float* x, float scale, int64_t n,
-                       float* out, Stores stores, Ahead ahead) {
-  assert(n >= 0 && n % 2 == 0 && out != a);
-  Kernels().rotate_pairs_row_add(a, u, x, scale, n, out, stores, ahead);
-}
-
-void RotatePairsRows(const float* a, const float* u, int64_t rows, int64_t n, const Gather* g,
-                     float* out, Stores stores) {
-  assert(rows >= 0 && n >= 0 && n % 2 == 0);
+void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
+              const Gather* g, float* out, Stores stores) {
+  assert(rows >= 0 && n >= 0 && n % 2 == 0 && out != a);
   assert(!g || g->count >= rows);
-  Kernels().rotate_pairs_rows(a, u, rows, n, g, out, stores);
+  Kernels().turn_rows(a, u, rows, n, slots, g, out, stores);
 }
 
 void TurnPairs(const double* row, const double* u, int64_t n, double* out) {
@@ -43,22 +26,6 @@ void TurnPairs(const double* row, const double* u, int64_t n, double* out) {
     out[k] = x * c + y * s;
     out[k + 1] = y * c + x * -s;
   }
-}
-
-void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,
-                    float* out) {
-  for (int64_t j = 0; j < n; ++j) out[j] = a[j] * c[j] + b[j] * s[j];
-}
-
-void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
-                  float scale, int64_t n, float* out, Stores stores, Ahead ahead) {
-  assert(n >= 0 && out != a && out != b);
-  Kernels().rotate_row_add(a, b, c, s, x, scale, n, out, stores, ahead);
-}
-
-void RotateRowAddNaive(const float* a, const float* b, const float* c, const float* s,
-                       const float* x, float scale, int64_t n, float* out) {
-  for (int64_t j = 0; j < n; ++j) out[j] = x[j] * scale + (a[j] * c[j] + b[j] * s[j]);
 }
 
 void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out, Stores stores,

@@ -1,11 +1,7 @@
 // Row kernels of the rotation that generates positional encodings.
 //
 // A row of paired sin/cos values is a vector of unit complex numbers; shifting
-// the position rotates each one. With the row written as two arrays
-//   a = (sin θ, cos θ) per pair, b = the same values with sin and cos swapped,
-// and the rotation by φ written as c = (cos φ, cos φ), s = (sin φ, -sin φ),
-// the rotated row is a·c + b·s, elementwise: sin(θ+φ), cos(θ+φ). The layout of
-// the pairs in a row does not matter as long as a, b, c, s share it.
+// the position rotates each one (TurnRows).
 //
 // Pointers are rows of n floats (TurnPairs: doubles); out may not alias the
 // inputs unless a kernel says so. Every kernel gives the same bits whichever
@@ -39,12 +35,6 @@ inline Stores StoresFor(int64_t bytes) {
 // before the output is handed on. A no-op where there are no streaming stores.
 void StreamFence();
 
-// out[j] = a[j]*c[j] + b[j]*s[j]
-void RotateRow(const float* a, const float* b, const float* c, const float* s, int64_t n,
-               float* out, Stores stores = Stores::kCached);
-void RotateRowNaive(const float* a, const float* b, const float* c, const float* s, int64_t n,
-                    float* out);
-
 // Rows a gather reads soon, which the gathering kernels below prefetch while
 // they work on the current row: one cache line of each per 16 values written,
 // spread over the row's work rather than a burst of requests that would fill
@@ -56,24 +46,6 @@ struct Ahead {
   const float* far = nullptr;   // the row kPrefetchRows on, into L2
 };
 
-// out[j] = x[j]*scale + a[j]*c[j] + b[j]*s[j]
-void RotateRowAdd(const float* a, const float* b, const float* c, const float* s, const float* x,
-                  float scale, int64_t n, float* out, Stores stores = Stores::kCached,
-                  Ahead ahead = {});
-void RotateRowAddNaive(const float* a, const float* b, const float* c, const float* s,
-                       const float* x, float scale, int64_t n, float* out);
-
-// The same rotations for rows whose pairs sit side by side (sin at 2i, cos at
-// 2i+1), from half the table: u = (cos φ_i, sin φ_i) per pair. c, s and b of
-// the kernels above are made from u and a in registers (c = (cos φ, cos φ),
-// s = (sin φ, -sin φ), b = a with each pair swapped), so the results are bit
-// for bit those of RotateRow and RotateRowAdd given the full tables, while a
-// row reads two arrays instead of four. n is even.
-void RotatePairsRow(const float* a, const float* u, int64_t n, float* out,
-                    Stores stores = Stores::kCached);
-void RotatePairsRowAdd(const float* a, const float* u, const float* x, float scale, int64_t n,
-                       float* out, Stores stores = Stores::kCached, Ahead ahead = {});
-
 // Token rows added to a kernel's output rows: output row r gets row ids[r] of
 // table times scale. count ids are readable from ids on (at least the rows of
 // the call); those past the call's own rows are prefetched.
@@ -84,16 +56,28 @@ struct Gather {
   float scale = 1.0f;
 };
 
-// rows consecutive output rows of n values from one block-start row a: row r
-// is a turned by u + r·n (RotatePairsRow), plus its token row if g is given
-// (RotatePairsRowAdd, with the Ahead rows of the gather). The same bits as the
-// one-row kernels, without a call per row: short rows are cheap too.
-void RotatePairsRows(const float* a, const float* u, int64_t rows, int64_t n, const Gather* g,
-                     float* out, Stores stores = Stores::kCached);
+// Where the two values (x, y) of pair i sit in a row of n values.
+enum class PairSlots {
+  kAdjacent,  // x at 2i, y at 2i + 1
+  kHalves,    // x at i, y at n/2 + i
+};
+
+// rows output rows of n values (n even, h = n/2), each one start row turned
+// by its own angles. The inputs hold pairs side by side in halves, whatever
+// the output's slots: a = (x_0 .. x_{h-1}, y_0 .. y_{h-1}) the start row, u
+// row r = (c_0 .. c_{h-1}, s_0 .. s_{h-1}) its turn. Pair i of output row r:
+//   x' = x_i·c_i + y_i·s_i,  y' = y_i·c_i − x_i·s_i
+// (one rounding per product and per sum, no fused multiply-add), written at
+// the slots of pair i, plus row ids[r] of g's table times its scale if g is
+// given (x·1 is x: unscaled rows are added as they are). For x = sin θ,
+// y = cos θ and (c, s) = (cos φ, sin φ), (x', y') = (sin, cos)(θ + φ); for
+// x = cos θ, y = sin θ take s = −sin φ. a: [n]; u: [rows, n]; out: [rows, n].
+void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
+              const Gather* g, float* out, Stores stores = Stores::kCached);
 
 // Rows of pairs (sin θ, cos θ) in double, turned by u = (cos φ, sin φ) per
 // pair: out = (sin(θ+φ), cos(θ+φ)) as row·(cos φ, cos φ) plus row with each
-// pair swapped times (sin φ, -sin φ), the products and sums of RotateRow.
+// pair swapped times (sin φ, -sin φ): the products and sums of TurnRows.
 // n is even; out may be row.
 void TurnPairs(const double* row, const double* u, int64_t n, double* out);
 

@@ -17,18 +17,18 @@ inline V Load(const float* p) { return _mm256_loadu_ps(p); }
 inline void Store(float* p, V v) { _mm256_storeu_ps(p, v); }
 inline void Stream(float* p, V v) { _mm256_stream_ps(p, v); }
 inline V Add(V a, V b) { return _mm256_add_ps(a, b); }
+inline V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
 inline V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
 inline V Set1(float x) { return _mm256_set1_ps(x); }
 
-// From u = (cos φ, sin φ) per pair: c = (cos φ, cos φ), s = (sin φ, -sin φ).
-inline V PairCos(V u) { return _mm256_moveldup_ps(u); }
-inline V PairSin(V u) {
-  const __m256 odd_sign =
-      _mm256_castsi256_ps(_mm256_set_epi32(INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0));
-  return _mm256_xor_ps(_mm256_movehdup_ps(u), odd_sign);
+// (x0, y0, x1, y1, ...): pairs 0-3 and 4-7 of x and y (unpack works within
+// 128-bit lanes; the lane permute puts the halves in order).
+inline V InterleaveLow(V x, V y) {
+  return _mm256_permute2f128_ps(_mm256_unpacklo_ps(x, y), _mm256_unpackhi_ps(x, y), 0x20);
 }
-// a with each (even, odd) pair swapped.
-inline V PairSwap(V a) { return _mm256_permute_ps(a, 0xB1); }
+inline V InterleaveHigh(V x, V y) {
+  return _mm256_permute2f128_ps(_mm256_unpacklo_ps(x, y), _mm256_unpackhi_ps(x, y), 0x31);
+}
 
 }  // namespace
 

@@ -17,19 +17,20 @@ inline V Load(const float* p) { return _mm512_loadu_ps(p); }
 inline void Store(float* p, V v) { _mm512_storeu_ps(p, v); }
 inline void Stream(float* p, V v) { _mm512_stream_ps(p, v); }
 inline V Add(V a, V b) { return _mm512_add_ps(a, b); }
+inline V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
 inline V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
 inline V Set1(float x) { return _mm512_set1_ps(x); }
 
-// From u = (cos φ, sin φ) per pair: c = (cos φ, cos φ), s = (sin φ, -sin φ).
-inline V PairCos(V u) { return _mm512_moveldup_ps(u); }
-inline V PairSin(V u) {
-  const __m512i odd_sign = _mm512_set_epi32(INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0,
-                                            INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0);
-  return _mm512_castsi512_ps(
-      _mm512_xor_si512(_mm512_castps_si512(_mm512_movehdup_ps(u)), odd_sign));
+// (x0, y0, x1, y1, ...): pairs 0-7 and 8-15 of x and y.
+inline V InterleaveLow(V x, V y) {
+  const __m512i idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  return _mm512_permutex2var_ps(x, idx, y);
 }
-// a with each (even, odd) pair swapped.
-inline V PairSwap(V a) { return _mm512_permute_ps(a, 0xB1); }
+inline V InterleaveHigh(V x, V y) {
+  const __m512i idx =
+      _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+  return _mm512_permutex2var_ps(x, idx, y);
+}
 
 }  // namespace
 

@@ -23,6 +23,7 @@
 #include "engine/kernels/rotate_rows.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/parallel.h"
+#include "tests/support/naive_turn_rows.h"
 
 namespace phasor::kernels {
 namespace {
@@ -117,32 +118,33 @@ TEST(IsaTest, UnknownOrMissingTargetIsAUsageErrorNamingWhatTheCpuHas) {
 // streamed: the heads, tails and streamed lines of every target.
 TEST(IsaTest, RowKernelsGiveTheSameBitsOnEveryTarget) {
   const int64_t kMax = 300;
-  const std::vector<float> a = Random(kMax, 1), b = Random(kMax, 2), c = Random(kMax, 3),
-                           s = Random(kMax, 4), x = Random(kMax, 5), u = Random(kMax, 6);
+  const std::vector<float> a = Random(kMax, 1), x = Random(kMax, 5), u = Random(kMax, 6);
   const std::vector<int32_t> ids = {3, 0, 7, 7, 1, 5, 2, 4, 6, 0, 1};
   const std::vector<float> table = Random(8 * kMax, 7);
-  for (int64_t n : {0, 2, 6, 16, 18, 32, 46, 64, 126, 256}) {
-    for (int64_t offset : {0, 1, 2, 8, 15}) {
+  for (int64_t n : {0, 2, 6, 16, 18, 32, 46, 64, 80, 96, 126, 256}) {
+    for (int64_t offset : {0, 1, 2, 8, 15, 16}) {
       for (Stores stores : {Stores::kCached, Stores::kStreaming}) {
         const auto results = OnEveryTarget([&] {
           AlignedFloats out(static_cast<size_t>(16 * kMax + 64), 0.0f);
           float* o = out.data() + offset;
-          RotateRow(a.data(), b.data(), c.data(), s.data(), n, o, stores);
-          RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 1.5f, n, o + kMax, stores,
-                       AheadRows(table.data(), ids.data(), 0, 3, n));
-          RotatePairsRow(a.data(), u.data(), n, o + 2 * kMax, stores);
-          RotatePairsRowAdd(a.data(), u.data(), x.data(), 1.0f, n, o + 3 * kMax, stores);
-          RotatePairsRowAdd(a.data(), u.data(), x.data(), 0.75f, n, o + 4 * kMax, stores);
           ScaleAddRow(x.data(), 0.5f, a.data(), n, o + 5 * kMax, stores);
           ScaleAddRow(nullptr, 0.5f, a.data(), n, o + 6 * kMax, stores);
           ScaleRow(x.data(), 1.0f, n, o + 7 * kMax, stores);
           ScaleRow(x.data(), -3.0f, n, o + 8 * kMax, stores);
           FillRow(0.25f, n, o + 9 * kMax, stores);
-          const int64_t rows = 3;  // from u, u + n, u + 2n: needs 3n <= kMax values
-          if (3 * n <= kMax) {
-            RotatePairsRows(a.data(), u.data(), rows, n, nullptr, o + 10 * kMax, stores);
-            const Gather g{table.data(), ids.data(), static_cast<int64_t>(ids.size()), 2.0f};
-            RotatePairsRows(a.data(), u.data(), rows, n, &g, o + 13 * kMax, stores);
+          // TurnRows: 3 rows from u, u + n, u + 2n (needs 3n <= kMax values),
+          // n even, both slots, with and without token rows.
+          const int64_t rows = 3;
+          if (3 * n <= kMax && n % 2 == 0) {
+            const Gather g1{table.data(), ids.data(), static_cast<int64_t>(ids.size()), 1.0f};
+            const Gather g2{table.data(), ids.data(), static_cast<int64_t>(ids.size()), 2.0f};
+            float* t = o + 10 * kMax;
+            for (PairSlots slots : {PairSlots::kAdjacent, PairSlots::kHalves}) {
+              for (const Gather* g : {static_cast<const Gather*>(nullptr), &g1, &g2}) {
+                TurnRows(a.data(), u.data(), rows, n, slots, g, t, stores);
+                t += rows * n;
+              }
+            }
           }
           StreamFence();
           return std::vector<float>(out.begin(), out.end());
@@ -155,16 +157,20 @@ TEST(IsaTest, RowKernelsGiveTheSameBitsOnEveryTarget) {
       }
     }
   }
-  // And the one-row kernels against their naive twins on every target.
-  const int64_t n = 70;
+  // And TurnRows against its naive twin on every target.
+  const int64_t n = 70, rows = 3;
+  const Gather g{table.data(), ids.data(), static_cast<int64_t>(ids.size()), 0.5f};
   for (const auto& row : OnEveryTarget([&] {
-         std::vector<float> out(2 * n), naive(2 * n);
-         RotateRow(a.data(), b.data(), c.data(), s.data(), n, out.data());
-         RotateRowNaive(a.data(), b.data(), c.data(), s.data(), n, naive.data());
-         RotateRowAdd(a.data(), b.data(), c.data(), s.data(), x.data(), 0.5f, n, out.data() + n);
-         RotateRowAddNaive(a.data(), b.data(), c.data(), s.data(), x.data(), 0.5f, n,
-                           naive.data() + n);
-         return SameBits(out, naive);
+         bool same = true;
+         for (PairSlots slots : {PairSlots::kAdjacent, PairSlots::kHalves}) {
+           for (const Gather* gather : {static_cast<const Gather*>(nullptr), &g}) {
+             std::vector<float> out(rows * n), naive(rows * n);
+             TurnRows(a.data(), u.data(), rows, n, slots, gather, out.data());
+             testing::NaiveTurnRows(a.data(), u.data(), rows, n, slots, gather, naive.data());
+             same = same && SameBits(out, naive);
+           }
+         }
+         return same;
        })) {
     EXPECT_TRUE(row) << "targets:" << Names();
   }

@@ -128,7 +128,7 @@ TEST(Limits, CachedRopeTableIsCheckedAgainstTheLimit) {
   o.max_len = 1 << 20;  // 1M x 64 floats: 256 MiB
   ScopedLimit limit(uint64_t{64} << 20);
   const std::string e = ErrorOf([&] { Rope rope(o); });
-  EXPECT_NE(e.find("a cached table of 1048576 x 64 floats"), std::string::npos) << e;
+  EXPECT_NE(e.find("a cached RoPE table of 1048576 x 64 floats"), std::string::npos) << e;
   EXPECT_NE(e.find("memory limit"), std::string::npos) << e;
   o.mode = PeMode::kOnTheFly;
   EXPECT_NO_THROW(Rope rope(o));
