@@ -1,5 +1,6 @@
 #include "layers/layer_norm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -11,8 +12,16 @@
 namespace phasor {
 namespace {
 
-// Rows per ParallelFor chunk: a row is only a few hundred values.
+// Fewest rows of a task: a row is only a few hundred values.
 constexpr int64_t kRowGrain = 16;
+
+// fn(begin, end) over one contiguous range of rows per thread (ParallelTasks).
+void ForRows(int64_t tokens, FunctionRef<void(int64_t, int64_t)> fn) {
+  const int64_t threads = NumThreads();
+  const int64_t per = std::max(kRowGrain, (tokens + threads - 1) / threads);
+  ParallelTasks((tokens + per - 1) / per, 0,
+                [&](int64_t t, int /*slot*/) { fn(t * per, std::min(tokens, (t + 1) * per)); });
+}
 
 const LayerNormOptions& Checked(const LayerNormOptions& options, const std::string& prefix) {
   if (options.d_model < 1) {
@@ -35,7 +44,7 @@ LayerNorm::LayerNorm(const Weights& weights, const std::string& prefix,
 
 void LayerNorm::Forward(const float* x, int64_t tokens, float* out) const {
   const int64_t d = options_.d_model;
-  ParallelFor(tokens, kRowGrain, [&](int64_t begin, int64_t end) {
+  ForRows(tokens, [&](int64_t begin, int64_t end) {
     kernels::LayerNorm(x + begin * d, end - begin, d, gamma_, beta_, options_.eps, out + begin * d);
   });
 }
@@ -43,7 +52,7 @@ void LayerNorm::Forward(const float* x, int64_t tokens, float* out) const {
 void LayerNorm::ForwardAdd(const float* x, const float* residual, int64_t tokens,
                            float* out) const {
   const int64_t d = options_.d_model;
-  ParallelFor(tokens, kRowGrain, [&](int64_t begin, int64_t end) {
+  ForRows(tokens, [&](int64_t begin, int64_t end) {
     kernels::AddLayerNorm(x + begin * d, residual + begin * d, end - begin, d, gamma_, beta_,
                           options_.eps, out + begin * d);
   });

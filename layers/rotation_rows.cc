@@ -103,9 +103,9 @@ void RotationRows::ForEachTask(int64_t batch, int64_t first_pos, int64_t n, int6
                                FunctionRef<void(int64_t, int64_t, int64_t)> fn) {
   if (batch <= 0 || n <= 0) return;
   // Short calls: one contiguous range of rows per thread, the fewest hand-offs
-  // and restarts (measured: 1K x 512 on 2 threads, 2 tasks ran 1.7x the rate
-  // of 8). Long calls: tasks of TaskRows, handed out one at a time, so that a
-  // thread slowed by other work on the machine takes fewer.
+  // and restarts (on a quiet machine 1K x 512 on 2 threads ran about 1.5x the
+  // rate of 8 tasks). Long calls: tasks of TaskRows, handed out one at a
+  // time, so that a thread slowed by other work on the machine takes fewer.
   const int64_t threads = NumThreads();
   const int64_t per_seq_threads = std::max<int64_t>(1, (threads + batch - 1) / batch);
   const int64_t even = (n + per_seq_threads - 1) / per_seq_threads;
