@@ -12,7 +12,6 @@
 
 #include "engine/kernels/attention.h"
 #include "engine/kernels/gemm.h"
-#include "engine/kernels/linear.h"
 #include "engine/parallel.h"
 #include "layers/attention.h"
 #include "layers/encoder_layer.h"
@@ -55,22 +54,6 @@ void BM_PackedLinear(benchmark::State& state) {
   std::vector<float> y(static_cast<size_t>(rows * out));  // [rows, out]
   for (auto _ : state) {
     kernels::PackedLinear(x.data(), rows, packed, y.data(), kernels::Activation::kRelu);
-    benchmark::DoNotOptimize(y.data());
-  }
-  state.SetItemsProcessed(state.iterations() * rows);
-  SetGflops(state, 2.0 * rows * in * out);
-  SetNumThreads(0);
-}
-
-// The Eigen tiled product it replaced, for comparison. Same args.
-void BM_EigenLinear(benchmark::State& state) {
-  const int64_t rows = state.range(0), in = state.range(1), out = state.range(2);
-  SetNumThreads(static_cast<int>(state.range(3)));
-  const std::vector<float> x = Random(rows * in, 1), w = Random(out * in, 2), b = Random(out, 3);
-  std::vector<float> y(static_cast<size_t>(rows * out));
-  for (auto _ : state) {
-    kernels::Linear(x.data(), rows, in, w.data(), b.data(), out, y.data(),
-                    kernels::Activation::kRelu);
     benchmark::DoNotOptimize(y.data());
   }
   state.SetItemsProcessed(state.iterations() * rows);
@@ -187,10 +170,6 @@ void BM_Encoder(benchmark::State& state) {
 }
 
 BENCHMARK(BM_PackedLinear)
-    ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
-    ->Args({512, 2048, 512, 2})
-    ->UseRealTime();
-BENCHMARK(BM_EigenLinear)
     ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
     ->Args({512, 2048, 512, 2})
     ->UseRealTime();

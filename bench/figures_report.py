@@ -110,7 +110,7 @@ def suite(out):
             continue
         if kind == "EmbeddingPe":
             kind += {"-1": "Gather", "1": "OnTheFly", "0": "Cached"}[name[4]]
-        if kind in ("PackedLinear", "EigenLinear"):
+        if kind == "PackedLinear":
             key = (f"{name[1]}×{name[2]}·{name[3]}", name[4])
             table.setdefault(key, {})[kind] = f"{b['GFLOP/s']:.0f}"
             continue
@@ -125,11 +125,9 @@ def suite(out):
                               key=lambda kv: (int(kv[0][0]), kv[0][1])):
         if "StreamWrite" in row or "PeOnTheFly" in row:
             lines.append(f"| {d}, {t} | " + " | ".join(row.get(c, "") for c in cols) + " |")
-    lines += ["", "| product [rows×in·out] | threads | packed (GFLOP/s) | Eigen (GFLOP/s) |",
-              "|---|---|---|---|"]
+    lines += ["", "| product [rows×in·out] | threads | packed (GFLOP/s) |", "|---|---|---|"]
     for (shape, t), row in sorted((k, v) for k, v in table.items() if "×" in k[0]):
-        lines.append(f"| {shape} | {t} | {row.get('PackedLinear', '')} | "
-                     f"{row.get('EigenLinear', '')} |")
+        lines.append(f"| {shape} | {t} | {row.get('PackedLinear', '')} |")
     return "\n".join(lines)
 
 

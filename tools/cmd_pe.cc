@@ -15,6 +15,7 @@
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
+#include "engine/size_limits.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "tools/cli_util.h"
@@ -177,6 +178,19 @@ void WriteSimilarity(const std::string& path, const std::string& title, const st
                         (note.empty() ? "" : "; " + note));
 }
 
+// Refuses a cached table that does not hold every position asked for, and a
+// table (modes cached and auto) of more than kMaxValues values.
+void CheckTable(const PeArgs& a, PeMode mode, int64_t width) {
+  if (mode == PeMode::kCached && a.start + a.length > a.max_len) {
+    throw UsageError("--start + --length " + std::to_string(a.start + a.length) +
+                     " is past the cached table (--max-len " + std::to_string(a.max_len) +
+                     "); raise --max-len or use --mode auto or on_the_fly");
+  }
+  if (mode != PeMode::kOnTheFly && a.max_len > kMaxValues / width) {
+    throw UsageError("--max-len is too large for a cached table; use --mode on_the_fly");
+  }
+}
+
 // "start..end" of the positions asked for.
 std::string Range(const PeArgs& a) {
   return std::to_string(a.start) + ".." + std::to_string(a.start + a.length - 1);
@@ -192,6 +206,11 @@ void RunPe(const PeArgs& a) {
     throw UsageError("--length " + std::to_string(a.length) + " x --d-model " +
                      std::to_string(a.d_model) + " is too large for one table (limit 2^30 values)");
   }
+  if (a.start > kMaxPosition - a.length) {
+    throw UsageError("--start " + std::to_string(a.start) + " + --length " +
+                     std::to_string(a.length) + " is past the largest position (2^40)");
+  }
+  if (a.max_len < 0) throw UsageError("--max-len must be >= 0, got " + std::to_string(a.max_len));
   if (a.kind != "sinusoidal" && a.kind != "rope") {
     throw UsageError("--kind must be sinusoidal or rope, got '" + a.kind + "'");
   }
@@ -215,14 +234,7 @@ void RunPe(const PeArgs& a) {
         throw UsageError("--denominator does not apply to --kind rope");
       }
       const RopeOptions o = RopeFromArgs(a);
-      if (o.mode == PeMode::kCached && a.start + a.length > o.max_len) {
-        throw UsageError("--start + --length " + std::to_string(a.start + a.length) +
-                         " is past the cached table (--max-len " + std::to_string(o.max_len) +
-                         "); raise --max-len or use --mode auto or on_the_fly");
-      }
-      if (o.mode != PeMode::kOnTheFly && o.max_len > kMaxValues / o.r()) {
-        throw UsageError("--max-len is too large for a cached table; use --mode on_the_fly");
-      }
+      CheckTable(a, o.mode, o.r());
       rope = std::make_unique<Rope>(o);
       width = rope->rotary_dim();
       title = "RoPE, rotary_dim " + std::to_string(width) + ", base " + Short(a.base) + ", " +
@@ -240,12 +252,10 @@ void RunPe(const PeArgs& a) {
       o.layout = ParsePeLayout(a.layout.empty() ? "interleaved" : a.layout);
       o.denominator = ParsePeDenominator(a.denominator.empty() ? "d_model" : a.denominator);
       o.mode = ParsePeMode(a.mode);
-      // A table mode keeps exactly the rows asked for.
-      o.max_len = o.mode == PeMode::kOnTheFly ? 0 : a.start + a.length;
-      if (o.max_len > kMaxValues / a.d_model) {
-        throw UsageError(
-            "--start + --length is too large for a cached table; use --mode on_the_fly");
-      }
+      CheckTable(a, o.mode, a.d_model);
+      // As a model's encoding: a table of --max-len rows, and in mode auto the
+      // positions past it computed on the fly. On the fly: no table.
+      o.max_len = o.mode == PeMode::kOnTheFly ? 0 : a.max_len;
       pe = std::make_unique<SinusoidalEncoding>(o);
       title = "Sinusoidal PE, d_model " + std::to_string(a.d_model) + ", base " + Short(a.base) +
               ", " + ToString(o.layout) + ", " + ToString(o.denominator);
@@ -403,9 +413,9 @@ void AddPeCommand(CLI::App& app) {
   rope_opt(AddSizeOption(cmd, "--rotary-dim", &args->rotary_dim,
                          "rope: rotated dims r (even; 0: the head dim)"),
            false);
-  rope_opt(AddSizeOption(cmd, "--max-len", &args->max_len,
-                         "rope: rows of the cached table; the default of L0"),
-           false);
+  AddSizeOption(cmd, "--max-len", &args->max_len,
+                "Rows of the cached table (--mode cached: it must hold every position asked "
+                "for; auto: positions past it are computed on the fly); rope: the default of L0");
   rope_opt(cmd->add_option("--scaling", args->scaling,
                            "rope: none, linear, ntk, dynamic, yarn or llama3")
                ->capture_default_str(),

@@ -14,8 +14,7 @@
 // target: avx512 and avx2 agree bit for bit) only, never on the thread count or
 // on which rows and columns a call covers.
 //
-// phasor_bench's BM_PackedLinear and BM_EigenLinear time it against Eigen's
-// product at encoder shapes (docs/benchmarks.md).
+// phasor_bench's BM_PackedLinear times it at encoder shapes (docs/benchmarks.md).
 #pragma once
 
 #include <cstdint>

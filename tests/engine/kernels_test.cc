@@ -16,13 +16,14 @@
 #include "engine/kernels/elementwise.h"
 #include "engine/kernels/gemm.h"
 #include "engine/kernels/layer_norm.h"
-#include "engine/kernels/linear.h"
-#include "engine/kernels/softmax.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/parallel.h"
+#include "tests/support/reference_kernels.h"
 
 namespace phasor::kernels {
 namespace {
+
+using phasor::testing::ReferenceLinear;
 
 // Tolerances, once for the file: |fast - naive| <= kAbsTol + kRelTol·|naive|.
 // Values are O(1); float accumulation over up to 2048 terms stays well inside.
@@ -62,57 +63,6 @@ class ThreadsGuard {  // restores the default thread count after a test
  public:
   ~ThreadsGuard() { SetNumThreads(0); }
 };
-
-// --- Linear -----------------------------------------------------------------
-
-using LinearShape = std::tuple<int64_t, int64_t, int64_t>;  // rows, in, out
-
-class LinearKernelTest : public ::testing::TestWithParam<LinearShape> {};
-
-TEST_P(LinearKernelTest, MatchesNaiveForEveryActivationWithAndWithoutBias) {
-  const auto [rows, in, out] = GetParam();
-  const std::vector<float> x = Random(rows * in, 1);
-  const std::vector<float> w =
-      Random(out * in, 2, -1.0f / std::sqrt(in + 1.0f), 1.0f / std::sqrt(in + 1.0f));
-  const std::vector<float> b = Random(out, 3);
-  for (Activation act : {Activation::kIdentity, Activation::kRelu, Activation::kGelu}) {
-    for (bool bias : {true, false}) {
-      std::vector<float> y(rows * out, NAN), ref(rows * out);
-      Linear(x.data(), rows, in, w.data(), bias ? b.data() : nullptr, out, y.data(), act);
-      LinearNaive(x.data(), rows, in, w.data(), bias ? b.data() : nullptr, out, ref.data(), act);
-      ExpectClose(y, ref, std::string(ToString(act)) + (bias ? " with bias" : " without bias"));
-    }
-  }
-}
-
-TEST_P(LinearKernelTest, IdenticalForOneAndTwoThreads) {
-  ThreadsGuard guard;
-  const auto [rows, in, out] = GetParam();
-  const std::vector<float> x = Random(rows * in, 4);
-  const std::vector<float> w = Random(out * in, 5);
-  const std::vector<float> b = Random(out, 6);
-  std::vector<float> y1(rows * out), y2(rows * out);
-  SetNumThreads(1);
-  Linear(x.data(), rows, in, w.data(), b.data(), out, y1.data(), Activation::kGelu);
-  SetNumThreads(2);
-  Linear(x.data(), rows, in, w.data(), b.data(), out, y2.data(), Activation::kGelu);
-  EXPECT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(float)));
-}
-
-INSTANTIATE_TEST_SUITE_P(Shapes, LinearKernelTest,
-                         ::testing::Values(LinearShape{1, 1, 1}, LinearShape{3, 5, 7},
-                                           LinearShape{1, 96, 288},   // one token: a GEMV
-                                           LinearShape{37, 96, 300},  // partial column tile
-                                           LinearShape{300, 64,
-                                                       513},  // partial row and column tiles
-                                           LinearShape{257, 2048, 96}, LinearShape{64, 512, 2048}));
-
-TEST(LinearKernelTest, ZeroInputsGiveTheBias) {
-  const std::vector<float> b = {0.5f, -2.0f, 3.0f};
-  std::vector<float> y(size_t{2} * 3, NAN);
-  Linear(nullptr, 2, 0, nullptr, b.data(), 3, y.data(), Activation::kRelu);
-  EXPECT_EQ(y, (std::vector<float>{0.5f, 0.0f, 3.0f, 0.5f, 0.0f, 3.0f}));
-}
 
 // --- LayerNorm --------------------------------------------------------------
 
@@ -183,71 +133,6 @@ TEST(ActivationKernelTest, ReluAndIdentityAreExact) {
     ActivateNaive(act, x.data(), 1001, ref.data());
     ExpectClose(y, ref, ToString(act));
   }
-}
-
-// --- Softmax ----------------------------------------------------------------
-
-class SoftmaxKernelTest : public ::testing::TestWithParam<int64_t> {};
-
-TEST_P(SoftmaxKernelTest, MatchesNaiveWithEveryKindOfMask) {
-  const int64_t n = GetParam(), rows = 6;
-  std::vector<float> x = Random(rows * n, 17, -8.0f, 8.0f);
-  for (int64_t j = 0; j < n; ++j) x[n + j] *= 1e4f;  // stability: large logits
-  std::vector<float> add = Random(rows * n, 18);
-  for (int64_t j = 0; j < n; j += 3) add[j] = -std::numeric_limits<float>::infinity();
-  bool masked[1000];
-  ASSERT_LE(n, 1000);
-  for (int64_t j = 0; j < n; ++j) masked[j] = j % 4 == 1;
-
-  const SoftmaxMask masks[] = {{},
-                               {add.data(), n, nullptr},
-                               {add.data(), 0, nullptr},
-                               {nullptr, 0, masked},
-                               {add.data(), n, masked}};
-  for (const SoftmaxMask& mask : masks) {
-    std::vector<float> y(rows * n), ref(rows * n);
-    Softmax(x.data(), rows, n, y.data(), mask);
-    SoftmaxNaive(x.data(), rows, n, ref.data(), mask);
-    ExpectClose(y, ref, "Softmax");
-    for (int64_t r = 0; r < rows; ++r) {
-      double sum = 0.0;
-      bool any_live = false;
-      for (int64_t j = 0; j < n; ++j) {
-        const bool off = (mask.key_masked && mask.key_masked[j]) ||
-                         (mask.add && std::isinf(mask.add[r * mask.add_stride + j]));
-        if (off) {
-          EXPECT_EQ(y[r * n + j], 0.0f);
-        }
-        any_live |= !off;
-        sum += y[r * n + j];
-      }
-      EXPECT_NEAR(sum, any_live ? 1.0 : 0.0, 1e-5);
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Widths, SoftmaxKernelTest, ::testing::Values(2, 7, 64, 129, 1000));
-
-TEST(SoftmaxKernelTest, FullyMaskedRowIsZeroNotNaN) {
-  const int64_t n = 5;
-  const std::vector<float> x = Random(2 * n, 19);
-  const bool all[n] = {true, true, true, true, true};
-  const std::vector<float> minus_inf(n, -std::numeric_limits<float>::infinity());
-  for (const SoftmaxMask& mask :
-       {SoftmaxMask{nullptr, 0, all}, SoftmaxMask{minus_inf.data(), 0, nullptr}}) {
-    std::vector<float> y(2 * n, NAN), ref(2 * n, NAN);
-    Softmax(x.data(), 2, n, y.data(), mask);
-    SoftmaxNaive(x.data(), 2, n, ref.data(), mask);
-    EXPECT_EQ(y, std::vector<float>(2 * n, 0.0f));
-    EXPECT_EQ(ref, std::vector<float>(2 * n, 0.0f));
-  }
-}
-
-TEST(SoftmaxKernelTest, RunsInPlace) {
-  std::vector<float> x = Random(int64_t{3} * 33, 20), y(size_t{3} * 33);
-  Softmax(x.data(), 3, 33, y.data());
-  Softmax(x.data(), 3, 33, x.data());
-  EXPECT_EQ(x, y);
 }
 
 // --- Attention tile ---------------------------------------------------------
@@ -382,6 +267,7 @@ TEST(KernelReproducibilityTest, ResultsDoNotDependOnAddresses) {
   const std::vector<float> x = Random(rows * n, 27, -5.0f, 5.0f), r = Random(rows * n, 28);
   const std::vector<float> gamma = Random(n, 29), beta = Random(n, 30);
   const std::vector<float> w = Random(out_features * n, 31), b = Random(out_features, 32);
+  const PackedWeights packed(w.data(), b.data(), out_features, n);
   std::vector<std::vector<float>> first;
   for (int shift = 0; shift < 16; ++shift) {
     std::vector<std::vector<float>> results;
@@ -391,18 +277,15 @@ TEST(KernelReproducibilityTest, ResultsDoNotDependOnAddresses) {
     results.push_back(Copy(ys.data(), rows * n));
     AddLayerNorm(xs.data(), rs.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ys.data());
     results.push_back(Copy(ys.data(), rows * n));
-    Softmax(xs.data(), rows, n, ys.data());
-    results.push_back(Copy(ys.data(), rows * n));
     Gelu(xs.data(), rows * n, ys.data());
     results.push_back(Copy(ys.data(), rows * n));
     ExpShifted(xs.data(), 1.5f, rows * n, ys.data());
     results.push_back(Copy(ys.data(), rows * n));
     results.push_back({Sum(xs.data(), rows * n), SumOfSquares(xs.data(), rows * n)});
     Shifted linear_out(std::vector<float>(rows * out_features), (shift * 5) % 16);
-    Linear(xs.data(), rows, n, w.data(), b.data(), out_features, linear_out.data(),
-           Activation::kGelu);
+    PackedLinear(xs.data(), rows, packed, linear_out.data(), Activation::kGelu);
     results.push_back(Copy(linear_out.data(), rows * out_features));
-    Linear(xs.data(), 1, n, w.data(), b.data(), out_features, linear_out.data());
+    PackedLinear(xs.data(), 1, packed, linear_out.data());
     results.push_back(Copy(linear_out.data(), out_features));
     if (shift == 0) {
       first = results;
@@ -440,13 +323,13 @@ TEST(VectorMathKernelTest, ExpShiftedMatchesDoubleAndMasksMinusInfinity) {
   EXPECT_EQ(y[3], 0.0f);
 }
 
-// --- Packed products (gemm.h) against LinearNaive ------------------------------
+// --- Packed products (gemm.h) against the reference product -------------------
 
 using PackedShape = std::tuple<int64_t, int64_t, int64_t>;  // rows, in, out
 
 class PackedLinearKernelTest : public ::testing::TestWithParam<PackedShape> {};
 
-TEST_P(PackedLinearKernelTest, MatchesNaiveForEveryActivationWithAndWithoutBias) {
+TEST_P(PackedLinearKernelTest, MatchesReferenceForEveryActivationWithAndWithoutBias) {
   const auto [rows, in, out] = GetParam();
   ThreadsGuard guard;
   const std::vector<float> x = Random(rows * in, 41);
@@ -458,7 +341,8 @@ TEST_P(PackedLinearKernelTest, MatchesNaiveForEveryActivationWithAndWithoutBias)
     for (Activation act : {Activation::kIdentity, Activation::kRelu, Activation::kGelu}) {
       std::vector<float> y(rows * out, NAN), ref(rows * out);
       PackedLinear(x.data(), rows, packed, y.data(), act);
-      LinearNaive(x.data(), rows, in, w.data(), bias ? b.data() : nullptr, out, ref.data(), act);
+      ReferenceLinear(x.data(), rows, in, w.data(), bias ? b.data() : nullptr, out, ref.data(),
+                      act);
       ExpectClose(y, ref, std::string(ToString(act)) + (bias ? " with bias" : " without bias"));
       SetNumThreads(1);  // the same bits on one thread
       std::vector<float> one(rows * out);

@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/npy.h"
+#include "tests/support/max_error.h"
 #include "tests/support/pe_reference.h"
 #include "tests/support/run.h"
 
@@ -37,7 +40,7 @@ TEST(PeCliTest, SplitHalfMinusOneAtLargeStart) {
   const std::string path = ::testing::TempDir() + "pe_cli_split.npy";
   const auto r = RunPhasor(
       "pe --d-model 16 --length 4 --start 16777212 --layout split --denominator half_minus_one "
-      "--base 500 --mode cached --output " +
+      "--base 500 --mode auto --output " +
       path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const NpyArray a = ReadNpy(path);
@@ -46,6 +49,73 @@ TEST(PeCliTest, SplitHalfMinusOneAtLargeStart) {
     const auto ref = testing::RefPeRow(16777212 + j, 16, 500.0L, testing::RefLayout::kSplit,
                                        testing::RefDenominator::kHalfMinusOne);
     for (int k = 0; k < 16; ++k) EXPECT_NEAR(a.data[j * 16 + k], static_cast<double>(ref[k]), 2e-6);
+  }
+}
+
+// Rows of `pe ARGS --output FILE.npy`, checked against the long double formula
+// (interleaved, denominator d_model, base 10000) within 2e-6.
+NpyArray RowsMatchingTheFormula(const std::string& args, const std::string& name, int64_t start,
+                                int64_t length, int64_t d_model) {
+  const std::string path = ::testing::TempDir() + name + ".npy";
+  const auto r = RunPhasor("pe " + args + " --output " + path);
+  EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+  NpyArray a;
+  if (r.exit_code != 0) return a;
+  a = ReadNpy(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(a.shape, (std::vector<int64_t>{length, d_model})) << args;
+  if (a.shape != std::vector<int64_t>{length, d_model}) return a;
+  testing::MaxError worst(d_model);
+  for (int64_t j = 0; j < length; ++j) {
+    const auto ref =
+        testing::RefPeRow(start + j, d_model, 10000.0L, testing::RefLayout::kInterleaved,
+                          testing::RefDenominator::kDModel);
+    for (int64_t k = 0; k < d_model; ++k) {
+      worst.Add(j * d_model + k, a.data[j * d_model + k], ref[k]);
+    }
+  }
+  EXPECT_LE(worst, 2e-6) << args;
+  return a;
+}
+
+// Mode auto reads a table of --max-len rows (default 4096) and computes the
+// positions past it, as a model's encoding does: a start far past the table
+// needs no table that large.
+TEST(PeCliTest, AutoComputesPositionsPastTheTable) {
+  RowsMatchingTheFormula("--mode auto --start 9999991 --length 8 --d-model 512", "pe_cli_auto",
+                         9999991, 8, 512);
+}
+
+// --max-len sets the table of the sinusoidal kind too: rows 95..104 across the
+// end of a 100-row table in mode auto are those of a table that holds them all,
+// and those computed on the fly, bit for bit.
+TEST(PeCliTest, MaxLenSetsTheSinusoidalTable) {
+  const std::string rows = "--d-model 16 --start 95 --length 10";
+  const NpyArray across =
+      RowsMatchingTheFormula(rows + " --mode auto --max-len 100", "pe_cli_across", 95, 10, 16);
+  const NpyArray cached =
+      RowsMatchingTheFormula(rows + " --mode cached --max-len 105", "pe_cli_cached", 95, 10, 16);
+  const NpyArray direct =
+      RowsMatchingTheFormula(rows + " --mode on_the_fly", "pe_cli_on_the_fly", 95, 10, 16);
+  EXPECT_EQ(across.data, cached.data);
+  EXPECT_EQ(across.data, direct.data);
+}
+
+TEST(PeCliTest, CachedPastTheTableIsAUsageErrorNamingMaxLen) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"pe --d-model 8 --start 95 --length 10 --mode cached --max-len 100",
+       "--start + --length 105 is past the cached table (--max-len 100); raise --max-len or use "
+       "--mode auto or on_the_fly"},
+      {"pe --d-model 8 --start 4090 --length 8 --mode cached",
+       "--start + --length 4098 is past the cached table (--max-len 4096)"},
+      {"pe --d-model 8 --length 2 --mode auto --max-len -1", "--max-len must be >= 0, got -1"},
+      {"pe --d-model 8 --length 2 --start 1099511627775",
+       "--start 1099511627775 + --length 2 is past the largest position (2^40)"}};
+  for (const auto& [args, fragment] : cases) {
+    const auto r = RunPhasor(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    testing::ExpectOneErrorLine(r);
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << args << ": " << r.err;
   }
 }
 
