@@ -26,25 +26,6 @@ void SetNumThreads(int n) {
 
 int NumThreads() { return omp_get_max_threads(); }
 
-void ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn) {
-  if (n <= 0) return;
-  grain = std::max<int64_t>(grain, 1);
-  const int64_t max_chunks = n / grain;
-  const int threads = static_cast<int>(std::min<int64_t>(NumThreads(), max_chunks));
-  if (threads <= 1 || t_in_task || omp_in_parallel()) {
-    fn(0, n);
-    return;
-  }
-#pragma omp parallel num_threads(threads)
-  {
-    const int64_t t = omp_get_thread_num();
-    const int64_t nt = omp_get_num_threads();
-    const int64_t begin = n * t / nt;
-    const int64_t end = n * (t + 1) / nt;
-    if (begin < end) fn(begin, end);
-  }
-}
-
 namespace {
 
 // The workers of one calling thread for ParallelTasks. Unlike an OpenMP

@@ -12,9 +12,6 @@
 // the same 2 cores: the encoder 2,273 tokens/s against 889; one 4K × 512 PE
 // call 0.25 ms against 11.2 ms, a whole time slice lost waiting at the
 // barrier). Here the caller never waits for a worker that has not started.
-//
-// ParallelFor (OpenMP, static ranges) remains for the reference product of
-// engine/kernels/linear.h alone; nothing new may use it.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +23,7 @@ namespace phasor {
 
 // A non-owning reference to a callable (as absl::FunctionRef): converting a
 // lambda to it never allocates, unlike std::function with a large capture, so
-// a forward pass that hands lambdas to ParallelFor allocates nothing. Valid
+// a forward pass that hands lambdas to ParallelTasks allocates nothing. Valid
 // while the callable lives (a temporary lambda: until the end of the call).
 template <class Sig>
 class FunctionRef;
@@ -47,12 +44,10 @@ class FunctionRef<R(Args...)> {
   R (*call_)(void*, Args...);
 };
 
-// Sets how many threads ParallelFor may use (0: the OpenMP default).
+// Sets how many threads ParallelTasks may use (0: one per processor).
 void SetNumThreads(int n);
-// The number of threads ParallelFor uses for large work.
+// The number of threads ParallelTasks uses at most.
 int NumThreads();
-
-void ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn);
 
 // Calls fn(task, slot) once for every task in [0, tasks), handing tasks out
 // one at a time to whichever thread is free, on at most
@@ -64,7 +59,7 @@ void ParallelFor(int64_t n, int64_t grain, FunctionRef<void(int64_t, int64_t)> f
 // by it. What fn computes must not depend on slot or on the order of tasks, so
 // results do not depend on the thread count. fn must not throw. Serial (slot
 // 0, tasks in order) for one thread or one task, or inside a parallel region
-// or a task; ParallelFor inside a task runs serially too.
+// or a task.
 void ParallelTasks(int64_t tasks, int max_slots, FunctionRef<void(int64_t, int)> fn);
 
 }  // namespace phasor

@@ -30,6 +30,15 @@ void RotationRows::Init(RotationOptions options) {
   const int64_t half = static_cast<int64_t>(options.freq.size());
   const int64_t w = 2 * half;
   const std::string& name = options.table_name;
+  for (int64_t i = 0; i < half; ++i) {
+    if (!std::isfinite(options.freq[i]) || options.freq[i] < 0) {
+      throw Error(name + " frequency " + std::to_string(i) + " must be finite and >= 0, got " +
+                  std::to_string(options.freq[i]));
+    }
+  }
+  if (!std::isfinite(options.amplitude)) {
+    throw Error(name + " amplitude must be finite, got " + std::to_string(options.amplitude));
+  }
   if (options.max_len < 0) {
     throw Error("positional max_len must be >= 0, got " + std::to_string(options.max_len));
   }

@@ -64,7 +64,8 @@ class RotationRows {
   explicit RotationRows(RotationOptions options) { Init(std::move(options)); }
 
   // (Re)makes the tables; reuses this object's memory where the sizes do not
-  // grow. Throws Error for a negative max_len or a table too large to allocate.
+  // grow. Throws Error for a frequency not finite or negative, an amplitude
+  // not finite, a negative max_len or a table too large to allocate.
   void Init(RotationOptions options);
 
   int64_t width() const { return 2 * half_; }

@@ -87,7 +87,7 @@ class ConcurrencyTest : public ::testing::Test {
   void TearDown() override { SetNumThreads(saved_threads_); }
 
   // kThreads std::threads share enc_; each runs every case kRounds times in
-  // its own order with its own workspace. omp_threads: ParallelFor threads per
+  // its own order with its own workspace. omp_threads: ParallelTasks threads per
   // caller (0: the default, all cores). Returns the number of mismatches.
   int RunShared(int omp_threads) {
     std::vector<int> mismatches(kThreads, 0);
