@@ -57,12 +57,43 @@ TEST(BenchPeCliTest, JsonHasEveryRowAndFractionsOfTheBound) {
     EXPECT_NEAR(row["fraction_of_bound"].get<double>(), want, 1e-9 * want) << row.dump();
   }
   for (const char* length : {"1024", "2048"}) {
-    for (const char* row :
-         {"pe stream_write", "pe cached", "pe on_the_fly", "pe direct", "embedding+pe gather",
-          "embedding+pe cached", "embedding+pe on_the_fly", "embedding+pe direct"}) {
+    for (const char* row : {"pe stream_write", "pe cached", "pe on_the_fly", "pe direct",
+                            "pe table_build", "embedding+pe gather", "embedding+pe cached",
+                            "embedding+pe on_the_fly", "embedding+pe direct"}) {
       EXPECT_EQ(seen.count(std::string(row) + " " + length), 1u) << row << " " << length;
     }
   }
+}
+
+// --kind rope: q and k of every head turned from the cached table and on the
+// fly, against one read and one write of q and k (4 passes of length·d floats).
+TEST(BenchPeCliTest, RopeKindHasItsRowsAndBound) {
+  const auto r = RunPhasor(
+      "bench-pe --kind rope --heads 4 --lengths 1K,3000 --d-model 64 --min-seconds 0.01 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kind"], "rope");
+  EXPECT_EQ(j["heads"], 4);
+  std::multiset<std::string> seen;
+  for (const auto& row : j["rows"]) {
+    const int64_t length = row["length"];
+    seen.insert(row["group"].get<std::string>() + " " + row["mode"].get<std::string>() + " " +
+                std::to_string(length));
+    const double s = row["seconds"];
+    EXPECT_GT(s, 0.0) << row.dump();
+    EXPECT_NEAR(row["gb_per_s"].get<double>() * s * 1e9, static_cast<double>(length) * 64 * 16,
+                1e-3 * length * 64 * 16)
+        << row.dump();
+    const double f = row["fraction_of_bound"];
+    EXPECT_TRUE(std::isfinite(f) && f > 0) << row.dump();
+    if (row["mode"] == "read_write") {
+      EXPECT_EQ(f, 1.0);
+    }
+  }
+  const std::multiset<std::string> want = {"rope read_write 1024", "rope cached 1024",
+                                           "rope on_the_fly 1024", "rope read_write 3000",
+                                           "rope cached 3000",     "rope on_the_fly 3000"};
+  EXPECT_EQ(seen, want);
 }
 
 TEST(BenchPeCliTest, TableRowsAndSkippedCachedMode) {
@@ -120,7 +151,11 @@ TEST(BenchPeCliTest, BadSizesAreUsageErrors) {
       {"bench-pe --d-model 7", "--d-model must be even, got 7"},
       {"bench-pe --d-model 0", "--d-model must be in [2, 65536], got 0"},
       {"bench-pe --threads -1", "--threads must be in [0, 1024], got -1"},
-      {"bench-pe --lengths 1K --bogus", "unknown option --bogus"}};
+      {"bench-pe --lengths 1K --bogus", "unknown option --bogus"},
+      {"bench-pe --kind cosine", "--kind must be sinusoidal or rope, got 'cosine'"},
+      {"bench-pe --kind rope --d-model 64 --heads 3",
+       "--kind rope: --d-model 64 / --heads 3 must be an even head dim"},
+      {"bench-pe --kind rope --d-model 64 --heads 0", "--heads must be in [1, 64], got 0"}};
   for (const auto& [args, fragment] : cases) {
     const auto r = RunPhasor(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
