@@ -6,7 +6,10 @@
 # machine (`uptime` load below 1, nothing else of yours running); each step
 # records the load average before and after it in OUT/load.txt.
 #
-#   bench/figures.sh [--out DIR] [--runs 3] [--skip-ort]
+#   bench/figures.sh [--out DIR] [--runs 3] [--skip-ort] [--pe-only]
+#
+# --pe-only takes the positional-encoding figures alone (machine, limits and
+# the bench-pe runs: about ten minutes).
 #
 # Needs a Release build (make build); the ONNX Runtime step also needs what
 # bench/ort_compare.sh needs (node + npm, python3 with torch and numpy).
@@ -18,12 +21,14 @@ bin="$root/build/bin"
 out=/tmp/phasor-figures
 runs=3
 ort=1
+pe_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --skip-ort) ort=0 ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    --pe-only) pe_only=1 ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "figures: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -56,11 +61,22 @@ step() {
 step peak.json "$bin/phasor_bench" --benchmark_filter='Fp32Peak|StreamWrite' \
   --benchmark_min_time=0.3 --benchmark_format=json
 
-# Cached versus recomputed PE, side by side, at encoder and long lengths.
+# Cached versus recomputed PE, side by side, at encoder and long lengths; the
+# narrow and wide rows at 4K and 1M; RoPE applied to q and k.
 for r in $(seq "$runs"); do
   step "bench_pe_$r.json" "$bin/phasor" bench-pe --lengths 512,1K,4K,16K,64K,256K,1M \
     --min-seconds 0.3 --json
+  for d in 64 4096; do
+    step "bench_pe_d${d}_$r.json" "$bin/phasor" bench-pe --d-model "$d" --lengths 4K,1M \
+      --min-seconds 0.3 --json
+  done
+  step "bench_pe_rope_$r.json" "$bin/phasor" bench-pe --kind rope \
+    --lengths 512,1K,4K,16K,64K,256K,1M --min-seconds 0.3 --json
 done
+if [ "$pe_only" = 1 ]; then
+  echo "figures: done (PE only); see $out (load averages in $out/load.txt)" >&2
+  exit 0
+fi
 
 # One pass over 10^8 tokens (peak memory with /usr/bin/time).
 step embed_1e8.json /usr/bin/time -v -o "$out/embed_1e8.time" "$bin/phasor" embed \

@@ -33,35 +33,89 @@ def load_lines(out):
     return open(path).read().strip().splitlines() if os.path.exists(path) else []
 
 
+def pe_runs(out, pattern):
+    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, pattern)))]
+    return runs, [{(r["group"], r["mode"], r["length"]): r for r in run["rows"]} for run in runs]
+
+
+def gb_cells(rows, group, n, modes):
+    """The median (min–max) GB/s of each mode over the runs, 'skipped' if none ran."""
+    cells = []
+    for m in modes:
+        v = [r[(group, m, n)].get("gb_per_s") for r in rows if (group, m, n) in r]
+        v = [x for x in v if x is not None]
+        cells.append(spread(v, "{:.1f}") if v else "skipped")
+    return cells
+
+
+def ratios(rows, group, n, a, b):
+    """spread of the ratio a ÷ b of GB/s, taken within each run."""
+    v = [r[(group, a, n)]["gb_per_s"] / r[(group, b, n)]["gb_per_s"] for r in rows
+         if "gb_per_s" in r.get((group, a, n), {}) and "gb_per_s" in r.get((group, b, n), {})]
+    return spread(v) if v else "skipped"
+
+
+def command(runs, kind_args, lengths):
+    return (f"{len(runs)} runs of `phasor bench-pe {kind_args}--lengths "
+            f"{','.join(si_length(n) for n in lengths)} --min-seconds 0.3 --json`")
+
+
 def bench_pe(out):
-    runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, "bench_pe_[0-9]*.json")))]
+    runs, rows = pe_runs(out, "bench_pe_[0-9]*.json")
     if not runs:
         return ""
-    rows = [{(r["group"], r["mode"], r["length"]): r for r in run["rows"]} for run in runs]
     lengths = sorted({k[2] for k in rows[0]})
-    lines = [f"{len(runs)} runs of `phasor bench-pe --lengths "
-             f"{','.join(si_length(n) for n in lengths)} --min-seconds 0.3 --json`, "
-             f"d_model {runs[0]['d_model']}, {runs[0]['threads']} threads. GB/s written: "
-             "median (min–max) over the runs.", ""]
+    lines = [f"{command(runs, '', lengths)}, d_model {runs[0]['d_model']}, "
+             f"{runs[0]['threads']} threads. GB/s written: median (min–max) over the runs; "
+             "table build: the cached table made once (median of five builds).", ""]
     for group, bound, label in (("pe", "stream_write", "PE alone"),
                                 ("embedding+pe", "gather", "embedding + PE")):
+        build = group == "pe"
         lines += [f"**{label}**", "",
-                  f"| length | cached | on the fly | direct sin/cos | {bound.replace('_', ' ')} "
-                  "(bound) | on the fly ÷ cached | on the fly ÷ bound |",
-                  "|---|---|---|---|---|---|---|"]
+                  f"| length | cached | on the fly | direct sin/cos | "
+                  + ("table build | " if build else "")
+                  + f"{bound.replace('_', ' ')} (bound) | on the fly ÷ cached | on the fly ÷ bound |"
+                  + (" table build ÷ bound |" if build else ""),
+                  "|---|---|---|---|---|---|---|" + ("---|---|" if build else "")]
         for n in lengths:
-            def gb(mode):
-                v = [r[(group, mode, n)].get("gb_per_s") for r in rows]
-                return [x for x in v if x is not None]
-            def ratio(a, b):
-                return [r[(group, a, n)]["gb_per_s"] / r[(group, b, n)]["gb_per_s"]
-                        for r in rows if "gb_per_s" in r[(group, a, n)]
-                        and "gb_per_s" in r[(group, b, n)]]
-            cells = [spread(gb(m), "{:.1f}") if gb(m) else "skipped"
-                     for m in ("cached", "on_the_fly", "direct", bound)]
-            lines.append(f"| {si_length(n)} | " + " | ".join(cells) +
-                         f" | {spread(ratio('on_the_fly', 'cached'))}"
-                         f" | {spread(ratio('on_the_fly', bound))} |")
+            modes = ["cached", "on_the_fly", "direct"] + (["table_build"] if build else []) + [bound]
+            lines.append(f"| {si_length(n)} | " + " | ".join(gb_cells(rows, group, n, modes)) +
+                         f" | {ratios(rows, group, n, 'on_the_fly', 'cached')}"
+                         f" | {ratios(rows, group, n, 'on_the_fly', bound)} |" +
+                         (f" {ratios(rows, group, n, 'table_build', bound)} |" if build else ""))
+        lines.append("")
+    # The narrow and the wide row: ratios alone.
+    wide = []
+    for d in (64, 4096):
+        druns, drows = pe_runs(out, f"bench_pe_d{d}_[0-9]*.json")
+        if not druns:
+            continue
+        for n in sorted({k[2] for k in drows[0]}):
+            wide.append(f"| {d} | {si_length(n)} | "
+                        f"{ratios(drows, 'pe', n, 'on_the_fly', 'cached')} | "
+                        f"{ratios(drows, 'pe', n, 'on_the_fly', 'stream_write')} | "
+                        f"{ratios(drows, 'embedding+pe', n, 'on_the_fly', 'cached')} | "
+                        f"{ratios(drows, 'embedding+pe', n, 'on_the_fly', 'gather')} |")
+    if wide:
+        lines += ["**Other widths** (`--d-model 64` and `4096`, lengths 4K and 1M; a cached "
+                  "table over 4 GiB is skipped)", "",
+                  "| d_model | length | PE on the fly ÷ cached | PE on the fly ÷ stream write | "
+                  "embedding + on the fly ÷ cached | embedding + on the fly ÷ gather |",
+                  "|---|---|---|---|---|---|"] + wide + [""]
+    rruns, rrows = pe_runs(out, "bench_pe_rope_[0-9]*.json")
+    if rruns:
+        rl = sorted({k[2] for k in rrows[0]})
+        lines += [f"**RoPE** ({command(rruns, '--kind rope ', rl)}: q and k of "
+                  f"{rruns[0]['heads']} heads, d_model {rruns[0]['d_model']}, turned in place; "
+                  "GB/s of q and k read and written)", "",
+                  "| length | cached | on the fly | read + write (bound) | on the fly ÷ cached | "
+                  "on the fly ÷ bound |", "|---|---|---|---|---|---|"]
+        for n in rl:
+            lines.append(f"| {si_length(n)} | " +
+                         " | ".join(gb_cells(rrows, "rope", n, ["cached", "on_the_fly",
+                                                                 "read_write"])) +
+                         f" | {ratios(rrows, 'rope', n, 'on_the_fly', 'cached')}"
+                         f" | {ratios(rrows, 'rope', n, 'on_the_fly', 'read_write')} |")
         lines.append("")
     return "\n".join(lines)
 
