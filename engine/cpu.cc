@@ -40,8 +40,9 @@ bool Has(Isa isa) {
 // A target's table, its entries in KernelTable's order.
 #define PHASOR_KERNEL_TABLE(target)                                                \
   KernelTable {                                                                    \
-    target::GemmPanel, target::StreamFence, target::TurnRows, target::TurnPairs,   \
-        target::ScaleAddRow, target::ScaleRow, target::FillRow, target::ExpShifted \
+    target::GemmPanel, target::StreamFence, target::TurnRows, target::RotateHeads, \
+        target::TurnPairs, target::ScaleAddRow, target::ScaleRow, target::FillRow, \
+        target::ExpShifted                                                         \
   }
 
 const KernelTable& TableOf(Isa isa) {

@@ -26,24 +26,6 @@ bool UsesOriginalMaxLen(RopeScalingType t) {
          t == RopeScalingType::kLlama3;
 }
 
-// Rotates the first 2·half values of one head in place. c, s: [half] cos, sin.
-void RotateHead(float* x, const float* c, const float* s, int64_t half, RopeLayout layout) {
-  if (layout == RopeLayout::kHalf) {
-    float* x1 = x + half;
-    for (int64_t i = 0; i < half; ++i) {
-      const float a = x[i], b = x1[i];
-      x[i] = a * c[i] - b * s[i];
-      x1[i] = a * s[i] + b * c[i];
-    }
-  } else {
-    for (int64_t i = 0; i < half; ++i) {
-      const float a = x[2 * i], b = x[2 * i + 1];
-      x[2 * i] = a * c[i] - b * s[i];
-      x[2 * i + 1] = a * s[i] + b * c[i];
-    }
-  }
-}
-
 // Dynamic scaling past L0: the rows for one L, made on this thread and kept
 // while the same Rope asks for the same L. Never shared between threads.
 struct DynamicRows {
@@ -304,7 +286,9 @@ void Rope::ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, in
   // tasks use it through this reference.
   const RotationRows& rows = RowsFor(first_pos + seq);
   const int64_t r = r_, half = r_ / 2, d_head = options_.d_head;
-  const RopeLayout layout = options_.layout;
+  const kernels::PairSlots slots = options_.layout == RopeLayout::kHalf
+                                       ? kernels::PairSlots::kHalves
+                                       : kernels::PairSlots::kAdjacent;
   // Rows of [3·d_model]: q | k | v; v untouched.
   RotationRows::ForEachTask(batch, first_pos, seq, r, [&](int64_t b, int64_t p0, int64_t p1) {
     AlignedFloats& buf = tls_cos_sin;
@@ -321,9 +305,7 @@ void Rope::ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, in
       for (int64_t j = 0; j < m; ++j) {
         const float* c = cs + j * r;
         float* row = qkv + (b * seq + (c0 + j - first_pos)) * 3 * d_model;
-        for (int64_t h = 0; h < 2 * n_heads; ++h) {
-          RotateHead(row + h * d_head, c, c + half, half, layout);
-        }
+        kernels::RotateHeads(row, 2 * n_heads, d_head, c, c + half, half, slots);  // q and k
       }
     }
   });

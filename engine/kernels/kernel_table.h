@@ -40,6 +40,8 @@ struct KernelTable {
   void (*stream_fence)();
   void (*turn_rows)(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
                     const Gather* g, float* out, Stores stores);
+  void (*rotate_heads)(float* x, int64_t heads, int64_t stride, const float* c, const float* s,
+                       int64_t half, PairSlots slots);
   // The first values of the row done with vectors: returns how many (an even
   // count); the caller finishes the row.
   int64_t (*turn_pairs)(const double* row, const double* u, int64_t n, double* out);

@@ -19,6 +19,12 @@ void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots
   Kernels().turn_rows(a, u, rows, n, slots, g, out, stores);
 }
 
+void RotateHeads(float* x, int64_t heads, int64_t stride, const float* c, const float* s,
+                 int64_t half, PairSlots slots) {
+  assert(heads >= 0 && half >= 0 && stride >= 2 * half);
+  Kernels().rotate_heads(x, heads, stride, c, s, half, slots);
+}
+
 void TurnPairs(const double* row, const double* u, int64_t n, double* out) {
   assert(n >= 0 && n % 2 == 0);
   for (int64_t k = Kernels().turn_pairs(row, u, n, out); k < n; k += 2) {

@@ -75,6 +75,15 @@ enum class PairSlots {
 void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
               const Gather* g, float* out, Stores stores = Stores::kCached);
 
+// Turns the pairs of heads vectors in place (RoPE's q and k): vector h at
+// x + h·stride, its pair i at (i, half + i) (kHalves) or (2i, 2i + 1)
+// (kAdjacent), turned by the angle whose cosine and sine are c[i], s[i]:
+//   (a, b) → (a·c − b·s, b·c + a·s)
+// (one rounding per product and per sum, no fused multiply-add: every target
+// gives the same bits). x: [heads, stride], stride >= 2·half; c, s: [half].
+void RotateHeads(float* x, int64_t heads, int64_t stride, const float* c, const float* s,
+                 int64_t half, PairSlots slots);
+
 // Rows of pairs (sin θ, cos θ) in double, turned by u = (cos φ, sin φ) per
 // pair: out = (sin(θ+φ), cos(θ+φ)) as row·(cos φ, cos φ) plus row with each
 // pair swapped times (sin φ, -sin φ): the products and sums of TurnRows.

@@ -20,6 +20,7 @@ inline V Add(V a, V b) { return _mm256_add_ps(a, b); }
 inline V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
 inline V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
 inline V Set1(float x) { return _mm256_set1_ps(x); }
+inline V SwapPairs(V x) { return _mm256_permute_ps(x, 0xB1); }  // (x1, x0, x3, x2, ...)
 
 // (x0, y0, x1, y1, ...): pairs 0-3 and 4-7 of x and y (unpack works within
 // 128-bit lanes; the lane permute puts the halves in order).

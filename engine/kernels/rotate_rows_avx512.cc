@@ -20,6 +20,7 @@ inline V Add(V a, V b) { return _mm512_add_ps(a, b); }
 inline V Sub(V a, V b) { return _mm512_sub_ps(a, b); }
 inline V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
 inline V Set1(float x) { return _mm512_set1_ps(x); }
+inline V SwapPairs(V x) { return _mm512_permute_ps(x, 0xB1); }  // (x1, x0, x3, x2, ...)
 
 // (x0, y0, x1, y1, ...): pairs 0-7 and 8-15 of x and y.
 inline V InterleaveLow(V x, V y) {

@@ -44,6 +44,21 @@ void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots
   }
 }
 
+void RotateHeads(float* x, int64_t heads, int64_t stride, const float* c, const float* s,
+                 int64_t half, PairSlots slots) {
+  const bool halves = slots == PairSlots::kHalves;
+  for (int64_t h = 0; h < heads; ++h) {
+    float* p = x + h * stride;
+    for (int64_t i = 0; i < half; ++i) {
+      float& xa = p[halves ? i : 2 * i];
+      float& xb = p[halves ? half + i : 2 * i + 1];
+      const float a = xa, b = xb;
+      xa = a * c[i] - b * s[i];
+      xb = b * c[i] + a * s[i];
+    }
+  }
+}
+
 int64_t TurnPairs(const double* /*row*/, const double* /*u*/, int64_t /*n*/, double* /*out*/) {
   return 0;  // the caller's scalar loop does the whole row
 }

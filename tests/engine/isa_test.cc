@@ -196,6 +196,42 @@ TEST(IsaTest, TurnPairsGivesTheSameBitsOnEveryTarget) {
   }
 }
 
+// RoPE's in-place turn of q and k heads: every target the same bits, each
+// value within one float rounding of the rotation in double (the inputs are
+// floats, so a·c − b·s in double is off by at most a few ulps of float).
+TEST(IsaTest, RotateHeadsGivesTheSameBitsOnEveryTargetAndTheRotation) {
+  for (const PairSlots slots : {PairSlots::kHalves, PairSlots::kAdjacent}) {
+    for (int64_t half : {1, 3, 8, 16, 32, 35, 64}) {
+      const int64_t heads = 5, stride = 2 * half + 3;  // a gap after each head stays put
+      const std::vector<float> x = Random(heads * stride, 31, -4.0f, 4.0f);
+      std::vector<float> c(half), s(half);
+      for (int64_t i = 0; i < half; ++i) {
+        c[i] = static_cast<float>(std::cos(0.37 * (i + 1)));
+        s[i] = static_cast<float>(std::sin(0.37 * (i + 1)));
+      }
+      const auto results = OnEveryTarget([&] {
+        std::vector<float> y = x;
+        RotateHeads(y.data(), heads, stride, c.data(), s.data(), half, slots);
+        return y;
+      });
+      for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back())) << half;
+      const bool halves = slots == PairSlots::kHalves;
+      for (int64_t h = 0; h < heads; ++h) {
+        for (int64_t i = 0; i < half; ++i) {
+          const int64_t ia = h * stride + (halves ? i : 2 * i);
+          const int64_t ib = h * stride + (halves ? half + i : 2 * i + 1);
+          const double a = x[ia], b = x[ib];
+          EXPECT_NEAR(results[0][ia], a * c[i] - b * s[i], 4e-6) << h << " " << i;
+          EXPECT_NEAR(results[0][ib], b * c[i] + a * s[i], 4e-6) << h << " " << i;
+        }
+        for (int64_t k = 2 * half; k < stride; ++k) {
+          EXPECT_EQ(results[0][h * stride + k], x[h * stride + k]);
+        }
+      }
+    }
+  }
+}
+
 TEST(IsaTest, ExpGivesTheSameBitsOnEveryTarget) {
   std::vector<float> x = Random(203, 11, -100.0f, 100.0f);
   x[3] = -std::numeric_limits<float>::infinity();
