@@ -1,0 +1,70 @@
+// The fully connected layer in bfloat16 with float32 accumulation:
+//
+//   y[rows, out] = act(bf16(x)·bf16(W)ᵀ + b),  W: [out, in] (nn.Linear.weight)
+//
+// bf16(v) rounds a float to bfloat16 (its top 16 bits) to nearest, ties to
+// even; NaN stays NaN. W is rounded and packed once at load; the rows of x are
+// rounded just before the product. Each output is b + Σ_k bf16(x)·bf16(W) in
+// float32: the products are exact in float32, the sums rounded. avx512 with
+// AVX512-BF16 uses vdpbf16ps (pairs of k, denormals flushed); avx2 and portable
+// compute the same sums with float multiply-adds, so targets agree within
+// float32 rounding of the sums, not bit for bit. Within a target the result
+// depends on the values only, never on the thread count or the split.
+//
+// tests/support/reference_bf16.h holds the naive twins; phasor_bench's
+// BM_Bf16Linear times the product at encoder shapes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/kernels/activations.h"
+
+namespace phasor::kernels {
+
+// Rounds a float to bfloat16 (to nearest, ties to even; NaN stays a quiet NaN).
+uint16_t ToBf16(float v);
+float FromBf16(uint16_t v);
+
+// W rounded to bfloat16 and packed once for the chosen target's product.
+class Bf16Weights {
+ public:
+  Bf16Weights() = default;
+  // w: [out, in] row-major; b: [out] or null (no bias). Copies what it needs.
+  Bf16Weights(const float* w, const float* b, int64_t out, int64_t in);
+  // The same from weights already in bfloat16 (a BF16 safetensors tensor),
+  // without a float32 copy.
+  Bf16Weights(const uint16_t* w, const float* b, int64_t out, int64_t in);
+
+  int64_t out() const { return out_; }
+  int64_t in() const { return in_; }
+  // The row stride, in bfloat16 values, that RoundRowsBf16's output must have
+  // at least (in rounded up to a pair; the value past in is written 0).
+  int64_t row_values() const { return row_values_; }
+  // Bytes held: about 2·out·in plus the bias.
+  int64_t bytes() const;
+
+  // The packed layout is private to the kernels (gemm_bf16*.cc).
+  const uint16_t* packed() const;
+  const float* bias() const;  // [out rounded up], zero past out
+
+ private:
+  int64_t out_ = 0, in_ = 0, row_values_ = 0;
+  std::vector<uint16_t> packed_;
+  std::vector<float> bias_;
+  int64_t packed_offset_ = 0;
+};
+
+// Rows [0, rows) of x ([rows, in], row stride ldx, in = w.in()) rounded:
+// xb: [rows, w.row_values()] with row stride ldxb >= w.row_values(). Serial.
+void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights& w, uint16_t* xb,
+                   int64_t ldxb);
+
+// Columns [col_begin, col_end) of y = act(xb·bf16(W)ᵀ + b) for the rows
+// RoundRowsBf16 made; y + r·ldy + c is output (r, c). col_begin is a multiple
+// of 32; col_end <= w.out(). Serial: callers split rows and columns.
+void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
+                     int64_t col_begin, int64_t col_end, float* y, int64_t ldy,
+                     Activation act = Activation::kIdentity);
+
+}  // namespace phasor::kernels

@@ -1,0 +1,76 @@
+// The fully connected layer in 8-bit integers, as dynamic quantization does it
+// (ONNX Runtime's MatMulInteger form, PyTorch's quantize_dynamic):
+//
+//   y[rows, out] = act(dequantize(q(x)·Wqᵀ) + b),  W: [out, in] (nn.Linear.weight)
+//
+// Weights: quantized once at load, symmetric, one scale per output channel:
+//   sw[c] = max_k |W[c, k]| / 127 (0 for an all-zero channel, whose Wq is 0),
+//   Wq[c, k] = round_half_even(W[c, k] / sw[c]) in [-127, 127].
+// Activations: quantized per row just before the product, symmetric:
+//   sx[r] = max_k |x[r, k]| / 127 (0 for an all-zero row, whose q is 0),
+//   q[r, k] = round_half_even(x[r, k] · (127 / max_k |x[r, k]|)) in [-127, 127],
+// stored as the unsigned byte q + 128 (what VNNI's u8 × s8 product takes).
+// The product accumulates exactly in int32:
+//   acc[r, c] = Σ_k q[r, k]·Wq[c, k] = Σ_k (q + 128)·Wq − 128·Σ_k Wq[c, k],
+// then y = act(float(acc)·(sx[r]·sw[c]) + b[c]): a multiply and an add rounded
+// apart (no FMA), so every target (avx512 with VNNI, avx2, portable) gives the
+// same bits, for any thread count and any split of rows and columns.
+//
+// NaN or Inf in x makes its row's scale NaN or Inf and its outputs NaN; NaN or
+// Inf in W does the same for that channel. Nothing traps.
+//
+// tests/support/reference_int8.h holds the naive twins; phasor_bench's
+// BM_Int8Linear times the product at encoder shapes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/kernels/activations.h"
+
+namespace phasor::kernels {
+
+// W quantized and packed once for the chosen target's product.
+class Int8Weights {
+ public:
+  Int8Weights() = default;
+  // w: [out, in] row-major; b: [out] or null (no bias). Copies what it needs.
+  Int8Weights(const float* w, const float* b, int64_t out, int64_t in);
+
+  int64_t out() const { return out_; }
+  int64_t in() const { return in_; }
+  // The row stride, in bytes, that QuantizeRowsInt8's output must have at
+  // least (in rounded up to what the product reads at once; the bytes past in
+  // are written by QuantizeRowsInt8).
+  int64_t row_bytes() const { return row_bytes_; }
+  const float* scales() const;  // [out]: sw
+  // Bytes held: about out·in (weights) plus a few floats per channel.
+  int64_t bytes() const;
+
+  // The packed layout is private to the kernels (gemm_int8*.cc).
+  const int8_t* packed() const;
+  const int32_t* column_sums() const;  // [out rounded up]: Σ_k Wq[c, k]
+  const float* bias() const;           // [out rounded up], zero past out
+
+ private:
+  int64_t out_ = 0, in_ = 0, row_bytes_ = 0;
+  std::vector<int8_t> packed_;  // aligned within by offsets the .cc chooses
+  std::vector<int32_t> sums_;
+  std::vector<float> scales_, bias_;
+  int64_t packed_offset_ = 0;
+};
+
+// Rows [0, rows) of x ([rows, in], row stride ldx, in = w.in()) quantized:
+// q: [rows, w.row_bytes()] with row stride ldq >= w.row_bytes(); scales: [rows].
+// Serial.
+void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w, uint8_t* q,
+                      int64_t ldq, float* scales);
+
+// Columns [col_begin, col_end) of y = act(dequantize(q·Wqᵀ) + b) for the rows
+// QuantizeRowsInt8 made; y + r·ldy + c is output (r, c). col_begin is a
+// multiple of 32; col_end <= w.out(). Serial: callers split rows and columns.
+void Int8LinearBlock(const uint8_t* q, int64_t ldq, const float* scales, int64_t rows,
+                     const Int8Weights& w, int64_t col_begin, int64_t col_end, float* y,
+                     int64_t ldy, Activation act = Activation::kIdentity);
+
+}  // namespace phasor::kernels
