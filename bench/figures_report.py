@@ -190,8 +190,12 @@ def ort(out):
     cells = {}
     for p in runs:
         for line in open(p):
-            m = re.match(r"(d\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", line)
-            if m:
+            # case [precision] threads phasor ort ratio: the float32 rows (older
+            # runs have no precision column).
+            m = re.match(r"(d\d+)\s+(?:(\w+)\s+)??(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)",
+                         line)
+            if m and m[2] in (None, "fp32"):
+                m = (m[0], m[1], m[3], m[4], m[5], m[6])
                 c = cells.setdefault((m[1], int(m[2])), {"phasor": [], "ort": [], "ratio": []})
                 c["phasor"].append(float(m[3]))
                 c["ort"].append(float(m[4]))

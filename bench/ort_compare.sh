@@ -5,6 +5,7 @@
 #   bench/ort_compare.sh [--phasor build/bin/phasor] [--work /tmp/phasor-ort]
 #                        [--ort-dir /tmp/ort] [--rounds 5] [--repeat 10]
 #                        [--threads "2 1"] [--cases "d512 d256"]
+#                        [--precision "fp32 int8"]
 #
 # For each case it writes a model with `phasor make-toy`, exports it with
 # tools/export_onnx.py (torch), checks that both engines give the same hidden
@@ -13,9 +14,17 @@
 # median of `repeat` passes; the table shows the median over rounds and the
 # ratio phasor tokens/s ÷ ONNX Runtime tokens/s (> 1: phasor is faster).
 #
+# --precision (default fp32) lists the number formats to time. int8 runs
+# `phasor encode --precision int8` against the graph of
+# `tools/export_onnx.py --precision int8` (model_int8.onnx: the same int8
+# weights in ONNX Runtime's dynamic quantization). A phasor that rejects the
+# option with a usage error has its int8 runs skipped; ONNX Runtime's still run.
+# The int8 check prints how far each engine's output is from phasor's float32.
+#
 # Needs node + npm (onnxruntime-node is installed into --ort-dir with
 # `npm install --ignore-scripts onnxruntime-node` if missing, never into the
-# repository) and a python3 with torch and numpy (PYTHON, default /usr/bin/python3).
+# repository) and a python3 with torch and numpy (PYTHON, default
+# /usr/bin/python3); int8 also needs onnx (Debian python3-onnx).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,6 +36,7 @@ rounds=5
 repeat=10
 threads_list="2 1"
 cases="d512 d256"
+precisions="fp32"
 python="${PYTHON:-/usr/bin/python3}"
 
 while [ $# -gt 0 ]; do
@@ -38,13 +48,52 @@ while [ $# -gt 0 ]; do
     --repeat) repeat="$2" ;;
     --threads) threads_list="$2" ;;
     --cases) cases="$2" ;;
-    -h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+    --precision) precisions="$2" ;;
+    -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "ort_compare: unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
 done
 
 [ -x "$phasor" ] || { echo "ort_compare: no phasor binary at $phasor (build first)" >&2; exit 1; }
+for p in $precisions; do
+  case "$p" in
+    fp32 | int8) ;;
+    *) echo "ort_compare: unknown precision $p (fp32, int8)" >&2; exit 2 ;;
+  esac
+done
+
+# phasor's options for a precision: fp32 is its default and needs none.
+precision_args() {
+  [ "$1" = fp32 ] || echo "--precision $1"
+}
+
+# The graph ONNX Runtime runs for a precision.
+onnx_file() {
+  if [ "$2" = fp32 ]; then echo "$1/model.onnx"; else echo "$1/model_$2.onnx"; fi
+}
+
+# Which precisions this phasor runs. A usage error (exit 2) means it has no such
+# option or value: those runs are skipped. Any other failure stops here.
+phasor_has=" "
+for p in $precisions; do
+  rc=0
+  # shellcheck disable=SC2046
+  err="$("$phasor" encode --tokens "1 2 3" $(precision_args "$p") 2>&1 >/dev/null)" || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    phasor_has="$phasor_has$p "
+  elif [ "$rc" -eq 2 ]; then
+    echo "ort_compare: skipping phasor's $p runs: \`phasor encode $(precision_args "$p")\`" \
+      "is a usage error here ($err); ONNX Runtime's $p runs go ahead" >&2
+  else
+    echo "ort_compare: phasor encode $(precision_args "$p") failed: $err" >&2
+    exit 1
+  fi
+done
+phasor_runs() {
+  case "$phasor_has" in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
+
 if [ ! -d "$ort_dir/node_modules/onnxruntime-node" ]; then
   echo "ort_compare: installing onnxruntime-node into $ort_dir" >&2
   mkdir -p "$ort_dir"
@@ -66,38 +115,69 @@ results="$work/results.jsonl"
 for c in $cases; do
   IFS='|' read -r sizes batch seq <<<"$(case_args "$c")"
   dir="$work/$c"
-  if [ ! -f "$dir/model.onnx" ]; then
+  if [ ! -f "$dir/config.json" ]; then
     # shellcheck disable=SC2086
     "$phasor" make-toy --out "$dir" $sizes >&2
-    "$python" "$root/tools/export_onnx.py" --model "$dir" --out "$dir/model.onnx" 2>&1 |
-      grep -v -i warn >&2 || true
   fi
+  for p in $precisions; do
+    onnx="$(onnx_file "$dir" "$p")"
+    if [ ! -f "$onnx" ]; then
+      "$python" "$root/tools/export_onnx.py" --model "$dir" --out "$onnx" --precision "$p" 2>&1 |
+        grep -v -i warn >&2 || true
+      [ -f "$onnx" ] || { echo "ort_compare: no $onnx (export failed)" >&2; exit 1; }
+    fi
+  done
   tokens="$dir/tokens_${batch}x${seq}.txt"
   # Ids in [1, 32000): never the toy model's pad id 0. Fixed seed.
   "$python" -c "
 import random; r = random.Random(5)
 for _ in range($batch): print(' '.join(str(r.randrange(1, 32000)) for _ in range($seq)))" >"$tokens"
 
-  # Same weights, same answer: max |phasor - ORT| over the batch.
+  # Same weights, same answer: max |phasor - ORT| over the batch in float32. In
+  # int8 the engines quantize activations differently (ONNX Runtime: one uint8
+  # scale per tensor; phasor: one int8 scale per token), so each is measured
+  # against phasor's float32 instead.
   "$phasor" encode --model "$dir" --tokens-file "$tokens" --output "$dir/phasor.npy" >/dev/null
-  node "$here/ort_compare.mjs" --onnx "$dir/model.onnx" --tokens-file "$tokens" --repeat 1 \
-    --warmup 0 --ort-dir "$ort_dir" --output "$dir/ort.f32" >/dev/null
-  "$python" -c "
-import numpy as np; a = np.load('$dir/phasor.npy'); b = np.fromfile('$dir/ort.f32', '<f4')
+  for p in $precisions; do
+    node "$here/ort_compare.mjs" --onnx "$(onnx_file "$dir" "$p")" --tokens-file "$tokens" \
+      --repeat 1 --warmup 0 --ort-dir "$ort_dir" --output "$dir/ort_$p.f32" >/dev/null
+    if [ "$p" = fp32 ]; then
+      "$python" -c "
+import numpy as np; a = np.load('$dir/phasor.npy'); b = np.fromfile('$dir/ort_fp32.f32', '<f4')
 print('ort_compare: $c: max |phasor - ort| = %.3g' % abs(a.ravel() - b).max())" >&2
+      continue
+    fi
+    mine=""
+    if phasor_runs "$p"; then
+      # shellcheck disable=SC2046
+      "$phasor" encode --model "$dir" --tokens-file "$tokens" $(precision_args "$p") \
+        --output "$dir/phasor_$p.npy" >/dev/null
+      mine="$dir/phasor_$p.npy"
+    fi
+    "$python" -c "
+import numpy as np; ref = np.load('$dir/phasor.npy').ravel()
+out = ['ort %.3g' % abs(np.fromfile('$dir/ort_$p.f32', '<f4') - ref).max()]
+if '$mine': out.insert(0, 'phasor %.3g' % abs(np.load('$mine').ravel() - ref).max())
+print('ort_compare: $c: max |$p - phasor fp32|: ' + ', '.join(out))" >&2
+  done
 
-  for t in $threads_list; do
-    for r in $(seq "$rounds"); do
-      "$phasor" encode --model "$dir" --tokens-file "$tokens" --threads "$t" --repeat "$repeat" \
-        --json | "$python" -c "
+  for p in $precisions; do
+    for t in $threads_list; do
+      for r in $(seq "$rounds"); do
+        if phasor_runs "$p"; then
+          # shellcheck disable=SC2046
+          "$phasor" encode --model "$dir" --tokens-file "$tokens" $(precision_args "$p") \
+            --threads "$t" --repeat "$repeat" --json | "$python" -c "
 import json, sys; j = json.load(sys.stdin)
-print(json.dumps(dict(case='$c', engine='phasor', threads=$t, round=$r, seconds=j['seconds'],
-                      tokens_per_s=j['tokens_per_s'])))" >>"$results"
-      node "$here/ort_compare.mjs" --onnx "$dir/model.onnx" --tokens-file "$tokens" --threads "$t" \
-        --repeat "$repeat" --ort-dir "$ort_dir" | "$python" -c "
+print(json.dumps(dict(case='$c', precision='$p', engine='phasor', threads=$t, round=$r,
+                      seconds=j['seconds'], tokens_per_s=j['tokens_per_s'])))" >>"$results"
+        fi
+        node "$here/ort_compare.mjs" --onnx "$(onnx_file "$dir" "$p")" --tokens-file "$tokens" \
+          --threads "$t" --repeat "$repeat" --ort-dir "$ort_dir" | "$python" -c "
 import json, sys; j = json.load(sys.stdin)
-print(json.dumps(dict(case='$c', engine='ort', threads=$t, round=$r, seconds=j['seconds'],
-                      tokens_per_s=j['tokens_per_s'])))" >>"$results"
+print(json.dumps(dict(case='$c', precision='$p', engine='ort', threads=$t, round=$r,
+                      seconds=j['seconds'], tokens_per_s=j['tokens_per_s'])))" >>"$results"
+      done
     done
   done
 done
@@ -105,22 +185,44 @@ done
 "$python" - "$results" <<'EOF'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-keys = sorted({(r["case"], r["threads"]) for r in rows}, key=lambda k: (k[0], -k[1]))
-med = lambda c, e, t: statistics.median(r["tokens_per_s"] for r in rows
-                                        if (r["case"], r["engine"], r["threads"]) == (c, e, t))
-print(f"{'case':6} {'threads':>7} {'phasor tok/s':>13} {'ort tok/s':>11} {'phasor/ort':>10}"
-      f" {'phasor ms':>10} {'ort ms':>8}")
-for c, t in keys:
-    p, o = med(c, "phasor", t), med(c, "ort", t)
-    n = next(r for r in rows if r["case"] == c)["tokens_per_s"] * \
-        next(r for r in rows if r["case"] == c)["seconds"]
-    print(f"{c:6} {t:7d} {p:13.0f} {o:11.0f} {p / o:10.3f} {1e3 * n / p:10.2f} {1e3 * n / o:8.2f}")
-for c in sorted({k[0] for k in keys}):
-    ts = sorted({k[1] for k in keys if k[0] == c})
+order = {"fp32": 0, "int8": 1}
+keys = sorted({(r["case"], r["precision"], r["threads"]) for r in rows},
+              key=lambda k: (k[0], order.get(k[1], 9), -k[2]))
+
+
+def med(c, p, e, t):
+    """Median tokens/s over rounds, or None when that engine did not run."""
+    xs = [r["tokens_per_s"] for r in rows
+          if (r["case"], r["precision"], r["engine"], r["threads"]) == (c, p, e, t)]
+    return statistics.median(xs) if xs else None
+
+
+def cell(v, width, fmt):
+    return f"{'-':>{width}}" if v is None else format(v, f"{width}{fmt}")
+
+
+print(f"{'case':6} {'precision':>9} {'threads':>7} {'phasor tok/s':>13} {'ort tok/s':>11}"
+      f" {'phasor/ort':>10} {'phasor ms':>10} {'ort ms':>8}")
+for c, p, t in keys:
+    ph, o = med(c, p, "phasor", t), med(c, p, "ort", t)
+    first = next(r for r in rows if r["case"] == c)
+    n = first["tokens_per_s"] * first["seconds"]  # tokens in one batch
+    print(f"{c:6} {p:>9} {t:7d} {cell(ph, 13, '.0f')} {cell(o, 11, '.0f')}"
+          f" {cell(ph / o if ph else None, 10, '.3f')}"
+          f" {cell(1e3 * n / ph if ph else None, 10, '.2f')} {cell(1e3 * n / o, 8, '.2f')}")
+for c, p in sorted({k[:2] for k in keys}, key=lambda k: (k[0], order.get(k[1], 9))):
+    ts = sorted({k[2] for k in keys if k[:2] == (c, p)})
     if 1 in ts and len(ts) > 1:
         t = ts[-1]
         for e in ("phasor", "ort"):
-            s = med(c, e, t) / med(c, e, 1)
-            print(f"{c} {e}: {t} threads / 1 thread = {s:.2f}x "
+            if med(c, p, e, t) is None:
+                continue
+            s = med(c, p, e, t) / med(c, p, e, 1)
+            print(f"{c} {p} {e}: {t} threads / 1 thread = {s:.2f}x "
                   f"(scaling efficiency {100 * s / t:.0f}%)")
+for c, p, t in keys:
+    for e in ("phasor", "ort"):
+        q, f = med(c, p, e, t), med(c, "fp32", e, t)
+        if p != "fp32" and q is not None and f is not None:
+            print(f"{c} {e}, {t} threads: {p} / fp32 = {q / f:.2f}x")
 EOF
