@@ -1,0 +1,102 @@
+// The int8 product's panel kernel for AVX2 (built with -mavx2 -mfma; no
+// AVX-VNNI, which Haswell lacks): the panel's bytes widened to int16
+// (vpmovsxbw) and multiplied by the row's widened quadruple with vpmaddwd,
+// exact (vpmaddubsw would saturate), into pairs of int32 partial sums per
+// column that the epilogue adds. A 2 x 16 register tile, twice per panel: 8
+// accumulators, 4 panel and 2 row registers of the 16. Only intrinsics and
+// this file's own functions: nothing here may be shared with code built for
+// another target.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor::kernels::avx2 {
+namespace {
+
+constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
+constexpr int64_t kRows = 2;         // rows of the register tile
+
+// q[0..3] zero-extended to int16, repeated in all 16 lanes.
+inline __m256i Quad(const uint8_t* q) {
+  int32_t v;
+  std::memcpy(&v, q, sizeof(v));
+  return _mm256_cvtepu8_epi16(_mm_set1_epi32(v));
+}
+
+// The lanes j < n of a vector (all for n >= 8, none for n <= 0).
+inline __m256i Mask(int64_t n) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
+}
+
+// Lane pairs of a ++ b added, in column order: a and b hold 4 columns each as
+// (k = 0, 1; k = 2, 3) pairs; the result holds a's 4 columns then b's.
+inline __m256i AddPairs(__m256i a, __m256i b) {
+  return _mm256_permute4x64_epi64(_mm256_hadd_epi32(a, b), 0xD8);
+}
+
+// Rows [0, MR) x columns [16h, 16h + 16) of the panel (Int8PanelArgs); c
+// points at column 16h of row 0. acc[r][g] covers columns 16h + [4g, 4g + 4).
+template <int MR>
+void Tile(const Int8PanelArgs& p, int h, const uint8_t* q, const float* row_scales, float* c) {
+  __m256i acc[MR][4];
+  for (int r = 0; r < MR; ++r) {
+    for (int g = 0; g < 4; ++g) acc[r][g] = _mm256_setzero_si256();
+  }
+  const int8_t* panel = p.panel + 64 * h;
+  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes) {
+    __m256i w[4];
+    for (int g = 0; g < 4; ++g) {
+      w[g] =
+          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + 16 * g)));
+    }
+    for (int r = 0; r < MR; ++r) {
+      const __m256i x = Quad(q + r * p.ldq + 4 * kk);
+      for (int g = 0; g < 4; ++g)
+        acc[r][g] = _mm256_add_epi32(acc[r][g], _mm256_madd_epi16(x, w[g]));
+    }
+  }
+  const int64_t n = p.n_valid - 16 * h;
+  const __m256i m0 = Mask(n), m1 = Mask(n - 8);
+  const int64_t j0 = 16 * h;  // the panel's sums, scales and bias hold 32 values
+  const __m256i s0 =
+      _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.sums + j0)), 7);
+  const __m256i s1 =
+      _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.sums + j0 + 8)), 7);
+  const __m256 sc0 = _mm256_loadu_ps(p.scales + j0), sc1 = _mm256_loadu_ps(p.scales + j0 + 8);
+  const __m256 b0 = _mm256_loadu_ps(p.bias + j0), b1 = _mm256_loadu_ps(p.bias + j0 + 8);
+  const __m256 zero = _mm256_setzero_ps();
+  for (int r = 0; r < MR; ++r) {
+    const __m256 sx = _mm256_set1_ps(row_scales[r]);
+    const __m256i a0 = AddPairs(acc[r][0], acc[r][1]), a1 = AddPairs(acc[r][2], acc[r][3]);
+    __m256 y0 = _mm256_cvtepi32_ps(_mm256_sub_epi32(a0, s0));
+    __m256 y1 = _mm256_cvtepi32_ps(_mm256_sub_epi32(a1, s1));
+    y0 = _mm256_add_ps(_mm256_mul_ps(y0, _mm256_mul_ps(sx, sc0)), b0);
+    y1 = _mm256_add_ps(_mm256_mul_ps(y1, _mm256_mul_ps(sx, sc1)), b1);
+    if (p.relu) {  // max(y, 0) keeping NaN, as std::max(y, 0.0f)
+      y0 = _mm256_max_ps(zero, y0);
+      y1 = _mm256_max_ps(zero, y1);
+    }
+    _mm256_maskstore_ps(c + r * p.ldc, m0, y0);
+    _mm256_maskstore_ps(c + r * p.ldc + 8, m1, y1);
+  }
+}
+
+using TileFn = void (*)(const Int8PanelArgs&, int, const uint8_t*, const float*, float*);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>};
+
+}  // namespace
+
+void Int8Panel(const Int8PanelArgs& p) {
+  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
+    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
+    for (int h = 0; 16 * h < p.n_valid; ++h) {
+      kTiles[mr](p, h, p.q + r0 * p.ldq, p.row_scales + r0, p.c + r0 * p.ldc + 16 * h);
+    }
+  }
+}
+
+}  // namespace phasor::kernels::avx2
