@@ -40,9 +40,9 @@ bool Has(Isa isa) {
 // A target's table, its entries in KernelTable's order.
 #define PHASOR_KERNEL_TABLE(target)                                                    \
   KernelTable {                                                                        \
-    target::GemmPanel, target::Int8Panel, target::StreamFence, target::TurnRows,       \
-        target::RotateHeads, target::TurnPairs, target::ScaleAddRow, target::ScaleRow, \
-        target::FillRow, target::ExpShifted                                            \
+    target::GemmPanel, target::Int8Panel, target::Int8MaxAbs, target::Int8Quantize,    \
+        target::StreamFence, target::TurnRows, target::RotateHeads, target::TurnPairs, \
+        target::ScaleAddRow, target::ScaleRow, target::FillRow, target::ExpShifted     \
   }
 
 const KernelTable& TableOf(Isa isa) {

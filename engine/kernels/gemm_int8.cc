@@ -1,6 +1,8 @@
-// The int8 product's shared half: quantizing W at load and x per call (plain
-// C++, built for the baseline, so every target gets the same bytes), and the
-// walk over 32-column panels that calls the chosen target's panel kernel.
+// The int8 product's shared half: quantizing W at load (plain C++), the rows
+// per call (the target's vector loops for the bulk of each row, the scalar
+// loops here for the rest and on portable: the same operations, the same
+// bytes on every target), and the walk over 32-column panels that calls the
+// chosen target's panel kernel.
 #include "engine/kernels/gemm_int8.h"
 
 #include <algorithm>
@@ -34,16 +36,33 @@ inline float RoundHalfEven(float v) {
 
 inline int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
-// max_k |v[k]| over n values, and whether any is NaN or infinite.
+// max_k |v[k]| over n values, and whether any is NaN or infinite (v·0 is NaN
+// exactly for those). In 16 lanes of running maxima and sums, float
+// operations only, which the compiler turns into vector instructions (a
+// single running max is a reduction it leaves serial); the max of finite
+// values is the same in any order.
 inline float MaxAbs(const float* v, int64_t n, bool* finite) {
-  float m = 0.0f;
-  int bad = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    const float a = std::abs(v[k]);
-    m = a > m ? a : m;
-    bad |= !(a <= std::numeric_limits<float>::max());
+  constexpr int kLanes = 16;
+  float lane[kLanes] = {}, nan[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const float a = std::abs(v[k + j]);
+      lane[j] = a > lane[j] ? a : lane[j];
+      nan[j] += a * 0.0f;
+    }
   }
-  *finite = bad == 0;
+  for (int j = 0; k + j < n; ++j) {
+    const float a = std::abs(v[k + j]);
+    lane[j] = a > lane[j] ? a : lane[j];
+    nan[j] += a * 0.0f;
+  }
+  float m = 0.0f, any_nan = 0.0f;
+  for (int j = 0; j < kLanes; ++j) {
+    m = lane[j] > m ? lane[j] : m;
+    any_nan += nan[j];
+  }
+  *finite = any_nan == 0.0f;
   return m;
 }
 
@@ -101,11 +120,17 @@ void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weigh
                       int64_t ldq, float* scales) {
   const int64_t in = w.in(), row_bytes = w.row_bytes();
   assert(rows >= 0 && ldq >= row_bytes);
+  const KernelTable& kernels = Kernels();
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ldx;  // x[r, :]
     uint8_t* qr = q + r * ldq;      // [row_bytes]
+    float m = 0.0f;
     bool finite = true;
-    const float m = MaxAbs(xr, in, &finite);
+    const int64_t done = kernels.int8_max_abs(xr, in, &m, &finite);
+    bool tail_finite = true;
+    const float tail_max = MaxAbs(xr + done, in - done, &tail_finite);
+    m = tail_max > m ? tail_max : m;
+    finite = finite && tail_finite;
     const float inv = 127.0f / m;
     // Zero rows, and rows so small that 127 / m overflows, quantize to 0; a
     // non-finite row to 0 with a NaN scale, so its outputs are NaN.
@@ -115,7 +140,7 @@ void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weigh
       continue;
     }
     scales[r] = m / 127.0f;
-    for (int64_t k = 0; k < in; ++k) {
+    for (int64_t k = kernels.int8_quantize(xr, in, inv, qr); k < in; ++k) {
       const float v = std::clamp(RoundHalfEven(xr[k] * inv), -127.0f, 127.0f);
       qr[k] = static_cast<uint8_t>(static_cast<int32_t>(v) + 128);
     }

@@ -99,4 +99,44 @@ void Int8Panel(const Int8PanelArgs& p) {
   }
 }
 
+int64_t Int8MaxAbs(const float* x, int64_t n, float* max_abs, bool* finite) {
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 m = zero, nan = zero;
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + k), magnitude);
+    m = _mm256_max_ps(a, m);  // a > m ? a : m: a NaN leaves m
+    nan = _mm256_add_ps(nan, _mm256_mul_ps(a, zero));
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, m);
+  float best = 0.0f;
+  for (float v : lanes) best = v > best ? v : best;
+  *max_abs = best;
+  *finite = _mm256_movemask_ps(_mm256_cmp_ps(nan, nan, _CMP_UNORD_Q)) == 0;
+  return k;
+}
+
+int64_t Int8Quantize(const float* x, int64_t n, float inv, uint8_t* q) {
+  const __m256 scale = _mm256_set1_ps(inv), magic = _mm256_set1_ps(12582912.0f);  // 1.5·2^23
+  const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
+  const __m256i offset = _mm256_set1_epi32(128);
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    // Rounded to even by adding and subtracting 1.5·2^23, as gemm_int8.cc does.
+    __m256 v =
+        _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(x + k), scale), magic), magic);
+    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+    const __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(v), offset);  // [1, 255]
+    const __m256i w = _mm256_packus_epi32(i, i);  // per 128-bit lane: 4 values, twice
+    const __m256i b = _mm256_packus_epi16(w, w);  // their bytes: lane 0's then lane 1's
+    const int32_t first = _mm256_cvtsi256_si32(b);
+    const int32_t second = _mm_cvtsi128_si32(_mm256_extracti128_si256(b, 1));
+    std::memcpy(q + k, &first, 4);
+    std::memcpy(q + k + 4, &second, 4);
+  }
+  return k;
+}
+
 }  // namespace phasor::kernels::avx2

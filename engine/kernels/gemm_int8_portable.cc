@@ -49,4 +49,10 @@ void Int8Panel(const Int8PanelArgs& p) {
   }
 }
 
+// No vectors here: gemm_int8.cc's loops quantize the whole row.
+int64_t Int8MaxAbs(const float* /*x*/, int64_t /*n*/, float* /*max_abs*/, bool* /*finite*/) {
+  return 0;
+}
+int64_t Int8Quantize(const float* /*x*/, int64_t /*n*/, float /*inv*/, uint8_t* /*q*/) { return 0; }
+
 }  // namespace phasor::kernels::portable

@@ -61,6 +61,13 @@ struct KernelTable {
   // The int8 product (gemm_int8.h): exact integer sums, the same bits on every
   // target.
   void (*int8_panel)(const Int8PanelArgs& p);
+  // The row quantization of gemm_int8.h for the first values done with
+  // vectors; each returns how many, and the caller does the rest with the
+  // same operations. Int8MaxAbs: the max of |x| (NaN ignored) and whether any
+  // value is NaN or infinite (some |x|·0 is NaN). Int8Quantize: q = clamp(
+  // round_half_even(x·inv), -127, 127) + 128, for rows of finite values.
+  int64_t (*int8_max_abs)(const float* x, int64_t n, float* max_abs, bool* finite);
+  int64_t (*int8_quantize)(const float* x, int64_t n, float inv, uint8_t* q);
 
   // The row kernels of rotate_rows.h, same contracts.
   void (*stream_fence)();

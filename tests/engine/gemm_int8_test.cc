@@ -218,33 +218,45 @@ TEST(Int8KernelTest, NonFiniteRowsAndChannelsGiveNaNThereOnly) {
   }
 }
 
-// Ties go to the even integer, for the rows and for the weights; the row's
-// bytes are q + 128 and its padding 128.
+// Ties go to the even integer, for the rows (on every target, in the vector
+// and the scalar part of the row) and for the weights; the row's bytes are
+// q + 128 and its padding 128.
 TEST(Int8KernelTest, QuantizationRoundsHalfToEven) {
+  IsaGuard guard;
   // max 127: the multiplier and the scale are 1, so q = round(x).
-  const std::vector<float> x = {127.0f, 0.5f, 1.5f, 2.5f, -0.5f, -2.5f, -3.5f, 126.5f, -127.0f};
-  const std::vector<int> want = {127, 0, 2, 2, 0, -2, -4, 126, -127};
+  const std::vector<float> ties = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, -3.5f, 126.5f, -127.0f, 3.25f};
+  const std::vector<int> rounded = {0, 2, 2, 0, -2, -4, 126, -127, 3};
+  std::vector<float> x = {127.0f};
+  std::vector<int> want = {127};
+  for (int rep = 0; rep < 5; ++rep) {  // 46 values: 40 + 6 past avx2's, 32 + 14 past avx512's
+    x.insert(x.end(), ties.begin(), ties.end());
+    want.insert(want.end(), rounded.begin(), rounded.end());
+  }
   const int64_t in = static_cast<int64_t>(x.size());
   const Int8Weights packed(x.data(), nullptr, 1, in);
-  EXPECT_EQ(packed.row_bytes(), 12);
+  EXPECT_EQ(packed.row_bytes(), 48);
   EXPECT_EQ(packed.scales()[0], 1.0f);
-  std::vector<uint8_t> q(static_cast<size_t>(packed.row_bytes()), 0);
-  float scale = 0.0f;
-  QuantizeRowsInt8(x.data(), in, 1, packed, q.data(), packed.row_bytes(), &scale);
-  EXPECT_EQ(scale, 1.0f);
-  for (int64_t k = 0; k < in; ++k) EXPECT_EQ(int{q[k]}, want[k] + 128) << k;
-  for (int64_t k = in; k < packed.row_bytes(); ++k) EXPECT_EQ(int{q[k]}, 128) << k;
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(isa);
+    std::vector<uint8_t> q(static_cast<size_t>(packed.row_bytes()), 0);
+    float scale = 0.0f;
+    QuantizeRowsInt8(x.data(), in, 1, packed, q.data(), packed.row_bytes(), &scale);
+    EXPECT_EQ(scale, 1.0f);
+    for (int64_t k = 0; k < in; ++k)
+      EXPECT_EQ(int{q[k]}, want[k] + 128) << IsaName(isa) << " " << k;
+    for (int64_t k = in; k < packed.row_bytes(); ++k) EXPECT_EQ(int{q[k]}, 128) << k;
+    // And the product: Σ q·q, exactly.
+    float y = 0.0f;
+    Int8LinearBlock(q.data(), packed.row_bytes(), &scale, 1, packed, 0, 1, &y, 1);
+    int64_t dot = 0;
+    for (int v : want) dot += int64_t{v} * v;
+    EXPECT_EQ(y, static_cast<float>(dot)) << IsaName(isa);
+  }
   // The weights: the packed bytes of channel 0 at [k / 4][0][k % 4].
   for (int64_t k = 0; k < in; ++k) EXPECT_EQ(int{packed.packed()[k / 4 * 128 + k % 4]}, want[k]);
   int32_t sum = 0;
   for (int v : want) sum += v;
   EXPECT_EQ(packed.column_sums()[0], sum);
-  // And the product: Σ q·q, exactly.
-  float y = 0.0f;
-  Int8LinearBlock(q.data(), packed.row_bytes(), &scale, 1, packed, 0, 1, &y, 1);
-  int64_t dot = 0;
-  for (int v : want) dot += int64_t{v} * v;
-  EXPECT_EQ(y, static_cast<float>(dot));
 }
 
 // Every panel kernel this CPU runs, called directly (the avx512 target without
