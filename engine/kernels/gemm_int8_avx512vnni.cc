@@ -24,21 +24,38 @@ inline __m512i Quad(const uint8_t* q) {  // q[0..3] in every 32-bit lane
 }
 
 // Rows [0, MR) of the panel (Int8PanelArgs); 2·MR accumulators stay in
-// registers across k. Partial panels store through masks.
+// registers across k. They are named variables (a<row><half>): held in an
+// array, GCC 12 copies every one of them on every k. Partial panels store
+// through masks.
 template <int MR>
 void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, float* c) {
-  __m512i acc[MR][2];
-  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  const __m512i zero_i = _mm512_setzero_si512();
+  __m512i a00 = zero_i, a01 = zero_i, a10 = zero_i, a11 = zero_i, a20 = zero_i, a21 = zero_i,
+          a30 = zero_i, a31 = zero_i, a40 = zero_i, a41 = zero_i, a50 = zero_i, a51 = zero_i,
+          a60 = zero_i, a61 = zero_i, a70 = zero_i, a71 = zero_i;
   const int8_t* panel = p.panel;
-  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes) {
+  const int64_t ldq = p.ldq;
+  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4) {
     const __m512i w0 = _mm512_loadu_si512(panel);
     const __m512i w1 = _mm512_loadu_si512(panel + 64);
-    for (int r = 0; r < MR; ++r) {
-      const __m512i x = Quad(q + r * p.ldq + 4 * kk);
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], x, w0);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x, w1);
-    }
+#define PHASOR_INT8_ROW(r)                         \
+  if constexpr (MR > r) {                          \
+    const __m512i x = Quad(q + r * ldq);           \
+    a##r##0 = _mm512_dpbusd_epi32(a##r##0, x, w0); \
+    a##r##1 = _mm512_dpbusd_epi32(a##r##1, x, w1); \
   }
+    PHASOR_INT8_ROW(0)
+    PHASOR_INT8_ROW(1)
+    PHASOR_INT8_ROW(2)
+    PHASOR_INT8_ROW(3)
+    PHASOR_INT8_ROW(4)
+    PHASOR_INT8_ROW(5)
+    PHASOR_INT8_ROW(6)
+    PHASOR_INT8_ROW(7)
+#undef PHASOR_INT8_ROW
+  }
+  const __m512i acc[8][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31},
+                             {a40, a41}, {a50, a51}, {a60, a61}, {a70, a71}};
   const int64_t n = p.n_valid;
   const __mmask16 m0 = static_cast<__mmask16>((1u << (n < 16 ? n : 16)) - 1);
   const __mmask16 m1 = static_cast<__mmask16>((1u << (n > 16 ? n - 16 : 0)) - 1);
