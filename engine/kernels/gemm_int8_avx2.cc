@@ -39,26 +39,38 @@ inline __m256i AddPairs(__m256i a, __m256i b) {
 }
 
 // Rows [0, MR) x columns [16h, 16h + 16) of the panel (Int8PanelArgs); c
-// points at column 16h of row 0. acc[r][g] covers columns 16h + [4g, 4g + 4).
+// points at column 16h of row 0. a<r><g> covers columns 16h + [4g, 4g + 4).
+// Named variables, not an array: GCC 12 copies an array's every accumulator
+// on every k.
 template <int MR>
 void Tile(const Int8PanelArgs& p, int h, const uint8_t* q, const float* row_scales, float* c) {
-  __m256i acc[MR][4];
-  for (int r = 0; r < MR; ++r) {
-    for (int g = 0; g < 4; ++g) acc[r][g] = _mm256_setzero_si256();
-  }
+  const __m256i zero_i = _mm256_setzero_si256();
+  __m256i a00 = zero_i, a01 = zero_i, a02 = zero_i, a03 = zero_i, a10 = zero_i, a11 = zero_i,
+          a12 = zero_i, a13 = zero_i;
   const int8_t* panel = p.panel + 64 * h;
-  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes) {
-    __m256i w[4];
-    for (int g = 0; g < 4; ++g) {
-      w[g] =
-          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + 16 * g)));
-    }
-    for (int r = 0; r < MR; ++r) {
-      const __m256i x = Quad(q + r * p.ldq + 4 * kk);
-      for (int g = 0; g < 4; ++g)
-        acc[r][g] = _mm256_add_epi32(acc[r][g], _mm256_madd_epi16(x, w[g]));
-    }
+  const int64_t ldq = p.ldq;
+  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4) {
+    const __m256i w0 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel)));
+    const __m256i w1 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + 16)));
+    const __m256i w2 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + 32)));
+    const __m256i w3 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + 48)));
+#define PHASOR_INT8_ROW(r)                                         \
+  if constexpr (MR > r) {                                          \
+    const __m256i x = Quad(q + r * ldq);                           \
+    a##r##0 = _mm256_add_epi32(a##r##0, _mm256_madd_epi16(x, w0)); \
+    a##r##1 = _mm256_add_epi32(a##r##1, _mm256_madd_epi16(x, w1)); \
+    a##r##2 = _mm256_add_epi32(a##r##2, _mm256_madd_epi16(x, w2)); \
+    a##r##3 = _mm256_add_epi32(a##r##3, _mm256_madd_epi16(x, w3)); \
   }
+    PHASOR_INT8_ROW(0)
+    PHASOR_INT8_ROW(1)
+#undef PHASOR_INT8_ROW
+  }
+  const __m256i acc[2][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}};
   const int64_t n = p.n_valid - 16 * h;
   const __m256i m0 = Mask(n), m1 = Mask(n - 8);
   const int64_t j0 = 16 * h;  // the panel's sums, scales and bias hold 32 values

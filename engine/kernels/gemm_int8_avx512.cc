@@ -33,28 +33,46 @@ inline __m512i AddPairs(__m512i a, __m512i b) {
                           _mm512_permutex2var_epi32(a, odd, b));
 }
 
-// Rows [0, MR) of the panel (Int8PanelArgs). acc[r][g] covers columns
+// Rows [0, MR) of the panel (Int8PanelArgs). a<r><g> covers columns
 // [8g, 8g + 8): lanes 2j and 2j + 1 hold column 8g + j's sums over k = 0, 1
-// and k = 2, 3 of each quadruple.
+// and k = 2, 3 of each quadruple. Named variables, not an array: GCC 12 copies
+// and spills an array's every accumulator on every k.
 template <int MR>
 void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, float* c) {
-  __m512i acc[MR][4];
-  for (int r = 0; r < MR; ++r) {
-    for (int g = 0; g < 4; ++g) acc[r][g] = _mm512_setzero_si512();
-  }
+  const __m512i zero_i = _mm512_setzero_si512();
+  __m512i a00 = zero_i, a01 = zero_i, a02 = zero_i, a03 = zero_i, a10 = zero_i, a11 = zero_i,
+          a12 = zero_i, a13 = zero_i, a20 = zero_i, a21 = zero_i, a22 = zero_i, a23 = zero_i,
+          a30 = zero_i, a31 = zero_i, a32 = zero_i, a33 = zero_i, a40 = zero_i, a41 = zero_i,
+          a42 = zero_i, a43 = zero_i, a50 = zero_i, a51 = zero_i, a52 = zero_i, a53 = zero_i;
   const int8_t* panel = p.panel;
-  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes) {
-    __m512i w[4];
-    for (int g = 0; g < 4; ++g) {
-      w[g] = _mm512_cvtepi8_epi16(
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32 * g)));
-    }
-    for (int r = 0; r < MR; ++r) {
-      const __m512i x = Quad(q + r * p.ldq + 4 * kk);
-      for (int g = 0; g < 4; ++g)
-        acc[r][g] = _mm512_add_epi32(acc[r][g], _mm512_madd_epi16(x, w[g]));
-    }
+  const int64_t ldq = p.ldq;
+  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4) {
+    const __m512i w0 =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel)));
+    const __m512i w1 =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32)));
+    const __m512i w2 =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64)));
+    const __m512i w3 =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 96)));
+#define PHASOR_INT8_ROW(r)                                         \
+  if constexpr (MR > r) {                                          \
+    const __m512i x = Quad(q + r * ldq);                           \
+    a##r##0 = _mm512_add_epi32(a##r##0, _mm512_madd_epi16(x, w0)); \
+    a##r##1 = _mm512_add_epi32(a##r##1, _mm512_madd_epi16(x, w1)); \
+    a##r##2 = _mm512_add_epi32(a##r##2, _mm512_madd_epi16(x, w2)); \
+    a##r##3 = _mm512_add_epi32(a##r##3, _mm512_madd_epi16(x, w3)); \
   }
+    PHASOR_INT8_ROW(0)
+    PHASOR_INT8_ROW(1)
+    PHASOR_INT8_ROW(2)
+    PHASOR_INT8_ROW(3)
+    PHASOR_INT8_ROW(4)
+    PHASOR_INT8_ROW(5)
+#undef PHASOR_INT8_ROW
+  }
+  const __m512i acc[6][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23},
+                             {a30, a31, a32, a33}, {a40, a41, a42, a43}, {a50, a51, a52, a53}};
   const int64_t n = p.n_valid;
   const __mmask16 m0 = static_cast<__mmask16>((1u << (n < 16 ? n : 16)) - 1);
   const __mmask16 m1 = static_cast<__mmask16>((1u << (n > 16 ? n - 16 : 0)) - 1);
