@@ -1,6 +1,7 @@
 // The table of per-target kernels: one entry per kernel that has variants,
 // filled once by engine/cpu.cc with the functions of the chosen target. The
-// entry points of gemm.h, rotate_rows.h and vector_math.h call through it.
+// entry points of gemm.h, gemm_int8.h, rotate_rows.h and vector_math.h call
+// through it.
 //
 // Each target's functions live in a namespace named after it and are defined
 // in files built with that target's flags alone (*_avx512.cc, *_avx2.cc,
