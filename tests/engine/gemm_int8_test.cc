@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/cpu.h"
+#include "engine/error.h"
 #include "engine/kernels/kernel_table.h"
 #include "tests/support/reference_int8.h"
 #include "tests/support/reference_kernels.h"
@@ -187,6 +188,44 @@ TEST(Int8KernelTest, ZeroRowsAndChannelsHaveScaleZeroAndGiveTheBias) {
   EXPECT_EQ(scales[1], 0.0f);
   EXPECT_GT(scales[0], 0.0f);
   for (int64_t k = 0; k < packed.row_bytes(); ++k) EXPECT_EQ(q[packed.row_bytes() + k], 128);
+}
+
+// Rows and channels too small for their scale: a row whose 127 / max
+// overflows (max 1e-38) and a channel whose max / 127 underflows to 0 (max
+// 1e-44) quantize to 0 with scale 0, like zero ones; a row of max 1e-30 is an
+// ordinary row. On every target, the twin's bits, no NaN.
+TEST(Int8KernelTest, TinyRowsAndChannelsQuantizeToZero) {
+  IsaGuard guard;
+  const Case c{3, 40, 33, Activation::kIdentity, true};
+  std::vector<float> x, w, b;
+  Inputs(c, 41, &x, &w, &b);
+  for (int64_t k = 0; k < c.in; ++k) {
+    x[0 * c.in + k] = (k % 2 ? -1e-38f : 0.5e-38f);
+    x[2 * c.in + k] *= 1e-30f;
+    w[5 * c.in + k] = (k == 7 ? 1e-44f : 0.0f);
+  }
+  const Int8Weights packed(w.data(), b.data(), c.out, c.in);
+  EXPECT_EQ(packed.scales()[5], 0.0f);
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(isa);
+    const std::vector<float> y = RunInt8(c, x, packed);
+    AgreesWithTwin(c, y, x, w, b);
+    for (int64_t j = 0; j < c.out; ++j) EXPECT_EQ(y[j], b[j]) << IsaName(isa) << " " << j;
+    for (int64_t r = 0; r < c.rows; ++r) EXPECT_EQ(y[r * c.out + 5], b[5]) << IsaName(isa);
+    for (float v : y) EXPECT_FALSE(std::isnan(v)) << IsaName(isa);
+    std::vector<uint8_t> q(static_cast<size_t>(packed.row_bytes() * c.rows));
+    std::vector<float> scales(static_cast<size_t>(c.rows));
+    QuantizeRowsInt8(x.data(), c.in, c.rows, packed, q.data(), packed.row_bytes(), scales.data());
+    EXPECT_EQ(scales[0], 0.0f) << IsaName(isa);
+    EXPECT_GT(scales[2], 0.0f) << IsaName(isa);
+  }
+}
+
+// The int32 sums bound the row length: 66311 values at most.
+TEST(Int8KernelTest, TooLongRowsAreAnError) {
+  const std::vector<float> w(66312, 0.5f);
+  EXPECT_THROW(Int8Weights(w.data(), nullptr, 1, 66312), Error);
+  EXPECT_NO_THROW(Int8Weights(w.data(), nullptr, 1, 66311));
 }
 
 // NaN or Inf in a row of x makes that row's outputs NaN and no other's; the
