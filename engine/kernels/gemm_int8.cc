@@ -36,33 +36,17 @@ inline float RoundHalfEven(float v) {
 
 inline int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
-// max_k |v[k]| over n values, and whether any is NaN or infinite (v·0 is NaN
-// exactly for those). In 16 lanes of running maxima and sums, float
-// operations only, which the compiler turns into vector instructions (a
-// single running max is a reduction it leaves serial); the max of finite
-// values is the same in any order.
+// max_k |v[k]| over n values (NaN ignored), and whether any is NaN or
+// infinite (|v|·0 is NaN exactly for those): the operations of the targets'
+// Int8MaxAbs, whose result does not depend on the order of the values.
 inline float MaxAbs(const float* v, int64_t n, bool* finite) {
-  constexpr int kLanes = 16;
-  float lane[kLanes] = {}, nan[kLanes] = {};
-  int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes) {
-    for (int j = 0; j < kLanes; ++j) {
-      const float a = std::abs(v[k + j]);
-      lane[j] = a > lane[j] ? a : lane[j];
-      nan[j] += a * 0.0f;
-    }
+  float m = 0.0f, nan = 0.0f;
+  for (int64_t k = 0; k < n; ++k) {
+    const float a = std::abs(v[k]);
+    m = a > m ? a : m;
+    nan += a * 0.0f;
   }
-  for (int j = 0; k + j < n; ++j) {
-    const float a = std::abs(v[k + j]);
-    lane[j] = a > lane[j] ? a : lane[j];
-    nan[j] += a * 0.0f;
-  }
-  float m = 0.0f, any_nan = 0.0f;
-  for (int j = 0; j < kLanes; ++j) {
-    m = lane[j] > m ? lane[j] : m;
-    any_nan += nan[j];
-  }
-  *finite = any_nan == 0.0f;
+  *finite = nan == 0.0f;
   return m;
 }
 
