@@ -2,9 +2,10 @@
 // OpenMP, at the shape of the published encoder figures (d_model 512, 8 heads,
 // d_ff 2048, 512 tokens):
 //   build/bin/phasor_bench --benchmark_filter='Linear|Attention|FeedForward|EncoderLayer|Encoder'
-// items/s are tokens/s; GFLOP/s is the arithmetic of the products.
+// items/s are tokens/s; GFLOP/s (GOP/s for the int8 product) is the arithmetic of the products.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "engine/kernels/attention.h"
 #include "engine/kernels/gemm.h"
+#include "engine/kernels/gemm_int8.h"
 #include "engine/parallel.h"
 #include "layers/attention.h"
 #include "layers/encoder_layer.h"
@@ -58,6 +60,39 @@ void BM_PackedLinear(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * rows);
   SetGflops(state, 2.0 * rows * in * out);
+  SetNumThreads(0);
+}
+
+// Args: rows, in, out, threads. The int8 product as a layer calls it: the rows
+// quantized (serially), then tiles of kPackedLinearRows x kPackedLinearCols
+// over ParallelTasks; weights quantized at load. GOP/s counts the products'
+// multiply-adds as two operations, as GFLOP/s does.
+void BM_Int8Linear(benchmark::State& state) {
+  const int64_t rows = state.range(0), in = state.range(1), out = state.range(2);
+  SetNumThreads(static_cast<int>(state.range(3)));
+  const std::vector<float> x = Random(rows * in, 1), w = Random(out * in, 2), b = Random(out, 3);
+  const kernels::Int8Weights packed(w.data(), b.data(), out, in);
+  const int64_t ldq = packed.row_bytes();
+  std::vector<uint8_t> q(static_cast<size_t>(rows * ldq));  // [rows, ldq]
+  std::vector<float> scales(static_cast<size_t>(rows));     // [rows]
+  std::vector<float> y(static_cast<size_t>(rows * out));    // [rows, out]
+  const int64_t row_tiles = (rows + kernels::kPackedLinearRows - 1) / kernels::kPackedLinearRows;
+  const int64_t col_tiles = (out + kernels::kPackedLinearCols - 1) / kernels::kPackedLinearCols;
+  for (auto _ : state) {
+    kernels::QuantizeRowsInt8(x.data(), in, rows, packed, q.data(), ldq, scales.data());
+    ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
+      const int64_t r0 = t / col_tiles * kernels::kPackedLinearRows;
+      const int64_t c0 = t % col_tiles * kernels::kPackedLinearCols;
+      kernels::Int8LinearBlock(q.data() + r0 * ldq, ldq, scales.data() + r0,
+                               std::min(kernels::kPackedLinearRows, rows - r0), packed, c0,
+                               std::min(out, c0 + kernels::kPackedLinearCols), y.data() + r0 * out,
+                               out, kernels::Activation::kRelu);
+    });
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(state.iterations() * rows);
+  state.counters["GOP/s"] = benchmark::Counter(2.0 * rows * in * out * 1e-9 * state.iterations(),
+                                               benchmark::Counter::kIsRate);
   SetNumThreads(0);
 }
 
@@ -170,6 +205,10 @@ void BM_Encoder(benchmark::State& state) {
 }
 
 BENCHMARK(BM_PackedLinear)
+    ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
+    ->Args({512, 2048, 512, 2})
+    ->UseRealTime();
+BENCHMARK(BM_Int8Linear)
     ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
     ->Args({512, 2048, 512, 2})
     ->UseRealTime();

@@ -38,18 +38,22 @@ bool Has(Isa isa) {
 }
 
 // A target's table, its entries in KernelTable's order.
-#define PHASOR_KERNEL_TABLE(target)                                                \
-  KernelTable {                                                                    \
-    target::GemmPanel, target::StreamFence, target::TurnRows, target::RotateHeads, \
-        target::TurnPairs, target::ScaleAddRow, target::ScaleRow, target::FillRow, \
-        target::ExpShifted                                                         \
+#define PHASOR_KERNEL_TABLE(target)                                                    \
+  KernelTable {                                                                        \
+    target::GemmPanel, target::Int8Panel, target::Int8MaxAbs, target::Int8Quantize,    \
+        target::StreamFence, target::TurnRows, target::RotateHeads, target::TurnPairs, \
+        target::ScaleAddRow, target::ScaleRow, target::FillRow, target::ExpShifted     \
   }
 
 const KernelTable& TableOf(Isa isa) {
   static const KernelTable portable = PHASOR_KERNEL_TABLE(kernels::portable);
 #if defined(__x86_64__)
   static const KernelTable avx2 = PHASOR_KERNEL_TABLE(kernels::avx2);
-  static const KernelTable avx512 = PHASOR_KERNEL_TABLE(kernels::avx512);
+  static const KernelTable avx512 = [] {
+    KernelTable table = PHASOR_KERNEL_TABLE(kernels::avx512);
+    if (__builtin_cpu_supports("avx512vnni")) table.int8_panel = kernels::avx512vnni::Int8Panel;
+    return table;
+  }();
   if (isa == Isa::kAvx512) return avx512;
   if (isa == Isa::kAvx2) return avx2;
 #else

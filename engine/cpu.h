@@ -8,7 +8,9 @@
 // replaces the choice. Callers never test CPU features themselves.
 //
 //   avx512    AVX-512 F, BW, DQ and VL (Skylake-SP and later Xeons, Ice Lake,
-//             Zen 4 and later)
+//             Zen 4 and later); the int8 product takes VNNI's vpdpbusd where
+//             the CPU also has AVX-512 VNNI (Cascade Lake, Ice Lake, Zen 4 and
+//             later), the same bits as without
 //   avx2      AVX2 and FMA (Haswell and later, Zen 1 to 3)
 //   portable  no intrinsics: plain C++ and Eigen, vectorised for the baseline
 #pragma once

@@ -4,11 +4,14 @@
 //   y[rows, out] = act(dequantize(q(x)·Wqᵀ) + b),  W: [out, in] (nn.Linear.weight)
 //
 // Weights: quantized once at load, symmetric, one scale per output channel:
-//   sw[c] = max_k |W[c, k]| / 127 (0 for an all-zero channel, whose Wq is 0),
-//   Wq[c, k] = round_half_even(W[c, k] / sw[c]) in [-127, 127].
+//   sw[c] = max_k |W[c, k]| / 127 (0 for an all-zero channel, whose Wq is 0,
+//           and for one so small that the quotient underflows to 0),
+//   Wq[c, k] = round_half_even(W[c, k] / sw[c]) clamped to [-127, 127].
 // Activations: quantized per row just before the product, symmetric:
-//   sx[r] = max_k |x[r, k]| / 127 (0 for an all-zero row, whose q is 0),
-//   q[r, k] = round_half_even(x[r, k] · (127 / max_k |x[r, k]|)) in [-127, 127],
+//   sx[r] = max_k |x[r, k]| / 127 (0 for an all-zero row, whose q is 0, and
+//           for one whose max is so small, below about 3.7e-37, that
+//           127 / max overflows),
+//   q[r, k] = round_half_even(x[r, k] · (127 / max_k |x[r, k]|)) clamped to [-127, 127],
 // stored as the unsigned byte q + 128 (what VNNI's u8 × s8 product takes).
 // The product accumulates exactly in int32:
 //   acc[r, c] = Σ_k q[r, k]·Wq[c, k] = Σ_k (q + 128)·Wq − 128·Σ_k Wq[c, k],
@@ -16,8 +19,13 @@
 // apart (no FMA), so every target (avx512 with VNNI, avx2, portable) gives the
 // same bits, for any thread count and any split of rows and columns.
 //
-// NaN or Inf in x makes its row's scale NaN or Inf and its outputs NaN; NaN or
-// Inf in W does the same for that channel. Nothing traps.
+// NaN or Inf in x makes its row's scale NaN (its q 0) and its outputs NaN; NaN
+// or Inf in W does the same for that channel. Nothing traps.
+//
+// The packed layout: panels of 32 output channels, each [row_bytes / 4][32][4]
+// int8 (channel p·32 + j's k = 4·kk + t at kk·128 + j·4 + t; zero past in and
+// past out), 64-byte aligned, so that one 64-byte load gives 16 channels x 4 k
+// for a vpdpbusd against a broadcast quadruple of a row's bytes.
 //
 // tests/support/reference_int8.h holds the naive twins; phasor_bench's
 // BM_Int8Linear times the product at encoder shapes.
@@ -35,6 +43,7 @@ class Int8Weights {
  public:
   Int8Weights() = default;
   // w: [out, in] row-major; b: [out] or null (no bias). Copies what it needs.
+  // Throws Error for in above 66311, where the int32 sums could overflow.
   Int8Weights(const float* w, const float* b, int64_t out, int64_t in);
 
   int64_t out() const { return out_; }

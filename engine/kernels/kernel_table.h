@@ -1,6 +1,7 @@
 // The table of per-target kernels: one entry per kernel that has variants,
 // filled once by engine/cpu.cc with the functions of the chosen target. The
-// entry points of gemm.h, rotate_rows.h and vector_math.h call through it.
+// entry points of gemm.h, gemm_int8.h, rotate_rows.h and vector_math.h call
+// through it.
 //
 // Each target's functions live in a namespace named after it and are defined
 // in files built with that target's flags alone (*_avx512.cc, *_avx2.cc,
@@ -33,8 +34,41 @@ struct PanelArgs {
   int64_t n_valid;
 };
 
+// The int8 product of gemm_int8.h on one 32-column panel: rows [0, rows) x
+// the first n_valid (<= 32) columns of
+//   c = relu?(float(acc - 128·sums)·(row_scales[r]·scales[j]) + bias[j]),
+//   acc[r, j] = Σ_k q[r, k]·panel(k, j)   (exact, in int32),
+// a multiply and an add rounded apart. q: [rows, 4·k4] bytes, row stride ldq;
+// panel: [k4][32][4] int8 (column j's k = 4·kk + t at kk·128 + j·4 + t);
+// sums, scales, bias: [32]; c: [rows, n_valid] row stride ldc.
+struct Int8PanelArgs {
+  const uint8_t* q;
+  int64_t ldq;
+  int64_t rows;
+  const float* row_scales;
+  const int8_t* panel;
+  int64_t k4;
+  const int32_t* sums;
+  const float* scales;
+  const float* bias;
+  bool relu;
+  float* c;
+  int64_t ldc;
+  int64_t n_valid;
+};
+
 struct KernelTable {
   void (*gemm_panel)(const PanelArgs& p);
+  // The int8 product (gemm_int8.h): exact integer sums, the same bits on every
+  // target.
+  void (*int8_panel)(const Int8PanelArgs& p);
+  // The row quantization of gemm_int8.h for the first values done with
+  // vectors; each returns how many, and the caller does the rest with the
+  // same operations. Int8MaxAbs: the max of |x| (NaN ignored) and whether any
+  // value is NaN or infinite (some |x|·0 is NaN). Int8Quantize: q = clamp(
+  // round_half_even(x·inv), -127, 127) + 128, for rows of finite values.
+  int64_t (*int8_max_abs)(const float* x, int64_t n, float* max_abs, bool* finite);
+  int64_t (*int8_quantize)(const float* x, int64_t n, float inv, uint8_t* q);
 
   // The row kernels of rotate_rows.h, same contracts.
   void (*stream_fence)();
@@ -69,6 +103,12 @@ namespace avx2 {
 }
 namespace avx512 {
 #include "engine/kernels/kernel_decls.inc"
+}
+// The avx512 target's int8 product with VNNI (vpdpbusd), in its own file built
+// with -mavx512vnni: engine/cpu.cc puts it in the avx512 table when the CPU
+// has VNNI; Skylake-SP and others without it keep avx512::Int8Panel.
+namespace avx512vnni {
+void Int8Panel(const Int8PanelArgs& p);
 }
 
 }  // namespace phasor::kernels

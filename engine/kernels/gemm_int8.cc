@@ -1,0 +1,155 @@
+// The int8 product's shared half: quantizing W at load (plain C++), the rows
+// per call (the target's vector loops for the bulk of each row, the scalar
+// loops here for the rest and on portable: the same operations, the same
+// bytes on every target), and the walk over 32-column panels that calls the
+// chosen target's panel kernel.
+#include "engine/kernels/gemm_int8.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "engine/error.h"
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor::kernels {
+namespace {
+
+constexpr int64_t kPanel = 32;       // output columns per packed panel
+constexpr int64_t kQuad = 4;         // k values per 32-bit group of the panel
+constexpr int64_t kAlignBytes = 64;  // panels start on a cache line
+
+// The largest in whose sums Σ_k (q + 128)·Wq (|term| <= 255·127) fit int32.
+constexpr int64_t kMaxIn = std::numeric_limits<int32_t>::max() / (255 * 127);
+
+// v rounded to the nearest integer, ties to even, for |v| <= 2^22: adding and
+// subtracting 1.5·2^23 leaves the integer part in the float's last bit under
+// the default rounding mode (no -ffast-math: the two adds stay). The compiler
+// vectorises it, where std::nearbyint is a call.
+inline float RoundHalfEven(float v) {
+  constexpr float kMagic = 12582912.0f;  // 1.5·2^23
+  return (v + kMagic) - kMagic;
+}
+
+inline int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+// max_k |v[k]| over n values (NaN ignored), and whether any is NaN or
+// infinite (|v|·0 is NaN exactly for those): the operations of the targets'
+// Int8MaxAbs, whose result does not depend on the order of the values.
+inline float MaxAbs(const float* v, int64_t n, bool* finite) {
+  float m = 0.0f, nan = 0.0f;
+  for (int64_t k = 0; k < n; ++k) {
+    const float a = std::abs(v[k]);
+    m = a > m ? a : m;
+    nan += a * 0.0f;
+  }
+  *finite = nan == 0.0f;
+  return m;
+}
+
+}  // namespace
+
+Int8Weights::Int8Weights(const float* w, const float* b, int64_t out, int64_t in)
+    : out_(out), in_(in), row_bytes_(RoundUp(in, kQuad)) {
+  assert(out >= 0 && in >= 0);
+  if (in > kMaxIn) {
+    throw Error("int8 product: in " + std::to_string(in) + " exceeds " + std::to_string(kMaxIn) +
+                " (the int32 sums would overflow)");
+  }
+  const int64_t padded_out = RoundUp(out, kPanel);
+  const int64_t k4 = row_bytes_ / kQuad;
+  packed_.assign(static_cast<size_t>(padded_out * row_bytes_ + kAlignBytes), 0);
+  const uintptr_t misalignment = reinterpret_cast<uintptr_t>(packed_.data()) % kAlignBytes;
+  packed_offset_ = misalignment == 0 ? 0 : static_cast<int64_t>(kAlignBytes - misalignment);
+  sums_.assign(static_cast<size_t>(padded_out), 0);
+  scales_.assign(static_cast<size_t>(padded_out), 0.0f);
+  bias_.assign(static_cast<size_t>(padded_out), 0.0f);
+  if (b != nullptr) std::copy(b, b + out, bias_.begin());
+  int8_t* packed = packed_.data() + packed_offset_;  // [padded_out / 32][k4][32][4]
+  for (int64_t c = 0; c < out; ++c) {
+    const float* row = w + c * in;  // W[c, :]
+    bool finite = true;
+    const float m = MaxAbs(row, in, &finite);
+    const float sw = finite ? m / 127.0f : std::numeric_limits<float>::quiet_NaN();
+    scales_[c] = sw;
+    // A non-finite channel's outputs are NaN through its scale; an all-zero
+    // one (or one so small that m / 127 is 0) has Wq = 0.
+    if (!finite || sw == 0.0f) continue;
+    int8_t* panel = packed + c / kPanel * (k4 * kPanel * kQuad) + c % kPanel * kQuad;
+    int32_t sum = 0;
+    for (int64_t k = 0; k < in; ++k) {
+      const float v = std::clamp(RoundHalfEven(row[k] / sw), -127.0f, 127.0f);
+      const auto wq = static_cast<int8_t>(v);
+      panel[k / kQuad * (kPanel * kQuad) + k % kQuad] = wq;
+      sum += wq;
+    }
+    sums_[c] = sum;
+  }
+}
+
+const float* Int8Weights::scales() const { return scales_.data(); }
+const int8_t* Int8Weights::packed() const { return packed_.data() + packed_offset_; }
+const int32_t* Int8Weights::column_sums() const { return sums_.data(); }
+const float* Int8Weights::bias() const { return bias_.data(); }
+
+int64_t Int8Weights::bytes() const {
+  return static_cast<int64_t>(packed_.size() + sizeof(int32_t) * sums_.size() +
+                              sizeof(float) * (scales_.size() + bias_.size()));
+}
+
+void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w, uint8_t* q,
+                      int64_t ldq, float* scales) {
+  const int64_t in = w.in(), row_bytes = w.row_bytes();
+  assert(rows >= 0 && ldq >= row_bytes);
+  const KernelTable& kernels = Kernels();
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * ldx;  // x[r, :]
+    uint8_t* qr = q + r * ldq;      // [row_bytes]
+    float m = 0.0f;
+    bool finite = true;
+    const int64_t done = kernels.int8_max_abs(xr, in, &m, &finite);
+    bool tail_finite = true;
+    const float tail_max = MaxAbs(xr + done, in - done, &tail_finite);
+    m = tail_max > m ? tail_max : m;
+    finite = finite && tail_finite;
+    const float inv = 127.0f / m;
+    // Zero rows, and rows so small that 127 / m overflows, quantize to 0; a
+    // non-finite row to 0 with a NaN scale, so its outputs are NaN.
+    if (!finite || !(inv <= std::numeric_limits<float>::max())) {
+      scales[r] = finite ? 0.0f : std::numeric_limits<float>::quiet_NaN();
+      std::fill(qr, qr + row_bytes, uint8_t{128});
+      continue;
+    }
+    scales[r] = m / 127.0f;
+    for (int64_t k = kernels.int8_quantize(xr, in, inv, qr); k < in; ++k) {
+      const float v = std::clamp(RoundHalfEven(xr[k] * inv), -127.0f, 127.0f);
+      qr[k] = static_cast<uint8_t>(static_cast<int32_t>(v) + 128);
+    }
+    std::fill(qr + in, qr + row_bytes, uint8_t{128});
+  }
+}
+
+void Int8LinearBlock(const uint8_t* q, int64_t ldq, const float* scales, int64_t rows,
+                     const Int8Weights& w, int64_t col_begin, int64_t col_end, float* y,
+                     int64_t ldy, Activation act) {
+  assert(rows >= 0 && col_begin % kPanel == 0 && col_end <= w.out() && ldq >= w.row_bytes());
+  const int64_t k4 = w.row_bytes() / kQuad;
+  const auto int8_panel = Kernels().int8_panel;
+  for (int64_t c0 = col_begin; c0 < col_end; c0 += kPanel) {
+    const int64_t n_valid = std::min(kPanel, col_end - c0);
+    int8_panel(Int8PanelArgs{q, ldq, rows, scales, w.packed() + c0 * w.row_bytes(), k4,
+                             w.column_sums() + c0, w.scales() + c0, w.bias() + c0,
+                             act == Activation::kRelu, y + c0, ldy, n_valid});
+  }
+  if (act == Activation::kGelu) {
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = y + r * ldy + col_begin;
+      Gelu(row, col_end - col_begin, row);
+    }
+  }
+}
+
+}  // namespace phasor::kernels

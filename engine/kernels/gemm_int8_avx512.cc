@@ -1,0 +1,151 @@
+// The int8 product's panel kernel for AVX-512 without VNNI (Skylake-SP and
+// others; engine/cpu.cc takes gemm_int8_avx512vnni.cc's where the CPU has
+// VNNI): the panel's bytes widened to int16 (vpmovsxbw) and multiplied by the
+// row's widened quadruple with vpmaddwd, exact, into pairs of int32 partial
+// sums per column that the epilogue adds. A 6 x 32 register tile: 24
+// accumulators. Only intrinsics and this file's own functions: nothing here
+// may be shared with code built for another target.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor::kernels::avx512 {
+namespace {
+
+constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
+constexpr int64_t kRows = 6;         // rows of the register tile
+
+// q[0..3] zero-extended to int16, repeated in all 32 lanes.
+inline __m512i Quad(const uint8_t* q) {
+  int32_t v;
+  std::memcpy(&v, q, sizeof(v));
+  return _mm512_cvtepu8_epi16(_mm256_set1_epi32(v));
+}
+
+// Lane pairs (2j, 2j + 1) of a ++ b added: 16 sums, a's 8 then b's 8.
+inline __m512i AddPairs(__m512i a, __m512i b) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_add_epi32(_mm512_permutex2var_epi32(a, even, b),
+                          _mm512_permutex2var_epi32(a, odd, b));
+}
+
+// Rows [0, MR) of the panel (Int8PanelArgs). a<r><g> covers columns
+// [8g, 8g + 8): lanes 2j and 2j + 1 hold column 8g + j's sums over k = 0, 1
+// and k = 2, 3 of each quadruple. Named variables, not an array: GCC 12 copies
+// and spills an array's every accumulator on every k.
+template <int MR>
+void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, float* c) {
+  const __m512i zero_i = _mm512_setzero_si512();
+  __m512i a00 = zero_i, a01 = zero_i, a02 = zero_i, a03 = zero_i, a10 = zero_i, a11 = zero_i,
+          a12 = zero_i, a13 = zero_i, a20 = zero_i, a21 = zero_i, a22 = zero_i, a23 = zero_i,
+          a30 = zero_i, a31 = zero_i, a32 = zero_i, a33 = zero_i, a40 = zero_i, a41 = zero_i,
+          a42 = zero_i, a43 = zero_i, a50 = zero_i, a51 = zero_i, a52 = zero_i, a53 = zero_i;
+  const int8_t* panel = p.panel;
+  const int64_t ldq = p.ldq;
+  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4) {
+    const __m512i w0 =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel)));
+    const __m512i w1 =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 32)));
+    const __m512i w2 =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 64)));
+    const __m512i w3 =
+        _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 96)));
+#define PHASOR_INT8_ROW(r)                                         \
+  if constexpr (MR > r) {                                          \
+    const __m512i x = Quad(q + r * ldq);                           \
+    a##r##0 = _mm512_add_epi32(a##r##0, _mm512_madd_epi16(x, w0)); \
+    a##r##1 = _mm512_add_epi32(a##r##1, _mm512_madd_epi16(x, w1)); \
+    a##r##2 = _mm512_add_epi32(a##r##2, _mm512_madd_epi16(x, w2)); \
+    a##r##3 = _mm512_add_epi32(a##r##3, _mm512_madd_epi16(x, w3)); \
+  }
+    PHASOR_INT8_ROW(0)
+    PHASOR_INT8_ROW(1)
+    PHASOR_INT8_ROW(2)
+    PHASOR_INT8_ROW(3)
+    PHASOR_INT8_ROW(4)
+    PHASOR_INT8_ROW(5)
+#undef PHASOR_INT8_ROW
+  }
+  const __m512i acc[6][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23},
+                             {a30, a31, a32, a33}, {a40, a41, a42, a43}, {a50, a51, a52, a53}};
+  const int64_t n = p.n_valid;
+  const __mmask16 m0 = static_cast<__mmask16>((1u << (n < 16 ? n : 16)) - 1);
+  const __mmask16 m1 = static_cast<__mmask16>((1u << (n > 16 ? n - 16 : 0)) - 1);
+  // The panel's sums, scales and bias hold 32 values (zero past out). The
+  // zero-masked shift and conversion keep GCC 12 from warning about the
+  // undefined vectors its unmasked forms start from.
+  const __m512i s0 = _mm512_maskz_slli_epi32(m0, _mm512_loadu_si512(p.sums), 7);
+  const __m512i s1 = _mm512_maskz_slli_epi32(m1, _mm512_loadu_si512(p.sums + 16), 7);
+  const __m512 sc0 = _mm512_loadu_ps(p.scales), sc1 = _mm512_loadu_ps(p.scales + 16);
+  const __m512 b0 = _mm512_loadu_ps(p.bias), b1 = _mm512_loadu_ps(p.bias + 16);
+  const __m512 zero = _mm512_setzero_ps();
+  for (int r = 0; r < MR; ++r) {
+    const __m512 sx = _mm512_set1_ps(row_scales[r]);
+    const __m512i a0 = AddPairs(acc[r][0], acc[r][1]), a1 = AddPairs(acc[r][2], acc[r][3]);
+    __m512 y0 = _mm512_maskz_cvtepi32_ps(m0, _mm512_sub_epi32(a0, s0));
+    __m512 y1 = _mm512_maskz_cvtepi32_ps(m1, _mm512_sub_epi32(a1, s1));
+    y0 = _mm512_add_ps(_mm512_mul_ps(y0, _mm512_mul_ps(sx, sc0)), b0);
+    y1 = _mm512_add_ps(_mm512_mul_ps(y1, _mm512_mul_ps(sx, sc1)), b1);
+    if (p.relu) {  // max(y, 0) keeping NaN, as std::max(y, 0.0f)
+      y0 = _mm512_max_ps(zero, y0);
+      y1 = _mm512_max_ps(zero, y1);
+    }
+    _mm512_mask_storeu_ps(c + r * p.ldc, m0, y0);
+    _mm512_mask_storeu_ps(c + r * p.ldc + 16, m1, y1);
+  }
+}
+
+using TileFn = void (*)(const Int8PanelArgs&, const uint8_t*, const float*, float*);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
+                                      Tile<4>, Tile<5>, Tile<6>};
+
+}  // namespace
+
+void Int8Panel(const Int8PanelArgs& p) {
+  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
+    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
+    kTiles[mr](p, p.q + r0 * p.ldq, p.row_scales + r0, p.c + r0 * p.ldc);
+  }
+}
+
+int64_t Int8MaxAbs(const float* x, int64_t n, float* max_abs, bool* finite) {
+  const __m512i magnitude = _mm512_set1_epi32(0x7fffffff);
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 m = zero, nan = zero;
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(x + k), magnitude));
+    m = _mm512_max_ps(a, m);  // a > m ? a : m: a NaN leaves m
+    nan = _mm512_add_ps(nan, _mm512_mul_ps(a, zero));
+  }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, m);
+  float best = 0.0f;
+  for (float v : lanes) best = v > best ? v : best;
+  *max_abs = best;
+  *finite = _mm512_cmp_ps_mask(nan, nan, _CMP_UNORD_Q) == 0;
+  return k;
+}
+
+int64_t Int8Quantize(const float* x, int64_t n, float inv, uint8_t* q) {
+  const __m512 scale = _mm512_set1_ps(inv), magic = _mm512_set1_ps(12582912.0f);  // 1.5·2^23
+  const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
+  const __m512i offset = _mm512_set1_epi32(128);
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    // Rounded to even by adding and subtracting 1.5·2^23, as gemm_int8.cc does.
+    __m512 v =
+        _mm512_sub_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(x + k), scale), magic), magic);
+    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+    const __m512i i = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(0xFFFF, v), offset);
+    _mm512_mask_cvtepi32_storeu_epi8(q + k, 0xFFFF, i);
+  }
+  return k;
+}
+
+}  // namespace phasor::kernels::avx512

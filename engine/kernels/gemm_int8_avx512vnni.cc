@@ -1,0 +1,98 @@
+// The int8 product's panel kernel for AVX-512 with VNNI (built with the avx512
+// flags and -mavx512vnni; engine/cpu.cc takes it only on CPUs with VNNI): an
+// 8 x 32 register tile of vpdpbusd, each a 64-byte load of the panel (16
+// columns x 4 k) times a broadcast quadruple of the row's unsigned bytes.
+// Only intrinsics and this file's own functions: nothing here may be shared
+// with code built for another target.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor::kernels::avx512vnni {
+namespace {
+
+constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
+constexpr int64_t kRows = 8;         // rows of the register tile
+
+inline __m512i Quad(const uint8_t* q) {  // q[0..3] in every 32-bit lane
+  int32_t v;
+  std::memcpy(&v, q, sizeof(v));
+  return _mm512_set1_epi32(v);
+}
+
+// Rows [0, MR) of the panel (Int8PanelArgs); 2·MR accumulators stay in
+// registers across k. They are named variables (a<row><half>): held in an
+// array, GCC 12 copies every one of them on every k. Partial panels store
+// through masks.
+template <int MR>
+void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, float* c) {
+  const __m512i zero_i = _mm512_setzero_si512();
+  __m512i a00 = zero_i, a01 = zero_i, a10 = zero_i, a11 = zero_i, a20 = zero_i, a21 = zero_i,
+          a30 = zero_i, a31 = zero_i, a40 = zero_i, a41 = zero_i, a50 = zero_i, a51 = zero_i,
+          a60 = zero_i, a61 = zero_i, a70 = zero_i, a71 = zero_i;
+  const int8_t* panel = p.panel;
+  const int64_t ldq = p.ldq;
+  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4) {
+    const __m512i w0 = _mm512_loadu_si512(panel);
+    const __m512i w1 = _mm512_loadu_si512(panel + 64);
+#define PHASOR_INT8_ROW(r)                         \
+  if constexpr (MR > r) {                          \
+    const __m512i x = Quad(q + r * ldq);           \
+    a##r##0 = _mm512_dpbusd_epi32(a##r##0, x, w0); \
+    a##r##1 = _mm512_dpbusd_epi32(a##r##1, x, w1); \
+  }
+    PHASOR_INT8_ROW(0)
+    PHASOR_INT8_ROW(1)
+    PHASOR_INT8_ROW(2)
+    PHASOR_INT8_ROW(3)
+    PHASOR_INT8_ROW(4)
+    PHASOR_INT8_ROW(5)
+    PHASOR_INT8_ROW(6)
+    PHASOR_INT8_ROW(7)
+#undef PHASOR_INT8_ROW
+  }
+  const __m512i acc[8][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31},
+                             {a40, a41}, {a50, a51}, {a60, a61}, {a70, a71}};
+  const int64_t n = p.n_valid;
+  const __mmask16 m0 = static_cast<__mmask16>((1u << (n < 16 ? n : 16)) - 1);
+  const __mmask16 m1 = static_cast<__mmask16>((1u << (n > 16 ? n - 16 : 0)) - 1);
+  // The panel's sums, scales and bias hold 32 values (zero past out). The
+  // zero-masked shift and conversion keep GCC 12 from warning about the
+  // undefined vectors its unmasked forms start from.
+  const __m512i s0 = _mm512_maskz_slli_epi32(m0, _mm512_loadu_si512(p.sums), 7);
+  const __m512i s1 = _mm512_maskz_slli_epi32(m1, _mm512_loadu_si512(p.sums + 16), 7);
+  const __m512 sc0 = _mm512_loadu_ps(p.scales), sc1 = _mm512_loadu_ps(p.scales + 16);
+  const __m512 b0 = _mm512_loadu_ps(p.bias), b1 = _mm512_loadu_ps(p.bias + 16);
+  const __m512 zero = _mm512_setzero_ps();
+  for (int r = 0; r < MR; ++r) {
+    const __m512 sx = _mm512_set1_ps(row_scales[r]);
+    __m512 y0 = _mm512_maskz_cvtepi32_ps(m0, _mm512_sub_epi32(acc[r][0], s0));
+    __m512 y1 = _mm512_maskz_cvtepi32_ps(m1, _mm512_sub_epi32(acc[r][1], s1));
+    y0 = _mm512_add_ps(_mm512_mul_ps(y0, _mm512_mul_ps(sx, sc0)), b0);
+    y1 = _mm512_add_ps(_mm512_mul_ps(y1, _mm512_mul_ps(sx, sc1)), b1);
+    if (p.relu) {  // max(y, 0) keeping NaN, as std::max(y, 0.0f)
+      y0 = _mm512_max_ps(zero, y0);
+      y1 = _mm512_max_ps(zero, y1);
+    }
+    _mm512_mask_storeu_ps(c + r * p.ldc, m0, y0);
+    _mm512_mask_storeu_ps(c + r * p.ldc + 16, m1, y1);
+  }
+}
+
+using TileFn = void (*)(const Int8PanelArgs&, const uint8_t*, const float*, float*);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>,
+                                      Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+
+}  // namespace
+
+void Int8Panel(const Int8PanelArgs& p) {
+  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
+    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
+    kTiles[mr](p, p.q + r0 * p.ldq, p.row_scales + r0, p.c + r0 * p.ldc);
+  }
+}
+
+}  // namespace phasor::kernels::avx512vnni
