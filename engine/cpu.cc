@@ -37,19 +37,32 @@ bool Has(Isa isa) {
 #endif
 }
 
+bool CpuHasAvx512Bf16() {
+#if defined(__x86_64__)
+  static const bool bf16 = Has(Isa::kAvx512) && __builtin_cpu_supports("avx512bf16");
+  return bf16;
+#else
+  return false;
+#endif
+}
+
 // A target's table, its entries in KernelTable's order.
-#define PHASOR_KERNEL_TABLE(target)                                                \
-  KernelTable {                                                                    \
-    target::GemmPanel, target::StreamFence, target::TurnRows, target::RotateHeads, \
-        target::TurnPairs, target::ScaleAddRow, target::ScaleRow, target::FillRow, \
-        target::ExpShifted                                                         \
+#define PHASOR_KERNEL_TABLE(target)                                                    \
+  KernelTable {                                                                        \
+    target::GemmPanel, target::Bf16Panel, target::StreamFence, target::TurnRows,       \
+        target::RotateHeads, target::TurnPairs, target::ScaleAddRow, target::ScaleRow, \
+        target::FillRow, target::ExpShifted                                            \
   }
 
 const KernelTable& TableOf(Isa isa) {
   static const KernelTable portable = PHASOR_KERNEL_TABLE(kernels::portable);
 #if defined(__x86_64__)
   static const KernelTable avx2 = PHASOR_KERNEL_TABLE(kernels::avx2);
-  static const KernelTable avx512 = PHASOR_KERNEL_TABLE(kernels::avx512);
+  static const KernelTable avx512 = [] {
+    KernelTable table = PHASOR_KERNEL_TABLE(kernels::avx512);
+    if (CpuHasAvx512Bf16()) table.bf16_panel = kernels::avx512bf16::Bf16Panel;
+    return table;
+  }();
   if (isa == Isa::kAvx512) return avx512;
   if (isa == Isa::kAvx2) return avx2;
 #else
@@ -129,6 +142,8 @@ void SetIsa(Isa isa) {
   if (!Has(isa)) Parse(IsaName(isa), "target");  // throws, naming what the CPU has
   Activate(isa);
 }
+
+bool HasAvx512Bf16() { return CpuHasAvx512Bf16(); }
 
 namespace kernels {
 

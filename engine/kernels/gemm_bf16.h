@@ -44,15 +44,21 @@ class Bf16Weights {
   // Bytes held: about 2·out·in plus the bias.
   int64_t bytes() const;
 
-  // The packed layout is private to the kernels (gemm_bf16*.cc).
-  const uint16_t* packed() const;
-  const float* bias() const;  // [out rounded up], zero past out
+  // The packed layout is the kernels' (gemm_bf16*.cc): panels of 32 outputs,
+  // each [row_values/2, 32, 2] contiguous and 64-byte aligned: W[32·p + j, 2i + t]
+  // at packed() + p·32·row_values + 64·i + 2·j + t, zero past in and past out.
+  // One k pair of 16 outputs is one 64-byte line (a vdpbf16ps operand).
+  const uint16_t* packed() const { return packed_.data() + packed_offset_; }
+  const float* bias() const { return bias_.data(); }  // [out rounded up], zero past out
 
  private:
+  // Sizes the storage (zeroed) and aligns packed(); the constructors fill it.
+  void Allocate(const float* b);
+
   int64_t out_ = 0, in_ = 0, row_values_ = 0;
-  std::vector<uint16_t> packed_;
-  std::vector<float> bias_;
-  int64_t packed_offset_ = 0;
+  std::vector<uint16_t> packed_;  // [panels, row_values/2, 32, 2] from packed_offset_ on
+  std::vector<float> bias_;       // [panels·32]
+  int64_t packed_offset_ = 0;     // values skipped to align the first panel to 64 bytes
 };
 
 // Rows [0, rows) of x ([rows, in], row stride ldx, in = w.in()) rounded:
@@ -62,7 +68,9 @@ void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights&
 
 // Columns [col_begin, col_end) of y = act(xb·bf16(W)ᵀ + b) for the rows
 // RoundRowsBf16 made; y + r·ldy + c is output (r, c). col_begin is a multiple
-// of 32; col_end <= w.out(). Serial: callers split rows and columns.
+// of 32; col_end <= w.out(). A NaN stays NaN through every activation (relu
+// too), and a row's NaN or infinity reaches that row's outputs only. y may not
+// overlap xb. Serial: callers split rows and columns.
 void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
                      int64_t col_begin, int64_t col_end, float* y, int64_t ldy,
                      Activation act = Activation::kIdentity);
