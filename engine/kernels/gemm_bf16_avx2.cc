@@ -1,11 +1,13 @@
 // The bfloat16 product's panel kernel for AVX2 + FMA (built with -mavx2
-// -mfma): bfloat16 widened to float (a shift by 16 bits, exact), then a 3 x 32
-// register tile of fused multiply-adds in k order, 12 accumulators of the 16
-// ymm registers. 32 bytes of the panel, 8 columns x a k pair, widen to the two
-// k's weight vectors (shift and mask); the tile's rows are widened once per
-// chunk of k into a buffer on the stack, from which the multiply-adds
-// broadcast them. Only intrinsics and this file's own functions: nothing here
-// may be shared with code built for another target.
+// -mfma): bfloat16 widened to float (a shift by 16 bits, exact), then a 2 x 32
+// register tile of fused multiply-adds in k order. 32 bytes of the panel, 8
+// columns x a k pair, widen to the two k's weight vectors (shift and mask);
+// the tile's rows are widened once per chunk of k into a buffer on the stack,
+// from which the multiply-adds broadcast them. The 8 accumulators, the two
+// rows' broadcast pair and the widened weights take 15 of the 16 ymm
+// registers (3 rows would spill accumulators to the stack every k). Only
+// intrinsics and this file's own functions: nothing here may be shared with
+// code built for another target.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -17,7 +19,7 @@ namespace phasor::kernels::avx2 {
 namespace {
 
 constexpr int kPanel = 32;
-constexpr int64_t kRows = 3;     // rows of the register tile
+constexpr int64_t kRows = 2;     // rows of the register tile
 constexpr int64_t kChunk = 256;  // k values of the rows widened at a time
 
 // The lanes j < n of a vector (all for n >= 8, none for n <= 0).
@@ -47,7 +49,7 @@ void WidenRows(const uint16_t* a, int64_t lda, int64_t k0, int64_t n, float* xs)
 
 // Rows [0, MR) x the first n_valid columns of a panel (Bf16PanelArgs). All 32
 // columns are computed (the panel is zero past the valid ones, the bias has
-// 32 values); only the first n_valid are stored. The 12 accumulators are named
+// 32 values); only the first n_valid are stored. The accumulators are named
 // variables (c<row><vector>): held in an array, GCC keeps them in memory and
 // stores all of them every k.
 template <int MR>
@@ -56,8 +58,7 @@ void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, 
   const __m256i high = _mm256_set1_epi32(static_cast<int32_t>(0xFFFF0000u));
   const __m256 b0 = _mm256_loadu_ps(bias), b1 = _mm256_loadu_ps(bias + 8),
                b2 = _mm256_loadu_ps(bias + 16), b3 = _mm256_loadu_ps(bias + 24);
-  __m256 c00 = b0, c01 = b1, c02 = b2, c03 = b3, c10 = b0, c11 = b1, c12 = b2, c13 = b3, c20 = b0,
-         c21 = b1, c22 = b2, c23 = b3;
+  __m256 c00 = b0, c01 = b1, c02 = b2, c03 = b3, c10 = b0, c11 = b1, c12 = b2, c13 = b3;
   alignas(32) float xs[MR * kChunk];  // [MR, kChunk]: the rows' chunk in float
   for (int64_t k0 = 0; k0 < 2 * pairs; k0 += kChunk) {
     const int64_t n = 2 * pairs - k0 < kChunk ? 2 * pairs - k0 : kChunk;
@@ -65,7 +66,7 @@ void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, 
     const uint16_t* w = panel + k0 * kPanel;  // the chunk's first pair
     for (int64_t k = 0; k < n; k += 2, w += 2 * kPanel) {
       // 8 columns g: the pair's weights widened, then each row's two steps.
-      const auto columns = [&](int g, __m256& r0, __m256& r1, __m256& r2) {
+      const auto columns = [&](int g, __m256& r0, __m256& r1) {
         const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * g));
         const __m256 even = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
         const __m256 odd = _mm256_castsi256_ps(_mm256_and_si256(v, high));
@@ -75,15 +76,11 @@ void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, 
           r1 = _mm256_fmadd_ps(_mm256_broadcast_ss(xs + kChunk + k), even, r1);
           r1 = _mm256_fmadd_ps(_mm256_broadcast_ss(xs + kChunk + k + 1), odd, r1);
         }
-        if constexpr (MR > 2) {
-          r2 = _mm256_fmadd_ps(_mm256_broadcast_ss(xs + 2 * kChunk + k), even, r2);
-          r2 = _mm256_fmadd_ps(_mm256_broadcast_ss(xs + 2 * kChunk + k + 1), odd, r2);
-        }
       };
-      columns(0, c00, c10, c20);
-      columns(1, c01, c11, c21);
-      columns(2, c02, c12, c22);
-      columns(3, c03, c13, c23);
+      columns(0, c00, c10);
+      columns(1, c01, c11);
+      columns(2, c02, c12);
+      columns(3, c03, c13);
     }
   }
   const __m256 zero = _mm256_setzero_ps();
@@ -105,15 +102,11 @@ void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, 
   put(1, 1, c11);
   put(1, 2, c12);
   put(1, 3, c13);
-  put(2, 0, c20);
-  put(2, 1, c21);
-  put(2, 2, c22);
-  put(2, 3, c23);
 }
 
 using TileFn = void (*)(const uint16_t*, int64_t, const uint16_t*, int64_t, const float*, bool,
                         float*, int64_t, int64_t);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>};
+constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>};
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 // The bfloat16 product's panel kernel for AVX-512 CPUs with AVX512-BF16 (built
 // with avx512's flags and -mavx512bf16; engine/cpu.cc puts it in the avx512
-// table only where the CPU has it): a kRows x 32 register tile of vdpbf16ps,
+// table only where the CPU has it): an 8 x 32 register tile of vdpbf16ps,
 // each adding a pair of k products per column, twice the multiply-adds of a
 // float FMA. One 64-byte line of the panel is 16 columns x a k pair; the
 // row's pair is broadcast from memory. vdpbf16ps flushes denormal inputs and
@@ -18,7 +18,7 @@ namespace phasor::kernels::avx512bf16 {
 namespace {
 
 constexpr int kPanel = 32;
-constexpr int64_t kRows = 12;  // rows of the register tile: 24 accumulators
+constexpr int64_t kRows = 8;  // rows of the register tile: 16 accumulators
 
 // Rows [0, MR) x the first n_valid columns of a panel (Bf16PanelArgs). All 32
 // columns are computed (the panel is zero past the valid ones, the bias has
@@ -62,9 +62,8 @@ void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, 
 
 using TileFn = void (*)(const uint16_t*, int64_t, const uint16_t*, int64_t, const float*, bool,
                         float*, int64_t, int64_t);
-constexpr TileFn kTiles[kRows + 1] = {nullptr,  Tile<1>,  Tile<2>, Tile<3>, Tile<4>,
-                                      Tile<5>,  Tile<6>,  Tile<7>, Tile<8>, Tile<9>,
-                                      Tile<10>, Tile<11>, Tile<12>};
+constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>,
+                                      Tile<5>, Tile<6>, Tile<7>, Tile<8>};
 
 }  // namespace
 
