@@ -10,8 +10,7 @@
 namespace phasor::kernels {
 namespace {
 
-constexpr int64_t kPanel = 32;        // outputs per packed panel
-constexpr int64_t kAlignValues = 32;  // 64 bytes of bfloat16
+constexpr int64_t kPanel = 32;  // outputs per packed panel
 
 // Round to nearest, ties to even, on the bits: adding 0x7FFF plus the lowest
 // kept bit carries into the kept half exactly when the dropped half is above
@@ -44,10 +43,7 @@ void Bf16Weights::Allocate(const float* b) {
   assert(out_ >= 0 && in_ >= 0);
   row_values_ = in_ + (in_ & 1);
   const int64_t panels = (out_ + kPanel - 1) / kPanel;
-  packed_.assign(static_cast<size_t>(panels * kPanel * row_values_ + kAlignValues), 0);
-  const uintptr_t misalignment = reinterpret_cast<uintptr_t>(packed_.data()) % 64;
-  packed_offset_ =
-      misalignment == 0 ? 0 : static_cast<int64_t>((64 - misalignment) / sizeof(uint16_t));
+  packed_.assign(static_cast<size_t>(panels * kPanel * row_values_), 0);
   bias_.assign(static_cast<size_t>(panels * kPanel), 0.0f);
   if (b != nullptr) std::copy(b, b + out_, bias_.begin());
 }
@@ -70,15 +66,14 @@ Bf16Weights::Bf16Weights(const float* w, const float* b, int64_t out, int64_t in
   Allocate(b);
   Pack(
       out, in, row_values_, [&](int64_t c, int64_t k) { return ToBf16(w[c * in + k]); },
-      packed_.data() + packed_offset_);
+      packed_.data());
 }
 
 Bf16Weights::Bf16Weights(const uint16_t* w, const float* b, int64_t out, int64_t in)
     : out_(out), in_(in) {
   Allocate(b);
   Pack(
-      out, in, row_values_, [&](int64_t c, int64_t k) { return w[c * in + k]; },
-      packed_.data() + packed_offset_);
+      out, in, row_values_, [&](int64_t c, int64_t k) { return w[c * in + k]; }, packed_.data());
 }
 
 int64_t Bf16Weights::bytes() const {

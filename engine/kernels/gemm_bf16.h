@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/aligned_allocator.h"
 #include "engine/kernels/activations.h"
 
 namespace phasor::kernels {
@@ -48,17 +49,17 @@ class Bf16Weights {
   // each [row_values/2, 32, 2] contiguous and 64-byte aligned: W[32·p + j, 2i + t]
   // at packed() + p·32·row_values + 64·i + 2·j + t, zero past in and past out.
   // One k pair of 16 outputs is one 64-byte line (a vdpbf16ps operand).
-  const uint16_t* packed() const { return packed_.data() + packed_offset_; }
+  const uint16_t* packed() const { return packed_.data(); }
   const float* bias() const { return bias_.data(); }  // [out rounded up], zero past out
 
  private:
-  // Sizes the storage (zeroed) and aligns packed(); the constructors fill it.
+  // Sizes the storage (zeroed); the constructors fill it.
   void Allocate(const float* b);
 
   int64_t out_ = 0, in_ = 0, row_values_ = 0;
-  std::vector<uint16_t> packed_;  // [panels, row_values/2, 32, 2] from packed_offset_ on
-  std::vector<float> bias_;       // [panels·32]
-  int64_t packed_offset_ = 0;     // values skipped to align the first panel to 64 bytes
+  // [panels, row_values/2, 32, 2]; 64-byte aligned, copies too.
+  std::vector<uint16_t, AlignedAllocator<uint16_t>> packed_;
+  std::vector<float> bias_;  // [panels·32]
 };
 
 // Rows [0, rows) of x ([rows, in], row stride ldx, in = w.in()) rounded:
