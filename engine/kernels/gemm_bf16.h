@@ -6,10 +6,13 @@
 // even; NaN stays NaN. W is rounded and packed once at load; the rows of x are
 // rounded just before the product. Each output is b + Σ_k bf16(x)·bf16(W) in
 // float32: the products are exact in float32, the sums rounded. avx512 with
-// AVX512-BF16 uses vdpbf16ps (pairs of k, denormals flushed); avx2 and portable
-// compute the same sums with float multiply-adds, so targets agree within
-// float32 rounding of the sums, not bit for bit. Within a target the result
-// depends on the values only, never on the thread count or the split.
+// AVX512-BF16 uses vdpbf16ps (pairs of k, denormals flushed); avx512 without
+// it, avx2 and portable widen bfloat16 to float and add the products to the
+// bias in k order, one rounding per add (a fused multiply-add or a multiply and
+// an add round alike when the product is exact), so those three give the same
+// bits (for products that are normal floats) and vdpbf16ps agrees with them
+// within float32 rounding of the sums. Within a target the result depends on
+// the values only, never on the thread count or the split.
 //
 // tests/support/reference_bf16.h holds the naive twins; phasor_bench's
 // BM_Bf16Linear times the product at encoder shapes.

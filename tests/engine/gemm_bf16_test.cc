@@ -4,7 +4,7 @@
 // directly where the CPU would pick the vdpbf16ps one. Each output must lie
 // within the float32 sum's error bound of b + Σ bf16(x)·bf16(W) (in double);
 // within a kernel, any split of rows and columns and any thread count give the
-// same bits.
+// same bits; the kernels that widen to float give the same bits as each other.
 #include "engine/kernels/gemm_bf16.h"
 
 #include <gtest/gtest.h>
@@ -377,6 +377,29 @@ TEST(Bf16Test, SameBitsForAnySplitAndThreadCount) {
         }
       }
     }
+  }
+}
+
+// The kernels that widen to float add the same exact products in the same
+// order from the bias on, one rounding per add: a multiply and an add (portable)
+// round as a fused multiply-add does when the product is exact, so avx512
+// without AVX512-BF16, avx2 and portable give the same bits (for products that
+// are normal floats; vdpbf16ps rounds its own way).
+TEST(Bf16Test, WideningKernelsGiveTheSameBits) {
+  IsaGuard guard;
+  const int64_t rows = 19, in = 777, out = 75;
+  const std::vector<float> x = Random(rows * in, 20),
+                           wf = Random(out * in, 21);  // [rows, in], [out, in]
+  const std::vector<float> b = Random(out, 22);
+  const Bf16Weights w(wf.data(), b.data(), out, in);
+  std::vector<Kernel> widening;
+  for (const Kernel& k : EveryKernel()) {
+    if (k.isa != Isa::kAvx512 || k.direct != nullptr || !HasAvx512Bf16()) widening.push_back(k);
+  }
+  ASSERT_FALSE(widening.empty());
+  const std::vector<float> want = Product(widening.back(), x, rows, w, Activation::kGelu);
+  for (const Kernel& k : widening) {
+    EXPECT_TRUE(SameBits(Product(k, x, rows, w, Activation::kGelu), want)) << k.name;
   }
 }
 
