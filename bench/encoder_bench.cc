@@ -13,6 +13,7 @@
 
 #include "engine/kernels/attention.h"
 #include "engine/kernels/gemm.h"
+#include "engine/kernels/gemm_bf16.h"
 #include "engine/kernels/gemm_int8.h"
 #include "engine/parallel.h"
 #include "layers/attention.h"
@@ -93,6 +94,39 @@ void BM_Int8Linear(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * rows);
   state.counters["GOP/s"] = benchmark::Counter(2.0 * rows * in * out * 1e-9 * state.iterations(),
                                                benchmark::Counter::kIsRate);
+  SetNumThreads(0);
+}
+
+// Args: rows, in, out, threads. BM_PackedLinear's layer in bfloat16 as a layer
+// calls it: weights rounded and packed at load; per call the rows of x rounded
+// (tasks of kPackedLinearRows rows), then the product in PackedLinear's tasks.
+void BM_Bf16Linear(benchmark::State& state) {
+  const int64_t rows = state.range(0), in = state.range(1), out = state.range(2);
+  SetNumThreads(static_cast<int>(state.range(3)));
+  const std::vector<float> x = Random(rows * in, 1), w = Random(out * in, 2), b = Random(out, 3);
+  const kernels::Bf16Weights packed(w.data(), b.data(), out, in);
+  const int64_t ldxb = packed.row_values();
+  std::vector<uint16_t> xb(static_cast<size_t>(rows * ldxb));  // [rows, row_values]
+  std::vector<float> y(static_cast<size_t>(rows * out));       // [rows, out]
+  const int64_t tile_rows = kernels::kPackedLinearRows, tile_cols = kernels::kPackedLinearCols;
+  const int64_t row_tiles = (rows + tile_rows - 1) / tile_rows;
+  const int64_t col_tiles = (out + tile_cols - 1) / tile_cols;
+  for (auto _ : state) {
+    ParallelTasks(row_tiles, 0, [&](int64_t t, int /*slot*/) {
+      const int64_t r0 = t * tile_rows;
+      kernels::RoundRowsBf16(x.data() + r0 * in, in, std::min(tile_rows, rows - r0), packed,
+                             xb.data() + r0 * ldxb, ldxb);
+    });
+    ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
+      const int64_t r0 = t / col_tiles * tile_rows, c0 = t % col_tiles * tile_cols;
+      kernels::Bf16LinearBlock(xb.data() + r0 * ldxb, ldxb, std::min(tile_rows, rows - r0), packed,
+                               c0, std::min(out, c0 + tile_cols), y.data() + r0 * out, out,
+                               kernels::Activation::kRelu);
+    });
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(state.iterations() * rows);
+  SetGflops(state, 2.0 * rows * in * out);
   SetNumThreads(0);
 }
 
@@ -209,6 +243,10 @@ BENCHMARK(BM_PackedLinear)
     ->Args({512, 2048, 512, 2})
     ->UseRealTime();
 BENCHMARK(BM_Int8Linear)
+    ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
+    ->Args({512, 2048, 512, 2})
+    ->UseRealTime();
+BENCHMARK(BM_Bf16Linear)
     ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
     ->Args({512, 2048, 512, 2})
     ->UseRealTime();

@@ -37,12 +37,22 @@ bool Has(Isa isa) {
 #endif
 }
 
+bool CpuHasAvx512Bf16() {
+#if defined(__x86_64__)
+  static const bool bf16 = Has(Isa::kAvx512) && __builtin_cpu_supports("avx512bf16");
+  return bf16;
+#else
+  return false;
+#endif
+}
+
 // A target's table, its entries in KernelTable's order.
 #define PHASOR_KERNEL_TABLE(target)                                                    \
   KernelTable {                                                                        \
     target::GemmPanel, target::Int8Panel, target::Int8MaxAbs, target::Int8Quantize,    \
-        target::StreamFence, target::TurnRows, target::RotateHeads, target::TurnPairs, \
-        target::ScaleAddRow, target::ScaleRow, target::FillRow, target::ExpShifted     \
+        target::Bf16Panel, target::StreamFence, target::TurnRows, target::RotateHeads, \
+        target::TurnPairs, target::ScaleAddRow, target::ScaleRow, target::FillRow,     \
+        target::ExpShifted                                                             \
   }
 
 const KernelTable& TableOf(Isa isa) {
@@ -52,6 +62,7 @@ const KernelTable& TableOf(Isa isa) {
   static const KernelTable avx512 = [] {
     KernelTable table = PHASOR_KERNEL_TABLE(kernels::avx512);
     if (__builtin_cpu_supports("avx512vnni")) table.int8_panel = kernels::avx512vnni::Int8Panel;
+    if (CpuHasAvx512Bf16()) table.bf16_panel = kernels::avx512bf16::Bf16Panel;
     return table;
   }();
   if (isa == Isa::kAvx512) return avx512;
@@ -133,6 +144,8 @@ void SetIsa(Isa isa) {
   if (!Has(isa)) Parse(IsaName(isa), "target");  // throws, naming what the CPU has
   Activate(isa);
 }
+
+bool HasAvx512Bf16() { return CpuHasAvx512Bf16(); }
 
 namespace kernels {
 

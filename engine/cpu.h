@@ -10,7 +10,9 @@
 //   avx512    AVX-512 F, BW, DQ and VL (Skylake-SP and later Xeons, Ice Lake,
 //             Zen 4 and later); the int8 product takes VNNI's vpdpbusd where
 //             the CPU also has AVX-512 VNNI (Cascade Lake, Ice Lake, Zen 4 and
-//             later), the same bits as without
+//             later), the same bits as without; the bfloat16 product uses
+//             AVX512-BF16 where the CPU has it too (Cooper Lake, Sapphire
+//             Rapids, Zen 4 and later)
 //   avx2      AVX2 and FMA (Haswell and later, Zen 1 to 3)
 //   portable  no intrinsics: plain C++ and Eigen, vectorised for the baseline
 #pragma once
@@ -37,5 +39,9 @@ Isa ActiveIsa();
 // run on other threads, not while they run.
 void SetIsa(const std::string& name);
 void SetIsa(Isa isa);
+
+// Whether the avx512 target's bfloat16 product uses AVX512-BF16 (vdpbf16ps)
+// on this CPU; without it, it widens bfloat16 to float.
+bool HasAvx512Bf16();
 
 }  // namespace phasor

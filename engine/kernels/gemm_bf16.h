@@ -6,10 +6,13 @@
 // even; NaN stays NaN. W is rounded and packed once at load; the rows of x are
 // rounded just before the product. Each output is b + Σ_k bf16(x)·bf16(W) in
 // float32: the products are exact in float32, the sums rounded. avx512 with
-// AVX512-BF16 uses vdpbf16ps (pairs of k, denormals flushed); avx2 and portable
-// compute the same sums with float multiply-adds, so targets agree within
-// float32 rounding of the sums, not bit for bit. Within a target the result
-// depends on the values only, never on the thread count or the split.
+// AVX512-BF16 uses vdpbf16ps (pairs of k, denormals flushed); avx512 without
+// it, avx2 and portable widen bfloat16 to float and add the products to the
+// bias in k order, one rounding per add (a fused multiply-add or a multiply and
+// an add round alike when the product is exact), so those three give the same
+// bits (for products that are normal floats) and vdpbf16ps agrees with them
+// within float32 rounding of the sums. Within a target the result depends on
+// the values only, never on the thread count or the split.
 //
 // tests/support/reference_bf16.h holds the naive twins; phasor_bench's
 // BM_Bf16Linear times the product at encoder shapes.
@@ -18,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/aligned_allocator.h"
 #include "engine/kernels/activations.h"
 
 namespace phasor::kernels {
@@ -44,15 +48,21 @@ class Bf16Weights {
   // Bytes held: about 2·out·in plus the bias.
   int64_t bytes() const;
 
-  // The packed layout is private to the kernels (gemm_bf16*.cc).
-  const uint16_t* packed() const;
-  const float* bias() const;  // [out rounded up], zero past out
+  // The packed layout is the kernels' (gemm_bf16*.cc): panels of 32 outputs,
+  // each [row_values/2, 32, 2] contiguous and 64-byte aligned: W[32·p + j, 2i + t]
+  // at packed() + p·32·row_values + 64·i + 2·j + t, zero past in and past out.
+  // One k pair of 16 outputs is one 64-byte line (a vdpbf16ps operand).
+  const uint16_t* packed() const { return packed_.data(); }
+  const float* bias() const { return bias_.data(); }  // [out rounded up], zero past out
 
  private:
+  // Sizes the storage (zeroed); the constructors fill it.
+  void Allocate(const float* b);
+
   int64_t out_ = 0, in_ = 0, row_values_ = 0;
-  std::vector<uint16_t> packed_;
-  std::vector<float> bias_;
-  int64_t packed_offset_ = 0;
+  // [panels, row_values/2, 32, 2]; 64-byte aligned, copies too.
+  std::vector<uint16_t, AlignedAllocator<uint16_t>> packed_;
+  std::vector<float> bias_;  // [panels·32]
 };
 
 // Rows [0, rows) of x ([rows, in], row stride ldx, in = w.in()) rounded:
@@ -62,7 +72,9 @@ void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights&
 
 // Columns [col_begin, col_end) of y = act(xb·bf16(W)ᵀ + b) for the rows
 // RoundRowsBf16 made; y + r·ldy + c is output (r, c). col_begin is a multiple
-// of 32; col_end <= w.out(). Serial: callers split rows and columns.
+// of 32; col_end <= w.out(). A NaN stays NaN through every activation (relu
+// too), and a row's NaN or infinity reaches that row's outputs only. y may not
+// overlap xb. Serial: callers split rows and columns.
 void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
                      int64_t col_begin, int64_t col_end, float* y, int64_t ldy,
                      Activation act = Activation::kIdentity);

@@ -57,6 +57,27 @@ struct Int8PanelArgs {
   int64_t n_valid;
 };
 
+// Rows [0, rows) x the first n_valid (<= 32) columns of one panel of
+// Bf16Weights (gemm_bf16.h):
+//   c = relu?(bias + Σ_k a·w),  a and w bfloat16, products and sums in float32.
+// a: [rows, 2·pairs] bfloat16, row stride lda (values); panel: [pairs, 32, 2],
+// W[j, 2i + t] at [64·i + 2·j + t], zero past the valid columns; bias: [32]; c:
+// [rows, n_valid] row stride ldc. relu keeps a NaN a NaN. The sums' order and
+// rounding are the target's; the value of an output depends on its row of a
+// and its column of the panel only.
+struct Bf16PanelArgs {
+  const uint16_t* a;
+  int64_t lda;
+  int64_t rows;
+  const uint16_t* panel;
+  int64_t pairs;
+  const float* bias;
+  bool relu;
+  float* c;
+  int64_t ldc;
+  int64_t n_valid;
+};
+
 struct KernelTable {
   void (*gemm_panel)(const PanelArgs& p);
   // The int8 product (gemm_int8.h): exact integer sums, the same bits on every
@@ -69,6 +90,8 @@ struct KernelTable {
   // round_half_even(x·inv), -127, 127) + 128, for rows of finite values.
   int64_t (*int8_max_abs)(const float* x, int64_t n, float* max_abs, bool* finite);
   int64_t (*int8_quantize)(const float* x, int64_t n, float inv, uint8_t* q);
+  // The avx512 target's entry is avx512bf16's on CPUs with AVX512-BF16.
+  void (*bf16_panel)(const Bf16PanelArgs& p);
 
   // The row kernels of rotate_rows.h, same contracts.
   void (*stream_fence)();
@@ -109,6 +132,11 @@ namespace avx512 {
 // has VNNI; Skylake-SP and others without it keep avx512::Int8Panel.
 namespace avx512vnni {
 void Int8Panel(const Int8PanelArgs& p);
+}
+// The avx512 target's bfloat16 product with vdpbf16ps (gemm_bf16_avx512bf16.cc,
+// built with -mavx512bf16 on top of avx512's flags).
+namespace avx512bf16 {
+void Bf16Panel(const Bf16PanelArgs& p);
 }
 
 }  // namespace phasor::kernels

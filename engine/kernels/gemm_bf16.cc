@@ -1,0 +1,121 @@
+#include "engine/kernels/gemm_bf16.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor::kernels {
+namespace {
+
+constexpr int64_t kPanel = 32;  // outputs per packed panel
+
+// Round to nearest, ties to even, on the bits: adding 0x7FFF plus the lowest
+// kept bit carries into the kept half exactly when the dropped half is above
+// the tie, or at it with an odd kept half. Finite values past the largest
+// bfloat16 carry into the exponent and become infinities, as they should. A NaN
+// is kept a NaN (its payload may sit in the dropped half alone) and made quiet.
+// Branch-free so that RoundRowsBf16's loop vectorises.
+inline uint16_t RoundBits(uint32_t u) {
+  const uint16_t rounded = static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  const uint16_t quiet_nan = static_cast<uint16_t>((u >> 16) | 0x0040u);
+  return (u & 0x7FFFFFFFu) > 0x7F800000u ? quiet_nan : rounded;
+}
+
+}  // namespace
+
+uint16_t ToBf16(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, sizeof(u));
+  return RoundBits(u);
+}
+
+float FromBf16(uint16_t v) {
+  const uint32_t u = uint32_t{v} << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
+void Bf16Weights::Allocate(const float* b) {
+  assert(out_ >= 0 && in_ >= 0);
+  row_values_ = in_ + (in_ & 1);
+  const int64_t panels = (out_ + kPanel - 1) / kPanel;
+  packed_.assign(static_cast<size_t>(panels * kPanel * row_values_), 0);
+  bias_.assign(static_cast<size_t>(panels * kPanel), 0.0f);
+  if (b != nullptr) std::copy(b, b + out_, bias_.begin());
+}
+
+namespace {
+
+// Writes W[c, k] = get(c, k) for c < out, k < in into the layout of packed().
+template <class Get>
+void Pack(int64_t out, int64_t in, int64_t row_values, Get get, uint16_t* packed) {
+  for (int64_t c = 0; c < out; ++c) {
+    uint16_t* dst = packed + c / kPanel * kPanel * row_values + 2 * (c % kPanel);
+    for (int64_t k = 0; k < in; ++k) dst[k / 2 * 2 * kPanel + k % 2] = get(c, k);
+  }
+}
+
+}  // namespace
+
+Bf16Weights::Bf16Weights(const float* w, const float* b, int64_t out, int64_t in)
+    : out_(out), in_(in) {
+  Allocate(b);
+  Pack(
+      out, in, row_values_, [&](int64_t c, int64_t k) { return ToBf16(w[c * in + k]); },
+      packed_.data());
+}
+
+Bf16Weights::Bf16Weights(const uint16_t* w, const float* b, int64_t out, int64_t in)
+    : out_(out), in_(in) {
+  Allocate(b);
+  Pack(
+      out, in, row_values_, [&](int64_t c, int64_t k) { return w[c * in + k]; }, packed_.data());
+}
+
+int64_t Bf16Weights::bytes() const {
+  return static_cast<int64_t>(packed_.size() * sizeof(uint16_t) + bias_.size() * sizeof(float));
+}
+
+void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights& w, uint16_t* xb,
+                   int64_t ldxb) {
+  const int64_t in = w.in();
+  assert(rows >= 0 && ldx >= in && ldxb >= w.row_values());
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* src = x + r * ldx;  // [in]
+    uint16_t* dst = xb + r * ldxb;   // [row_values]
+    for (int64_t k = 0; k < in; ++k) {
+      uint32_t u;
+      std::memcpy(&u, src + k, sizeof(u));
+      dst[k] = RoundBits(u);
+    }
+    if (w.row_values() > in) dst[in] = 0;
+  }
+}
+
+void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
+                     int64_t col_begin, int64_t col_end, float* y, int64_t ldy, Activation act) {
+  assert(rows >= 0 && col_begin >= 0 && col_begin % kPanel == 0 && col_end <= w.out());
+  assert(ldxb >= w.row_values());
+  const int64_t pairs = w.row_values() / 2;
+  const bool relu = act == Activation::kRelu;
+  // Panel outermost, as PackedLinearBlock: a panel ([pairs, 32, 2], 32 KiB for
+  // in = 512) stays in L1/L2 while every row tile of the block reads it.
+  const auto bf16_panel = Kernels().bf16_panel;
+  for (int64_t c0 = col_begin; c0 < col_end; c0 += kPanel) {
+    const int64_t n_valid = std::min(kPanel, col_end - c0);
+    bf16_panel(Bf16PanelArgs{xb, ldxb, rows, w.packed() + c0 * w.row_values(), pairs, w.bias() + c0,
+                             relu, y + c0, ldy, n_valid});
+  }
+  if (act == Activation::kGelu) {
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = y + r * ldy + col_begin;
+      Gelu(row, col_end - col_begin, row);
+    }
+  }
+}
+
+}  // namespace phasor::kernels

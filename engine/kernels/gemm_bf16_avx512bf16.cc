@@ -1,0 +1,78 @@
+// The bfloat16 product's panel kernel for AVX-512 CPUs with AVX512-BF16 (built
+// with avx512's flags and -mavx512bf16; engine/cpu.cc puts it in the avx512
+// table only where the CPU has it): an 8 x 32 register tile of vdpbf16ps,
+// each adding a pair of k products per column, twice the multiply-adds of a
+// float FMA. One 64-byte line of the panel is 16 columns x a k pair; the
+// row's pair is broadcast from memory. vdpbf16ps flushes denormal inputs and
+// results to zero and rounds to nearest even whatever MXCSR says. Only
+// intrinsics and this file's own functions: nothing here may be shared with
+// code built for another target.
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernels/kernel_table.h"
+
+namespace phasor::kernels::avx512bf16 {
+namespace {
+
+constexpr int kPanel = 32;
+constexpr int64_t kRows = 8;  // rows of the register tile: 16 accumulators
+
+// Rows [0, MR) x the first n_valid columns of a panel (Bf16PanelArgs). All 32
+// columns are computed (the panel is zero past the valid ones, the bias has
+// 32 values); masked stores write the first n_valid only.
+template <int MR>
+void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, const float* bias,
+          bool relu, float* c, int64_t ldc, int64_t n_valid) {
+  const __mmask16 m0 = static_cast<__mmask16>((1u << (n_valid < 16 ? n_valid : 16)) - 1);
+  const __mmask16 m1 = static_cast<__mmask16>((1u << (n_valid > 16 ? n_valid - 16 : 0)) - 1);
+  const __m512 b0 = _mm512_loadu_ps(bias), b1 = _mm512_loadu_ps(bias + 16);
+  __m512 acc[MR][2];
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0] = b0;
+    acc[r][1] = b1;
+  }
+  for (int64_t i = 0; i < pairs; ++i) {
+    const __m512bh w0 = reinterpret_cast<__m512bh>(_mm512_loadu_si512(panel + i * 2 * kPanel));
+    const __m512bh w1 =
+        reinterpret_cast<__m512bh>(_mm512_loadu_si512(panel + i * 2 * kPanel + kPanel));
+    for (int r = 0; r < MR; ++r) {
+      int32_t pair;  // x[r, 2i] in the low half, x[r, 2i + 1] in the high half
+      std::memcpy(&pair, a + r * lda + 2 * i, sizeof(pair));
+      const __m512bh x = reinterpret_cast<__m512bh>(_mm512_set1_epi32(pair));
+      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], x, w0);
+      acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, w1);
+    }
+  }
+  if (relu) {
+    // max(0, v) returns its second operand when either is NaN: a NaN stays.
+    const __m512 zero = _mm512_setzero_ps();
+    for (int r = 0; r < MR; ++r) {
+      acc[r][0] = _mm512_max_ps(zero, acc[r][0]);
+      acc[r][1] = _mm512_max_ps(zero, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
+    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+  }
+}
+
+using TileFn = void (*)(const uint16_t*, int64_t, const uint16_t*, int64_t, const float*, bool,
+                        float*, int64_t, int64_t);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>,
+                                      Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+
+}  // namespace
+
+void Bf16Panel(const Bf16PanelArgs& p) {
+  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
+    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
+    kTiles[mr](p.a + r0 * p.lda, p.lda, p.panel, p.pairs, p.bias, p.relu, p.c + r0 * p.ldc, p.ldc,
+               p.n_valid);
+  }
+}
+
+}  // namespace phasor::kernels::avx512bf16
