@@ -23,12 +23,14 @@ int64_t NumElements(const Shape& shape) {
 Weights::Weights(Weights&& other) noexcept
     : source_(std::move(other.source_)),
       tensors_(std::move(other.tensors_)),
-      used_(std::move(other.used_)) {}
+      used_(std::move(other.used_)),
+      released_(std::move(other.released_)) {}
 
 Weights& Weights::operator=(Weights&& other) noexcept {
   source_ = std::move(other.source_);
   tensors_ = std::move(other.tensors_);
   used_ = std::move(other.used_);
+  released_ = std::move(other.released_);
   return *this;
 }
 
@@ -48,6 +50,9 @@ void Weights::AddAligned(const std::string& name, Shape shape, AlignedFloats dat
 const float* Weights::Optional(const std::string& name, const Shape& expected) const {
   const auto it = tensors_.find(name);
   if (it == tensors_.end()) return nullptr;
+  if (released_.count(name)) {
+    throw Error(source_ + ": tensor '" + name + "' was released once its layer had packed it");
+  }
   {
     std::lock_guard<std::mutex> lock(used_mutex_);
     used_.insert(name);
@@ -72,6 +77,13 @@ const Tensor& Weights::Get(const std::string& name) const {
   const auto it = tensors_.find(name);
   if (it == tensors_.end()) throw Error(source_ + ": missing tensor '" + name + "'");
   return it->second;
+}
+
+void Weights::Release(const std::string& name) {
+  const auto it = tensors_.find(name);
+  if (it == tensors_.end()) throw Error(source_ + ": missing tensor '" + name + "'");
+  AlignedFloats().swap(it->second.data);
+  released_.insert(name);
 }
 
 std::vector<std::string> Weights::Names() const {

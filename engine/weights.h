@@ -48,6 +48,12 @@ class Weights {
   bool Has(const std::string& name) const { return tensors_.count(name) != 0; }
   const Tensor& Get(const std::string& name) const;  // throws Error if missing
   std::vector<std::string> Names() const;
+  // Frees the tensor's values, keeping its name and shape: for a tensor a
+  // layer has copied into a form of its own (packed, quantized). Require and
+  // Optional on it then throw Error; Get returns it without values. Throws
+  // Error if it is missing. Not to be called while other threads read it.
+  void Release(const std::string& name);
+  bool Released(const std::string& name) const { return released_.count(name) != 0; }
   // Names no Require/Optional call has asked for (e.g. a misspelt tensor).
   std::vector<std::string> UnusedNames() const;
   const std::string& source() const { return source_; }
@@ -57,6 +63,7 @@ class Weights {
   std::map<std::string, Tensor> tensors_;
   mutable std::mutex used_mutex_;
   mutable std::set<std::string> used_;
+  std::set<std::string> released_;
 };
 
 }  // namespace phasor

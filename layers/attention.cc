@@ -10,7 +10,6 @@
 #include "engine/kernels/gemm.h"
 #include "engine/parallel.h"
 #include "engine/size_limits.h"
-#include "layers/linear_weights.h"
 
 namespace phasor {
 namespace {
@@ -25,17 +24,19 @@ const AttentionOptions& Checked(const AttentionOptions& options, const std::stri
   return options;
 }
 
-// Resizes v to rows · cols floats, or throws Error naming what.
-void Allocate(std::vector<float>& v, int64_t rows, int64_t cols, const char* what) {
+// Resizes v to rows · cols values (floats or bytes), or throws Error naming what.
+template <class T>
+void Allocate(std::vector<T>& v, int64_t rows, int64_t cols, const char* what) {
+  const char* unit = sizeof(T) == 1 ? " bytes" : " floats";
   if (rows < 0 || cols < 0 || (cols > 0 && rows > kMaxBufferFloats / cols)) {
     throw Error(std::string("attention workspace: ") + what + " of " + std::to_string(rows) +
-                " x " + std::to_string(cols) + " floats is too large");
+                " x " + std::to_string(cols) + unit + " is too large");
   }
   try {
-    v.assign(static_cast<size_t>(rows * cols), 0.0f);
+    v.assign(static_cast<size_t>(rows * cols), T{});
   } catch (const std::bad_alloc&) {
     throw Error(std::string("attention workspace: cannot allocate ") + what + " of " +
-                std::to_string(rows) + " x " + std::to_string(cols) + " floats");
+                std::to_string(rows) + " x " + std::to_string(cols) + unit);
   }
 }
 
@@ -56,6 +57,10 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
   Allocate(tiles_, threads_, tile_floats_, "tile scratch");
   tiles_.resize(tiles_.size() + kAlignFloats);  // slack to align the first slot
   Allocate(out_tiles_, threads_, kOutRows * options.d_model, "output tiles");
+  const int64_t row_bytes = Linear::ScratchBytes(options.precision, max_tokens, options.d_model);
+  out_rows_bytes_ = Linear::ScratchBytes(options.precision, kOutRows, options.d_model);
+  Allocate(rows_, 1, row_bytes, "rounded or quantized rows");
+  Allocate(out_rows_, threads_, out_rows_bytes_, "rounded or quantized output rows");
 }
 
 float* AttentionWorkspace::TileScratch(int slot) {
@@ -67,10 +72,10 @@ float* AttentionWorkspace::TileScratch(int slot) {
 MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std::string& prefix,
                                                const AttentionOptions& options)
     : options_(Checked(options, "attention '" + prefix + "'")),
-      in_proj_(RequireLinear(weights, prefix + "in_proj_weight", prefix + "in_proj_bias",
-                             3 * options.d_model, options.d_model)),
-      out_proj_(RequireLinear(weights, prefix + "out_proj.weight", prefix + "out_proj.bias",
-                              options.d_model, options.d_model)) {}
+      in_proj_(weights, prefix + "in_proj_weight", prefix + "in_proj_bias", 3 * options.d_model,
+               options.d_model, options.precision),
+      out_proj_(weights, prefix + "out_proj.weight", prefix + "out_proj.bias", options.d_model,
+                options.d_model, options.precision) {}
 
 void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
                                      const int64_t* lengths, float* out, AttentionWorkspace& ws,
@@ -86,6 +91,10 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
                 std::to_string(ws.options_.n_heads) + " heads, needs " + std::to_string(tokens) +
                 " of d_model " + std::to_string(d_model) + " with " + std::to_string(n_heads));
   }
+  if (ws.options_.precision != options_.precision) {
+    throw Error(std::string("attention: workspace made for precision ") +
+                ToString(ws.options_.precision) + ", the layer is " + ToString(options_.precision));
+  }
   for (int64_t b = 0; lengths != nullptr && b < batch; ++b) {
     if (lengths[b] < 0 || lengths[b] > seq) {
       throw Error("attention: length " + std::to_string(lengths[b]) + " of sequence " +
@@ -97,7 +106,7 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
   // q | k | v of every token: [tokens, 3·d_model].
   const int64_t ld_qkv = 3 * d_model;
   float* qkv = ws.qkv_.data();
-  kernels::PackedLinear(x, tokens, in_proj_, qkv);
+  in_proj_.Forward(x, tokens, qkv, kernels::Activation::kIdentity, ws.rows_.data());
   if (options_.rotation != nullptr) options_.rotation->Apply(qkv, batch, seq, d_model, n_heads);
 
   // Keys and values of each (sequence, head) copied out contiguous, [seq,
@@ -145,15 +154,16 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
   // out = epilogue(heads·W_outᵀ + b_out). x is no longer read (q, k, v are in
   // ws), so out may equal x.
   if (epilogue.empty()) {
-    kernels::PackedLinear(heads, tokens, out_proj_, out);
+    out_proj_.Forward(heads, tokens, out, kernels::Activation::kIdentity, ws.rows_.data());
     return;
   }
   constexpr int64_t rows = AttentionWorkspace::kOutRows;
   ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
     const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
     float* tile = ws.OutScratch(slot);  // [nr, d_model]
-    kernels::PackedLinearBlock(heads + r0 * d_model, d_model, nr, out_proj_, 0, d_model, tile,
-                               d_model);
+    out_proj_.Block(heads + r0 * d_model, d_model, nr, tile, d_model,
+                    kernels::Activation::kIdentity,
+                    ws.out_rows_.data() + slot * ws.out_rows_bytes_);
     epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
   });
 }

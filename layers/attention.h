@@ -10,7 +10,7 @@
 // threads, each tile with an online softmax over key tiles (see
 // engine/kernels/attention.h), so no [seq, seq] score matrix is ever made:
 // memory O(tokens · d_model). The projections use weights packed at load
-// (engine/kernels/gemm.h); the output projection can end in a fused residual
+// at the options' precision (layers/linear.h); the output projection can end in a fused residual
 // add and LayerNorm (ResidualNorm). Results are bit-identical for any thread
 // count.
 #pragma once
@@ -19,9 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/kernels/gemm.h"
 #include "engine/weights.h"
 #include "layers/layer_norm.h"
+#include "layers/linear.h"
+#include "layers/precision.h"
 #include "layers/qk_rotation.h"
 
 namespace phasor {
@@ -32,6 +33,7 @@ struct AttentionOptions {
   // Applied to q and k after the in-projection (bias included), before the
   // scores; null: none. Must outlive the layer.
   const QkRotation* rotation = nullptr;
+  Precision precision = Precision::kFp32;  // of the two projections
 };
 
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens
@@ -67,6 +69,11 @@ class AttentionWorkspace {
   std::vector<float> heads_;      // [max_tokens, d_model]: o_h of every head, concatenated
   std::vector<float> tiles_;      // [threads, tile_floats] (+ alignment slack)
   std::vector<float> out_tiles_;  // [threads, kOutRows, d_model]: out_proj rows before the epilogue
+  // bf16 and int8: the rows of a projection's input, rounded or quantized
+  // (Linear::ScratchBytes): for max_tokens rows, and per thread for kOutRows.
+  std::vector<uint8_t> rows_;
+  std::vector<uint8_t> out_rows_;
+  int64_t out_rows_bytes_ = 0;  // per slot
 };
 
 class MultiHeadSelfAttention {
@@ -96,11 +103,12 @@ class MultiHeadSelfAttention {
 
   const AttentionOptions& options() const { return options_; }
   int64_t d_head() const { return options_.d_model / options_.n_heads; }
+  int64_t packed_bytes() const { return in_proj_.bytes() + out_proj_.bytes(); }
 
  private:
   AttentionOptions options_;
-  kernels::PackedWeights in_proj_;   // in_proj_weight [3·d_model, d_model] + in_proj_bias
-  kernels::PackedWeights out_proj_;  // out_proj.weight [d_model, d_model] + out_proj.bias
+  Linear in_proj_;   // in_proj_weight [3·d_model, d_model] + in_proj_bias [3·d_model]
+  Linear out_proj_;  // out_proj.weight [d_model, d_model] + out_proj.bias [d_model]
 };
 
 }  // namespace phasor

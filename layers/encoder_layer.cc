@@ -8,14 +8,19 @@ namespace phasor {
 namespace {
 
 AttentionOptions AttentionOf(const EncoderLayerOptions& o) {
-  return {o.d_model, o.n_heads, o.rotation};
+  return {o.d_model, o.n_heads, o.rotation, o.precision};
 }
 FeedForwardOptions FeedForwardOf(const EncoderLayerOptions& o) {
-  return {o.d_model, o.d_ff, o.activation};
+  return {o.d_model, o.d_ff, o.activation, o.precision};
 }
 LayerNormOptions NormOf(const EncoderLayerOptions& o) { return {o.d_model, o.layer_norm_eps}; }
 
 }  // namespace
+
+std::vector<std::string> EncoderLayer::PackedTensorNames(const std::string& prefix) {
+  return {prefix + "self_attn.in_proj_weight", prefix + "self_attn.out_proj.weight",
+          prefix + "linear1.weight", prefix + "linear2.weight"};
+}
 
 EncoderLayerWorkspace::EncoderLayerWorkspace(int64_t max_tokens, const EncoderLayerOptions& options,
                                              int threads)

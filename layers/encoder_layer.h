@@ -31,6 +31,8 @@ struct EncoderLayerOptions {
   float layer_norm_eps = 1e-5f;
   // Passed to self-attention (AttentionOptions::rotation); null: none.
   const QkRotation* rotation = nullptr;
+  // Of the four weight products (attention's projections, linear1, linear2).
+  Precision precision = Precision::kFp32;
 };
 
 // Everything EncoderLayer::Forward needs besides its input and output, sized
@@ -65,6 +67,11 @@ class EncoderLayer {
   EncoderLayer(const Weights& weights, const std::string& prefix,
                const EncoderLayerOptions& options);
 
+  // The tensors under prefix that the layer copies into packed weights of its
+  // own (the four products' weight matrices): a model may release them from
+  // its Weights once the layer is built (Weights::Release).
+  static std::vector<std::string> PackedTensorNames(const std::string& prefix);
+
   // x, out: [batch·seq, d_model] row-major (sequence b in rows b·seq ..); out
   // may equal x, so a stack of layers can run in place. lengths: [batch] valid
   // tokens per sequence (null: all seq); keys past a sequence's length are
@@ -75,6 +82,8 @@ class EncoderLayer {
                EncoderLayerWorkspace& ws) const;
 
   const EncoderLayerOptions& options() const { return options_; }
+  // Bytes of the packed weights of the four products.
+  int64_t packed_bytes() const { return self_attn_.packed_bytes() + feed_forward_.packed_bytes(); }
 
  private:
   EncoderLayerOptions options_;

@@ -7,7 +7,6 @@
 #include "engine/kernels/gemm.h"
 #include "engine/parallel.h"
 #include "engine/size_limits.h"
-#include "layers/linear_weights.h"
 
 namespace phasor {
 namespace {
@@ -30,7 +29,8 @@ FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, const FeedForward
     : max_tokens_(max_tokens),
       d_ff_(options.d_ff),
       d_model_(options.d_model),
-      threads_(threads > 0 ? threads : std::max(NumThreads(), 1)) {
+      threads_(threads > 0 ? threads : std::max(NumThreads(), 1)),
+      precision_(options.precision) {
   const int64_t d_ff = options.d_ff;
   if (max_tokens < 0 || d_ff < 0 || d_model_ < 0) {
     throw Error("feed-forward workspace: negative size");
@@ -43,8 +43,12 @@ FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, const FeedForward
                 std::to_string(d_ff) + " floats is too large");
   }
   slot_floats_ = kRows * (d_ff + d_model_);
+  // linear1 reads d_model values a row, linear2 d_ff; one after the other.
+  slot_bytes_ = std::max(Linear::ScratchBytes(precision_, kRows, d_model_),
+                         Linear::ScratchBytes(precision_, kRows, d_ff));
   try {
     scratch_.assign(static_cast<size_t>(threads_ * slot_floats_), 0.0f);
+    rows_.assign(static_cast<size_t>(threads_ * slot_bytes_), 0);
   } catch (const std::bad_alloc&) {
     throw Error("feed-forward workspace: cannot allocate " + std::to_string(threads_) + " x " +
                 std::to_string(slot_floats_) + " floats");
@@ -54,10 +58,10 @@ FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, const FeedForward
 FeedForward::FeedForward(const Weights& weights, const std::string& prefix,
                          const FeedForwardOptions& options)
     : options_(Checked(options, prefix)),
-      linear1_(RequireLinear(weights, prefix + "linear1.weight", prefix + "linear1.bias",
-                             options.d_ff, options.d_model)),
-      linear2_(RequireLinear(weights, prefix + "linear2.weight", prefix + "linear2.bias",
-                             options.d_model, options.d_ff)) {}
+      linear1_(weights, prefix + "linear1.weight", prefix + "linear1.bias", options.d_ff,
+               options.d_model, options.precision),
+      linear2_(weights, prefix + "linear2.weight", prefix + "linear2.bias", options.d_model,
+               options.d_ff, options.precision) {}
 
 void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,
                           const ResidualNorm& epilogue) const {
@@ -72,19 +76,23 @@ void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwar
     throw Error("feed-forward: a residual or norm epilogue needs a workspace made with d_model " +
                 std::to_string(d_model));
   }
+  if (ws.precision_ != options_.precision) {
+    throw Error(std::string("feed-forward: workspace made for precision ") +
+                ToString(ws.precision_) + ", the layer is " + ToString(options_.precision));
+  }
   constexpr int64_t rows = FeedForwardWorkspace::kRows;
   ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
     const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
     float* hidden = ws.Hidden(slot);  // [nr, d_ff]
-    kernels::PackedLinearBlock(x + r0 * d_model, d_model, nr, linear1_, 0, d_ff, hidden, d_ff,
-                               options_.activation);
+    uint8_t* scratch = ws.Rows(slot);
+    linear1_.Block(x + r0 * d_model, d_model, nr, hidden, d_ff, options_.activation, scratch);
     // The block's rows of x are read only by this task, so out may equal x.
     if (epilogue.empty()) {
-      kernels::PackedLinearBlock(hidden, d_ff, nr, linear2_, 0, d_model, out + r0 * d_model,
-                                 d_model);
+      linear2_.Block(hidden, d_ff, nr, out + r0 * d_model, d_model, kernels::Activation::kIdentity,
+                     scratch);
     } else {
       float* tile = ws.Tile(slot);  // [nr, d_model]
-      kernels::PackedLinearBlock(hidden, d_ff, nr, linear2_, 0, d_model, tile, d_model);
+      linear2_.Block(hidden, d_ff, nr, tile, d_model, kernels::Activation::kIdentity, scratch);
       epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
     }
   });

@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "engine/kernels/activations.h"
-#include "engine/kernels/gemm.h"
 #include "engine/weights.h"
 #include "layers/layer_norm.h"
+#include "layers/linear.h"
+#include "layers/precision.h"
 
 namespace phasor {
 
@@ -24,6 +25,7 @@ struct FeedForwardOptions {
   int64_t d_model = 0;
   int64_t d_ff = 0;
   kernels::Activation activation = kernels::Activation::kRelu;
+  Precision precision = Precision::kFp32;  // of linear1 and linear2
 };
 
 // Scratch for FeedForward::Forward on up to max_tokens tokens: per thread, the
@@ -46,6 +48,8 @@ class FeedForwardWorkspace {
   friend class FeedForward;
   float* Hidden(int slot) { return scratch_.data() + slot * slot_floats_; }  // [kRows, d_ff]
   float* Tile(int slot) { return Hidden(slot) + kRows * d_ff_; }             // [kRows, d_model]
+  // bf16 and int8: the block's rows rounded or quantized (Linear::ScratchBytes).
+  uint8_t* Rows(int slot) { return rows_.data() + slot * slot_bytes_; }
 
   static constexpr int64_t kRows = 64;  // tokens per task
   int64_t max_tokens_ = 0;
@@ -54,6 +58,9 @@ class FeedForwardWorkspace {
   int threads_ = 0;
   int64_t slot_floats_ = 0;
   std::vector<float> scratch_;  // [threads, kRows, d_ff + d_model]
+  Precision precision_ = Precision::kFp32;
+  int64_t slot_bytes_ = 0;
+  std::vector<uint8_t> rows_;  // [threads, slot_bytes]
 };
 
 class FeedForward {
@@ -73,11 +80,12 @@ class FeedForward {
                const ResidualNorm& epilogue = {}) const;
 
   const FeedForwardOptions& options() const { return options_; }
+  int64_t packed_bytes() const { return linear1_.bytes() + linear2_.bytes(); }
 
  private:
   FeedForwardOptions options_;
-  kernels::PackedWeights linear1_;  // linear1.weight [d_ff, d_model] + linear1.bias [d_ff]
-  kernels::PackedWeights linear2_;  // linear2.weight [d_model, d_ff] + linear2.bias [d_model]
+  Linear linear1_;  // linear1.weight [d_ff, d_model] + linear1.bias [d_ff]
+  Linear linear2_;  // linear2.weight [d_model, d_ff] + linear2.bias [d_model]
 };
 
 }  // namespace phasor

@@ -8,13 +8,15 @@
 #include <filesystem>
 
 #include "engine/error.h"
+#include "engine/finite.h"
 #include "engine/memory_limit.h"
 #include "engine/safetensors.h"
 #include "engine/size_limits.h"
 
 namespace phasor {
 
-std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeMode> mode) {
+std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeMode> mode,
+                                       Precision precision) {
   // Checked without opening anything: opening a FIFO named config.json would block.
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
@@ -28,12 +30,13 @@ std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeM
   ModelConfig config = LoadConfig(dir + "/config.json");
   if (mode) config.positional.mode = *mode;
   Weights weights = LoadSafetensors(dir + "/model.safetensors");
-  return std::make_unique<Encoder>(std::move(config), std::move(weights));
+  return std::make_unique<Encoder>(std::move(config), std::move(weights), precision);
 }
 
-Encoder::Encoder(ModelConfig config, Weights weights)
-    : config_(std::move(config)), weights_(std::move(weights)) {
+Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
+    : config_(std::move(config)), weights_(std::move(weights)), precision_(precision) {
   ValidateConfig(config_, weights_.source());
+  non_finite_warning_ = NonFiniteWarning(weights_);
   const ModelConfig& c = config_;
   const PositionalConfig& pos = c.positional;
   const float* learned = nullptr;
@@ -62,9 +65,17 @@ Encoder::Encoder(ModelConfig config, Weights weights)
   lo.norm_first = c.norm_first;
   lo.layer_norm_eps = static_cast<float>(c.layer_norm_eps);
   lo.rotation = rope_.get();  // null unless kind rope
+  lo.precision = precision_;
   for (int64_t l = 0; l < c.n_layers; ++l) {
     layers_.push_back(
         std::make_unique<EncoderLayer>(weights_, "layers." + std::to_string(l) + ".", lo));
+  }
+  // Every layer holds its products' weights packed: the float32 copies go.
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    for (const std::string& name :
+         EncoderLayer::PackedTensorNames("layers." + std::to_string(l) + ".")) {
+      weights_.Release(name);
+    }
   }
   if (c.final_norm) {
     final_norm_ = std::make_unique<LayerNorm>(
@@ -77,8 +88,19 @@ uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {
   // outputs and pre-LN's normed rows (d_model each), and its length slot; the
   // per-thread tiles are a few MiB at most and are left out.
   const uint64_t d = static_cast<uint64_t>(config_.d_model);
-  const uint64_t per_token = 7 * d * sizeof(float) + sizeof(int64_t);
+  // bf16 and int8 add the projections' rounded or quantized rows.
+  const uint64_t per_token = 7 * d * sizeof(float) + sizeof(int64_t) +
+                             static_cast<uint64_t>(Linear::ScratchBytes(precision_, 1, d));
   return SaturatingMul(static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0)), per_token);
+}
+
+int64_t Encoder::WeightBytes() const {
+  int64_t bytes = 0;
+  for (const auto& layer : layers_) bytes += layer->packed_bytes();
+  for (const std::string& name : weights_.Names()) {
+    bytes += static_cast<int64_t>(weights_.Get(name).data.size() * sizeof(float));
+  }
+  return bytes;
 }
 
 EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
@@ -89,6 +111,7 @@ EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
   lo.d_model = config_.d_model;
   lo.n_heads = config_.n_heads;
   lo.d_ff = config_.d_ff;
+  lo.precision = precision_;
   return EncoderWorkspace{
       max_tokens, EncoderLayerWorkspace(max_tokens, lo),
       std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(max_tokens, 1)))};

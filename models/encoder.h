@@ -45,12 +45,16 @@ class Encoder {
  public:
   // Reads dir/config.json and dir/model.safetensors. mode, if set, replaces the
   // config's positional mode. Throws Error naming the file, key or tensor.
+  // precision: of the weight products (layers/precision.h).
   static std::unique_ptr<Encoder> Load(const std::string& dir,
-                                       std::optional<PeMode> mode = std::nullopt);
+                                       std::optional<PeMode> mode = std::nullopt,
+                                       Precision precision = Precision::kFp32);
 
   // A model from a config and its weights (e.g. the toy model). Throws Error
-  // for an invalid config or a missing or misshapen tensor.
-  Encoder(ModelConfig config, Weights weights);
+  // for an invalid config or a missing or misshapen tensor. The float32
+  // matrices of the weight products are released from weights once packed
+  // (weights() keeps their names and shapes, not their values).
+  Encoder(ModelConfig config, Weights weights, Precision precision = Precision::kFp32);
   Encoder(const Encoder&) = delete;
   Encoder& operator=(const Encoder&) = delete;
 
@@ -83,10 +87,19 @@ class Encoder {
 
   const ModelConfig& config() const { return config_; }
   const Weights& weights() const { return weights_; }
+  Precision precision() const { return precision_; }
+  // The warning about NaN or Inf in the weights as loaded (engine/finite.h
+  // NonFiniteWarning, read before any tensor was released); empty if none.
+  const std::string& non_finite_warning() const { return non_finite_warning_; }
+  // Bytes the weights take in memory as the encoder holds them: the packed
+  // products at their precision plus the float32 tensors still held.
+  int64_t WeightBytes() const;
 
  private:
   ModelConfig config_;
   Weights weights_;
+  Precision precision_ = Precision::kFp32;
+  std::string non_finite_warning_;
   std::unique_ptr<SinusoidalEncoding> pe_;  // kind sinusoidal only
   std::unique_ptr<Rope> rope_;              // kind rope only: q, k rotation in every layer
   std::unique_ptr<Embedding> embedding_;

@@ -47,10 +47,17 @@ Model Model::Load(const std::string& dir, std::optional<PeMode> pe_mode) {
   return Model(Encoder::Load(dir, pe_mode));
 }
 
+Model Model::Load(const std::string& dir, const LoadOptions& options) {
+  return Model(Encoder::Load(dir, options.pe_mode, options.precision));
+}
+
 int64_t Model::vocab_size() const { return encoder_->config().vocab_size; }
 int64_t Model::d_model() const { return encoder_->config().d_model; }
 int64_t Model::n_layers() const { return encoder_->config().n_layers; }
 std::optional<int32_t> Model::pad_token_id() const { return encoder_->config().pad_token_id; }
+Precision Model::precision() const { return encoder_->precision(); }
+int64_t Model::weight_bytes() const { return encoder_->WeightBytes(); }
+const std::string& Model::non_finite_warning() const { return encoder_->non_finite_warning(); }
 int64_t Model::position_offset() const { return encoder_->config().positional.offset; }
 std::string Model::config_json() const { return ConfigToJson(encoder_->config()); }
 

@@ -47,6 +47,7 @@
 #include "engine/parallel.h"    // SetNumThreads(n), NumThreads()
 #include "engine/version.h"     // PHASOR_VERSION_STRING, PHASOR_VERSION_MAJOR, ...
 #include "layers/positional.h"  // PeMode, PeLayout, PeDenominator, Parse*/ToString
+#include "layers/precision.h"   // Precision, ParsePrecision, ToString
 #include "layers/rope.h"        // RopeOptions, RopeLayout, RopeScaling, RopeScalingType
 
 namespace phasor {
@@ -70,6 +71,16 @@ struct EncodeOptions {
   bool embeddings_only = false;
 };
 
+// The options of Model::Load.
+struct LoadOptions {
+  // If set, replaces the config's positional mode.
+  std::optional<PeMode> pe_mode;
+  // The number format of the weight products (layers/precision.h): fp32
+  // matches PyTorch to 1e-4; bf16 and int8 trade a little accuracy (output
+  // rows at cosine >= 0.9995 and 0.999 of float32's) for speed and memory.
+  Precision precision = Precision::kFp32;
+};
+
 // An encoder model (README "Model directory"): embedding + positional encoding,
 // n_layers layers equivalent to PyTorch's nn.TransformerEncoderLayer in eval
 // mode, and the optional final LayerNorm.
@@ -79,6 +90,7 @@ class Model {
   // the config's positional mode. Throws Error naming the file, key or tensor
   // for anything missing, malformed or misshapen.
   static Model Load(const std::string& dir, std::optional<PeMode> pe_mode = std::nullopt);
+  static Model Load(const std::string& dir, const LoadOptions& options);
 
   // Movable, not copyable; a moved-from Model may only be assigned or destroyed.
   Model(Model&&) noexcept;
@@ -89,7 +101,14 @@ class Model {
   int64_t d_model() const;
   int64_t n_layers() const;
   std::optional<int32_t> pad_token_id() const;
-  int64_t position_offset() const;  // position of the first token of every sequence
+  int64_t position_offset() const;
+  Precision precision() const;
+  // Bytes the weights take in memory: the products' packed weights at their
+  // precision, and the float32 tensors (embedding, norms, biases).
+  int64_t weight_bytes() const;
+  // A warning about NaN or Inf in the weights as loaded (the line the CLI
+  // prints after "phasor: warning: "); empty when all are finite.
+  const std::string& non_finite_warning() const;  // position of the first token of every sequence
   // The whole configuration, as config.json text (every key, defaults filled in).
   std::string config_json() const;
 

@@ -17,7 +17,7 @@ namespace {
 // output is allocated).
 constexpr int64_t kMaxTokens = int64_t{1} << 26;
 
-Model LoadModel(py::handle path, py::handle pe_mode) {
+Model LoadModel(py::handle path, py::handle pe_mode, py::handle precision) {
   std::string dir;
   try {
     dir = py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
@@ -25,17 +25,23 @@ Model LoadModel(py::handle path, py::handle pe_mode) {
     throw Error("path must be a str or os.PathLike, got " +
                 py::str(py::type::handle_of(path).attr("__name__")).cast<std::string>());
   }
-  std::optional<PeMode> mode;
+  LoadOptions options;
   if (!pe_mode.is_none()) {
     const std::string s = ToStr(pe_mode, "pe_mode");
     try {
-      mode = ParsePeMode(s);
+      options.pe_mode = ParsePeMode(s);
     } catch (const Error& e) {
       throw Error(std::string("pe_mode: ") + e.what());
     }
   }
+  const std::string p = ToStr(precision, "precision");
+  try {
+    options.precision = ParsePrecision(p);
+  } catch (const Error& e) {
+    throw Error(std::string("precision: ") + e.what());
+  }
   py::gil_scoped_release release;
-  return Model::Load(dir, mode);
+  return Model::Load(dir, options);
 }
 
 py::array_t<float> Encode(const Model& model, py::handle ids_in, py::handle lengths_in,
@@ -77,8 +83,10 @@ void BindModel(py::module_& m) {
                     "An encoder model directory (config.json, model.safetensors). Its methods "
                     "may be called from several Python threads at once.")
       .def(py::init(&LoadModel), py::arg("path"), py::arg("pe_mode") = py::none(),
+           py::arg("precision") = "fp32",
            "Loads the model directory path; pe_mode ('cached', 'on_the_fly' or 'auto') "
-           "replaces the config's positional mode.")
+           "replaces the config's positional mode; precision ('fp32', 'bf16' or 'int8') is "
+           "the number format of the weight products.")
       .def_property_readonly("vocab_size", &Model::vocab_size)
       .def_property_readonly("d_model", &Model::d_model)
       .def_property_readonly("n_layers", &Model::n_layers)
@@ -88,6 +96,10 @@ void BindModel(py::module_& m) {
                                return pad ? py::object(py::int_(*pad)) : py::object(py::none());
                              })
       .def_property_readonly("position_offset", &Model::position_offset)
+      .def_property_readonly("precision",
+                             [](const Model& model) { return ToString(model.precision()); })
+      .def_property_readonly("weight_bytes", &Model::weight_bytes,
+                             "Bytes the weights take in memory at the model's precision.")
       .def_property_readonly(
           "config",
           [](const Model& model) {
@@ -104,7 +116,8 @@ void BindModel(py::module_& m) {
       .def("__repr__", [](const Model& model) {
         return "phasor.Model(vocab_size=" + std::to_string(model.vocab_size()) +
                ", d_model=" + std::to_string(model.d_model()) +
-               ", n_layers=" + std::to_string(model.n_layers()) + ")";
+               ", n_layers=" + std::to_string(model.n_layers()) + ", precision='" +
+               ToString(model.precision()) + "')";
       });
 }
 

@@ -1,4 +1,5 @@
 // phasor encode: run the encoder on token ids.
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -30,6 +31,7 @@ struct EncodeArgs {
   std::string output;
   std::string stage = "final";
   std::string pe_mode;
+  std::string precision = "fp32";
   int64_t threads = 0;
   int64_t repeat = 1;
   bool json = false;
@@ -85,6 +87,12 @@ void RunEncode(const EncodeArgs& a) {
       throw UsageError(std::string("--pe-mode: ") + e.what());
     }
   }
+  Precision precision = Precision::kFp32;
+  try {
+    precision = ParsePrecision(a.precision);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--precision: ") + e.what());
+  }
   SetNumThreads(static_cast<int>(a.threads));
 
   std::unique_ptr<Encoder> enc;
@@ -92,12 +100,12 @@ void RunEncode(const EncodeArgs& a) {
   if (a.model.empty()) {
     ModelConfig c = ToyConfig();
     if (mode) c.positional.mode = *mode;
-    enc = std::make_unique<Encoder>(c, ToyWeights(c));
+    enc = std::make_unique<Encoder>(c, ToyWeights(c), precision);
     model_name = "built-in toy";
   } else {
-    enc = Encoder::Load(a.model, mode);
+    enc = Encoder::Load(a.model, mode, precision);
     model_name = a.model;
-    const std::string non_finite = NonFiniteWarning(enc->weights());
+    const std::string& non_finite = enc->non_finite_warning();
     if (!non_finite.empty()) std::cerr << "phasor: warning: " << non_finite << "\n";
     // A tensor nothing asked for is most often a misspelt name.
     const auto unused = enc->weights().UnusedNames();
@@ -160,6 +168,8 @@ void RunEncode(const EncodeArgs& a) {
                         {"n_layers", c.n_layers},
                         {"stage", a.stage},
                         {"pe_mode", ToString(c.positional.mode)},
+                        {"precision", ToString(precision)},
+                        {"weight_bytes", enc->WeightBytes()},
                         {"threads", NumThreads()},
                         {"repeat", a.repeat},
                         {"real_tokens", real},
@@ -167,6 +177,8 @@ void RunEncode(const EncodeArgs& a) {
                         {"tokens_per_s", tokens_per_s}};
     j["isa"] = IsaName(ActiveIsa());
     if (!a.output.empty()) j["output"] = a.output;
+    struct rusage usage {};
+    if (getrusage(RUSAGE_SELF, &usage) == 0) j["peak_rss_bytes"] = int64_t{usage.ru_maxrss} * 1024;
     std::cout << j.dump() << "\n";
     return;
   }
@@ -177,6 +189,8 @@ void RunEncode(const EncodeArgs& a) {
       static_cast<long long>(c.d_ff), ToString(c.activation), c.norm_first ? "pre-LN" : "post-LN");
   std::printf("positional %s, PE mode %s\n", ToString(c.positional.kind),
               ToString(c.positional.mode));
+  std::printf("precision  %s (weights %s bytes)\n", ToString(precision),
+              FormatSi(static_cast<double>(enc->WeightBytes())).c_str());
   std::printf("input      %lld sequence(s) x %lld tokens (%lld real)\n",
               static_cast<long long>(tb.batch), static_cast<long long>(tb.seq),
               static_cast<long long>(real));
@@ -214,6 +228,9 @@ void AddEncodeCommand(CLI::App& app) {
   cmd->add_option("--stage", args->stage, "embeddings (the encoder's input) or final")
       ->capture_default_str();
   cmd->add_option("--pe-mode", args->pe_mode, "cached, on_the_fly or auto (default: the config's)");
+  cmd->add_option("--precision", args->precision,
+                  "Number format of the weight products: fp32, bf16 or int8")
+      ->capture_default_str();
   AddSizeOption(cmd, "--threads", &args->threads, "Threads (0: all cores)");
   AddSizeOption(cmd, "--repeat", &args->repeat, "Runs; the median time is reported");
   cmd->add_flag("--json", args->json, "Print one JSON object");

@@ -32,6 +32,10 @@ def test_model_errors_carry_the_cli_message(tmp_path, toy_dir):
 
     with pytest.raises(phasor.Error, match="pe_mode"):
         phasor.Model(toy_dir, pe_mode="sometimes")
+    with pytest.raises(phasor.Error) as e:
+        phasor.Model(toy_dir, precision="fp16")
+    assert str(e.value) == cli_error("encode", "--model", toy_dir, "--precision", "fp16",
+                                     "--tokens", "1").replace("--precision: ", "precision: ")
     with pytest.raises(phasor.Error):
         phasor.Model(3.5)
 

@@ -121,3 +121,21 @@ def test_torch_tensor_through_numpy(toy_dir):
     model = phasor.Model(toy_dir)
     t = torch.tensor([[3, 14, 15], [92, 65, 35]])  # int64
     assert_same_bits(model.encode(t.numpy()), model.encode(np.array(t.tolist())))
+
+
+@pytest.mark.parametrize("precision", ["bf16", "int8"])
+def test_reduced_precision_is_the_clis(precision, tmp_path):
+    case = GOLDEN_DIR / "post_ln_relu"
+    model = phasor.Model(case, precision=precision)
+    assert model.precision == precision
+    assert f"precision='{precision}'" in repr(model)
+    assert model.weight_bytes < phasor.Model(case).weight_bytes
+    ids, lengths = read_tokens(case / "tokens.txt", model.pad_token_id)
+    out = model.encode(ids, lengths)
+    path = tmp_path / "out.npy"
+    run_cli("encode", "--model", case, "--tokens-file", case / "tokens.txt",
+            "--precision", precision, "--output", path)
+    assert_same_bits(out, np.load(path))
+    # Close to PyTorch's float32, not equal to it.
+    err = max_abs_on_real_tokens(out, np.load(case / "expected.npy"), lengths)
+    assert OUTPUT_TOL < err < 0.15

@@ -1,0 +1,139 @@
+#include "layers/linear.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "engine/error.h"
+#include "engine/parallel.h"
+
+namespace phasor {
+namespace {
+
+constexpr int64_t kAlign = 64;
+
+int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+// Scratch layout for `rows` rows of `in` values, from a 64-byte aligned base:
+// int8: [rows, Int8Stride(in)] bytes, then [rows] float scales;
+// bf16: [rows, Bf16Stride(in)] bfloat16 values.
+int64_t Int8Stride(int64_t in) { return RoundUp(in, kAlign); }
+int64_t Bf16Stride(int64_t in) { return RoundUp(in, kAlign / 2); }
+
+template <class Byte>
+Byte* Aligned(Byte* p) {
+  const auto skip = (kAlign - reinterpret_cast<uintptr_t>(p) % kAlign) % kAlign;
+  return p + skip;
+}
+
+}  // namespace
+
+Linear::Linear(const Weights& weights, const std::string& weight, const std::string& bias,
+               int64_t out, int64_t in, Precision precision)
+    : precision_(precision), out_(out), in_(in) {
+  const float* w = weights.Require(weight, {out, in});  // [out, in]
+  const float* b = weights.Require(bias, {out});        // [out]
+  switch (precision) {
+    case Precision::kFp32:
+      fp32_ = kernels::PackedWeights(w, b, out, in);
+      break;
+    case Precision::kBf16:
+      bf16_ = kernels::Bf16Weights(w, b, out, in);
+      if (bf16_.row_values() > Bf16Stride(in)) throw Error("bf16 rows wider than their scratch");
+      break;
+    case Precision::kInt8:
+      int8_ = kernels::Int8Weights(w, b, out, in);
+      if (int8_.row_bytes() > Int8Stride(in)) throw Error("int8 rows wider than their scratch");
+      break;
+  }
+}
+
+int64_t Linear::bytes() const {
+  switch (precision_) {
+    case Precision::kFp32:
+      return (fp32_.panels() * kernels::kGemmPanel * (in_ + 1)) * 4;
+    case Precision::kBf16:
+      return bf16_.bytes();
+    case Precision::kInt8:
+      return int8_.bytes();
+  }
+  return 0;
+}
+
+int64_t Linear::ScratchBytes(Precision precision, int64_t rows, int64_t in) {
+  switch (precision) {
+    case Precision::kFp32:
+      return 0;
+    case Precision::kBf16:
+      return rows * Bf16Stride(in) * 2 + kAlign;
+    case Precision::kInt8:
+      return rows * Int8Stride(in) + RoundUp(rows * 4, kAlign) + kAlign;
+  }
+  return 0;
+}
+
+void Linear::Prepare(const float* x, int64_t ldx, int64_t r0, int64_t n, int64_t rows,
+                     uint8_t* scratch) const {
+  uint8_t* base = Aligned(scratch);
+  if (precision_ == Precision::kBf16) {
+    const int64_t ld = Bf16Stride(in_);
+    auto* xb = reinterpret_cast<uint16_t*>(base) + r0 * ld;  // [n, ld]
+    kernels::RoundRowsBf16(x, ldx, n, bf16_, xb, ld);
+  } else if (precision_ == Precision::kInt8) {
+    const int64_t ld = Int8Stride(in_);
+    auto* scales = reinterpret_cast<float*>(base + rows * ld);  // [rows]
+    kernels::QuantizeRowsInt8(x, ldx, n, int8_, base + r0 * ld, ld, scales + r0);
+  }
+}
+
+void Linear::Product(int64_t r0, int64_t n, int64_t rows, const uint8_t* scratch, int64_t c0,
+                     int64_t c1, float* y, int64_t ldy, kernels::Activation act) const {
+  const uint8_t* base = Aligned(scratch);
+  if (precision_ == Precision::kBf16) {
+    const int64_t ld = Bf16Stride(in_);
+    const auto* xb = reinterpret_cast<const uint16_t*>(base) + r0 * ld;
+    kernels::Bf16LinearBlock(xb, ld, n, bf16_, c0, c1, y, ldy, act);
+  } else {
+    const int64_t ld = Int8Stride(in_);
+    const auto* scales = reinterpret_cast<const float*>(base + rows * ld);
+    kernels::Int8LinearBlock(base + r0 * ld, ld, scales + r0, n, int8_, c0, c1, y, ldy, act);
+  }
+}
+
+void Linear::Block(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy,
+                   kernels::Activation act, uint8_t* scratch) const {
+  assert(rows >= 0);
+  if (rows == 0 || out_ == 0) return;
+  if (precision_ == Precision::kFp32) {
+    kernels::PackedLinearBlock(x, ldx, rows, fp32_, 0, out_, y, ldy, act);
+    return;
+  }
+  Prepare(x, ldx, 0, rows, rows, scratch);
+  Product(0, rows, rows, scratch, 0, out_, y, ldy, act);
+}
+
+void Linear::Forward(const float* x, int64_t rows, float* y, kernels::Activation act,
+                     uint8_t* scratch) const {
+  assert(rows >= 0);
+  if (rows == 0 || out_ == 0) return;
+  if (precision_ == Precision::kFp32) {
+    kernels::PackedLinear(x, rows, fp32_, y, act);
+    return;
+  }
+  using kernels::kPackedLinearCols;
+  using kernels::kPackedLinearRows;
+  const int64_t row_tiles = (rows + kPackedLinearRows - 1) / kPackedLinearRows;
+  const int64_t col_tiles = (out_ + kPackedLinearCols - 1) / kPackedLinearCols;
+  // Each row rounded or quantized once, then the tiles of the product.
+  ParallelTasks(row_tiles, 0, [&](int64_t t, int /*slot*/) {
+    const int64_t r0 = t * kPackedLinearRows;
+    Prepare(x + r0 * in_, in_, r0, std::min(kPackedLinearRows, rows - r0), rows, scratch);
+  });
+  ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
+    const int64_t r0 = t / col_tiles * kPackedLinearRows;
+    const int64_t c0 = t % col_tiles * kPackedLinearCols;
+    Product(r0, std::min(kPackedLinearRows, rows - r0), rows, scratch, c0,
+            std::min(out_, c0 + kPackedLinearCols), y + r0 * out_, out_, act);
+  });
+}
+
+}  // namespace phasor
