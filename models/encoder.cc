@@ -66,14 +66,12 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
   lo.layer_norm_eps = static_cast<float>(c.layer_norm_eps);
   lo.rotation = rope_.get();  // null unless kind rope
   lo.precision = precision_;
+  // Each layer holds its products' weights packed: their float32 copies go as
+  // soon as it is built, so the peak holds one layer twice, not the model.
   for (int64_t l = 0; l < c.n_layers; ++l) {
-    layers_.push_back(
-        std::make_unique<EncoderLayer>(weights_, "layers." + std::to_string(l) + ".", lo));
-  }
-  // Every layer holds its products' weights packed: the float32 copies go.
-  for (int64_t l = 0; l < c.n_layers; ++l) {
-    for (const std::string& name :
-         EncoderLayer::PackedTensorNames("layers." + std::to_string(l) + ".")) {
+    const std::string prefix = "layers." + std::to_string(l) + ".";
+    layers_.push_back(std::make_unique<EncoderLayer>(weights_, prefix, lo));
+    for (const std::string& name : EncoderLayer::PackedTensorNames(prefix)) {
       weights_.Release(name);
     }
   }
