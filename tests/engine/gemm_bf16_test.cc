@@ -22,11 +22,16 @@
 #include "engine/kernels/activations.h"
 #include "engine/kernels/kernel_table.h"
 #include "engine/parallel.h"
+#include "tests/support/kernel_test_util.h"
 #include "tests/support/reference_bf16.h"
 #include "tests/support/reference_kernels.h"
 
 namespace phasor::kernels {
 namespace {
+
+using phasor::testing::IsaGuard;
+using phasor::testing::Random;
+using phasor::testing::SameBits;
 
 using testing::Bf16Allowance;
 using testing::Bf16Output;
@@ -49,18 +54,6 @@ uint32_t BitsOf(float f) {
   uint32_t u;
   std::memcpy(&u, &f, sizeof(u));
   return u;
-}
-
-std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 // --- rounding ------------------------------------------------------------------
@@ -213,18 +206,6 @@ std::vector<Kernel> EveryKernel() {
 #endif
   return kernels;
 }
-
-class IsaGuard {  // the default target and thread count again after a test
- public:
-  IsaGuard() : isa_(ActiveIsa()) {}
-  ~IsaGuard() {
-    SetIsa(isa_);
-    SetNumThreads(0);
-  }
-
- private:
-  Isa isa_;
-};
 
 // Columns [c0, c1) of the rows [0, rows) with kernel k: what Bf16LinearBlock
 // does, with k's panel kernel.

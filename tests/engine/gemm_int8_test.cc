@@ -21,29 +21,20 @@
 #include "engine/cpu.h"
 #include "engine/error.h"
 #include "engine/kernels/kernel_table.h"
+#include "tests/support/kernel_test_util.h"
 #include "tests/support/reference_int8.h"
 #include "tests/support/reference_kernels.h"
 
 namespace phasor::kernels {
 namespace {
 
+using phasor::testing::IsaGuard;
+using phasor::testing::Random;
+using phasor::testing::SameBits;
+
 constexpr double kGeluTol = 1e-5;  // |kernel - naive GELU| <= kGeluTol·(1 + |naive|)
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-template <class T>
-bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
 
 // The first index where a and b differ in their bits, or -1.
 int64_t FirstDiff(const std::vector<float>& a, const std::vector<float>& b) {
@@ -53,15 +44,6 @@ int64_t FirstDiff(const std::vector<float>& a, const std::vector<float>& b) {
   }
   return -1;
 }
-
-class IsaGuard {  // the default target again after a test
- public:
-  IsaGuard() : isa_(ActiveIsa()) {}
-  ~IsaGuard() { SetIsa(isa_); }
-
- private:
-  Isa isa_;
-};
 
 struct Case {
   int64_t rows, in, out;

@@ -23,26 +23,17 @@
 #include "engine/kernels/rotate_rows.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/parallel.h"
+#include "tests/support/kernel_test_util.h"
 #include "tests/support/naive_turn_rows.h"
 
 namespace phasor::kernels {
 namespace {
 
+using phasor::testing::IsaGuard;
+using phasor::testing::Random;
+using phasor::testing::SameBits;
+
 constexpr double kTol = 1e-5;  // |target - reference| <= kTol·(1 + |reference|)
-
-std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-template <class T>
-bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
 
 // The first value where the two differ by more than kTol, or -1.
 int64_t FirstFar(const std::vector<float>& got, const std::vector<double>& want) {
@@ -53,18 +44,6 @@ int64_t FirstFar(const std::vector<float>& got, const std::vector<double>& want)
   }
   return -1;
 }
-
-class IsaGuard {  // the default target and thread count again after a test
- public:
-  IsaGuard() : isa_(ActiveIsa()) {}
-  ~IsaGuard() {
-    SetIsa(isa_);
-    SetNumThreads(0);
-  }
-
- private:
-  Isa isa_;
-};
 
 // Runs f() once per target this CPU has; returns the results in the order of
 // AvailableIsas() (portable last).

@@ -18,10 +18,13 @@
 #include "engine/kernels/layer_norm.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/parallel.h"
+#include "tests/support/kernel_test_util.h"
 #include "tests/support/reference_kernels.h"
 
 namespace phasor::kernels {
 namespace {
+
+using phasor::testing::Random;
 
 using phasor::testing::ReferenceLinear;
 
@@ -29,14 +32,6 @@ using phasor::testing::ReferenceLinear;
 // Values are O(1); float accumulation over up to 2048 terms stays well inside.
 constexpr double kAbsTol = 2e-6;
 constexpr double kRelTol = 2e-5;
-
-std::vector<float> Random(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 // Largest violation of the tolerance (<= 0: all values pass); a NaN or an
 // infinity on either side fails at once, with its position.
