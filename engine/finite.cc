@@ -18,19 +18,27 @@ bool NonFinite(float v) {
 std::optional<NonFiniteReport> FindNonFinite(const Weights& weights) {
   std::optional<NonFiniteReport> report;
   for (const std::string& name : weights.Names()) {
-    const AlignedFloats& data = weights.Get(name).data;
-    const int64_t n = static_cast<int64_t>(data.size());
+    // Float32 values, or a tensor kept in bfloat16 (its bits are a float's top
+    // half: the same exponent test), or none once released.
+    const Tensor& t = weights.Get(name);
+    const bool bf16 = t.data.empty();
+    const int64_t n = static_cast<int64_t>(bf16 ? t.bf16.size() : t.data.size());
+    const auto value = [&](int64_t i) {
+      if (!bf16) return t.data[static_cast<size_t>(i)];
+      const uint32_t bits = uint32_t{t.bf16[static_cast<size_t>(i)]} << 16;
+      float v;
+      std::memcpy(&v, &bits, 4);
+      return v;
+    };
     int64_t count = 0, first = -1;
     for (int64_t i = 0; i < n; ++i) {
-      if (NonFinite(data[static_cast<size_t>(i)])) {
+      if (NonFinite(value(i))) {
         if (first < 0) first = i;
         ++count;
       }
     }
     if (count == 0) continue;
-    if (!report) {
-      report = NonFiniteReport{name, first, data[static_cast<size_t>(first)], count, 0};
-    }
+    if (!report) report = NonFiniteReport{name, first, value(first), count, 0};
     ++report->tensors;
   }
   return report;

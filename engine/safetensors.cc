@@ -330,8 +330,24 @@ Weights LoadSafetensors(const std::string& path) {
   std::vector<unsigned char> bytes;
   const bool direct_f32 = HostIsLittleEndian();
   for (const Entry& e : entries) {
-    AlignedFloats data(static_cast<size_t>(e.elements));
     const uint64_t n_bytes = e.end - e.begin;
+    if (e.dtype == Dtype::kBF16) {
+      // Kept as stored: a bf16 model's products take it without a float32 copy.
+      std::vector<uint16_t> bits(static_cast<size_t>(e.elements));
+      bytes.resize(n_bytes);
+      in.seekg(static_cast<std::streamoff>(data_start + e.begin), std::ios::beg);
+      if (n_bytes > 0 &&
+          !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(n_bytes))) {
+        throw Error(path + ": tensor " + Quote(e.name) +
+                    ": file ended inside its data (changed while being read?)");
+      }
+      for (size_t i = 0; i < bits.size(); ++i) {
+        bits[i] = static_cast<uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+      }
+      weights.AddBf16(e.name, e.shape, std::move(bits));
+      continue;
+    }
+    AlignedFloats data(static_cast<size_t>(e.elements));
     if (n_bytes > 0) {
       in.seekg(static_cast<std::streamoff>(data_start + e.begin), std::ios::beg);
       char* target;
@@ -360,7 +376,7 @@ void SaveSafetensors(const std::string& path, const Weights& weights) {
   uint64_t offset = 0;
   for (const std::string& name : weights.Names()) {
     const Tensor& t = weights.Get(name);
-    const uint64_t n_bytes = static_cast<uint64_t>(t.data.size()) * 4;
+    const uint64_t n_bytes = static_cast<uint64_t>(NumElements(t.shape)) * 4;
     header[name] = {
         {"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + n_bytes}}};
     offset += n_bytes;
@@ -388,13 +404,13 @@ void SaveSafetensors(const std::string& path, const Weights& weights) {
   const bool little = HostIsLittleEndian();
   std::vector<unsigned char> swapped;
   for (const std::string& name : weights.Names()) {
-    const auto& data = weights.Get(name).data;
+    const float* data = weights.Floats(name);  // [NumElements(shape)]
+    const size_t n = static_cast<size_t>(NumElements(weights.Get(name).shape));
     if (little) {
-      out.write(reinterpret_cast<const char*>(data.data()),
-                static_cast<std::streamsize>(data.size() * 4));
+      out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n * 4));
     } else {
-      swapped.resize(data.size() * 4);
-      for (size_t i = 0; i < data.size(); ++i) {
+      swapped.resize(n * 4);
+      for (size_t i = 0; i < n; ++i) {
         uint32_t bits;
         std::memcpy(&bits, &data[i], 4);
         for (int k = 0; k < 4; ++k) {

@@ -1,5 +1,6 @@
 #include "engine/weights.h"
 
+#include <cstring>
 #include <sstream>
 
 #include "engine/error.h"
@@ -44,10 +45,47 @@ void Weights::AddAligned(const std::string& name, Shape shape, AlignedFloats dat
     throw Error(source_ + ": tensor '" + name + "' has " + std::to_string(data.size()) +
                 " values for shape " + ShapeToString(shape));
   }
-  tensors_[name] = Tensor{std::move(shape), std::move(data)};
+  tensors_[name] = Tensor{std::move(shape), std::move(data), {}};
+}
+
+void Weights::AddBf16(const std::string& name, Shape shape, std::vector<uint16_t> bits) {
+  if (tensors_.count(name)) throw Error(source_ + ": tensor '" + name + "' appears twice");
+  if (static_cast<int64_t>(bits.size()) != NumElements(shape)) {
+    throw Error(source_ + ": tensor '" + name + "' has " + std::to_string(bits.size()) +
+                " values for shape " + ShapeToString(shape));
+  }
+  tensors_[name] = Tensor{std::move(shape), {}, std::move(bits)};
+}
+
+const float* Weights::Floats(const std::string& name) const {
+  const Tensor& t = Get(name);
+  if (released_.count(name)) {
+    throw Error(source_ + ": tensor '" + name + "' was released once its layer had packed it");
+  }
+  std::lock_guard<std::mutex> lock(used_mutex_);
+  if (t.data.empty() && !t.bf16.empty()) {
+    t.data.resize(t.bf16.size());
+    for (size_t i = 0; i < t.bf16.size(); ++i) {
+      const uint32_t bits = uint32_t{t.bf16[i]} << 16;
+      std::memcpy(&t.data[i], &bits, sizeof(float));
+    }
+    std::vector<uint16_t>().swap(t.bf16);  // held once
+  }
+  return t.data.data();
+}
+
+const uint16_t* Weights::RequireBf16(const std::string& name, const Shape& expected) const {
+  Require(name, expected, /*as_floats=*/false);  // the checks, no floats made
+  const Tensor& t = Get(name);
+  return t.bf16.empty() ? nullptr : t.bf16.data();
 }
 
 const float* Weights::Optional(const std::string& name, const Shape& expected) const {
+  return Optional(name, expected, /*as_floats=*/true);
+}
+
+const float* Weights::Optional(const std::string& name, const Shape& expected,
+                               bool as_floats) const {
   const auto it = tensors_.find(name);
   if (it == tensors_.end()) return nullptr;
   if (released_.count(name)) {
@@ -61,16 +99,20 @@ const float* Weights::Optional(const std::string& name, const Shape& expected) c
     throw Error(source_ + ": tensor '" + name + "': got " + ShapeToString(it->second.shape) +
                 ", expected " + ShapeToString(expected));
   }
-  return it->second.data.data();
+  return as_floats ? Floats(name) : it->second.data.data();
 }
 
 const float* Weights::Require(const std::string& name, const Shape& expected) const {
-  const float* p = Optional(name, expected);
-  if (!p) {
+  return Require(name, expected, /*as_floats=*/true);
+}
+
+const float* Weights::Require(const std::string& name, const Shape& expected,
+                              bool as_floats) const {
+  if (!tensors_.count(name)) {
     throw Error(source_ + ": missing tensor '" + name + "' (expected " + ShapeToString(expected) +
                 ")");
   }
-  return p;
+  return Optional(name, expected, as_floats);
 }
 
 const Tensor& Weights::Get(const std::string& name) const {
@@ -83,6 +125,7 @@ void Weights::Release(const std::string& name) {
   const auto it = tensors_.find(name);
   if (it == tensors_.end()) throw Error(source_ + ": missing tensor '" + name + "'");
   AlignedFloats().swap(it->second.data);
+  std::vector<uint16_t>().swap(it->second.bf16);
   released_.insert(name);
 }
 

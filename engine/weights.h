@@ -25,7 +25,11 @@ int64_t NumElements(const Shape& shape);
 
 struct Tensor {
   Shape shape;
-  AlignedFloats data;  // row-major, NumElements(shape) values
+  // Row-major, NumElements(shape) values. A tensor read from a BF16 file holds
+  // its values in bf16 instead until asked for as floats (Require, Optional,
+  // Floats), which turns them into these; a released tensor holds neither.
+  mutable AlignedFloats data;
+  mutable std::vector<uint16_t> bf16;  // row-major bfloat16 bits, as a BF16 file stores them
 };
 
 class Weights {
@@ -38,12 +42,23 @@ class Weights {
   // Adds a tensor. Throws Error if the name exists or data does not match shape.
   void Add(const std::string& name, Shape shape, std::vector<float> data);
   void AddAligned(const std::string& name, Shape shape, AlignedFloats data);  // no copy
+  // A tensor kept in bfloat16 (a BF16 safetensors tensor): its float32 values
+  // are made only if a caller asks for floats.
+  void AddBf16(const std::string& name, Shape shape, std::vector<uint16_t> bits);
 
   // The tensor's data, which stays valid while this object lives.
   // Throws Error if it is missing or its shape differs from the expected one.
   const float* Require(const std::string& name, const Shape& expected) const;
   // As Require, but returns nullptr if the tensor is absent.
   const float* Optional(const std::string& name, const Shape& expected) const;
+  // The tensor's bfloat16 bits if it is kept in bfloat16, else nullptr (ask
+  // Require for its floats). Errors as Require's for a missing, misshapen or
+  // released tensor.
+  const uint16_t* RequireBf16(const std::string& name, const Shape& expected) const;
+  // The tensor's float32 values, made from bfloat16 if need be, without
+  // counting it as used (for tools that copy or scan every tensor). Throws
+  // Error if it is missing or released.
+  const float* Floats(const std::string& name) const;
 
   bool Has(const std::string& name) const { return tensors_.count(name) != 0; }
   const Tensor& Get(const std::string& name) const;  // throws Error if missing
@@ -59,6 +74,9 @@ class Weights {
   const std::string& source() const { return source_; }
 
  private:
+  const float* Optional(const std::string& name, const Shape& expected, bool as_floats) const;
+  const float* Require(const std::string& name, const Shape& expected, bool as_floats) const;
+
   std::string source_;
   std::map<std::string, Tensor> tensors_;
   mutable std::mutex used_mutex_;

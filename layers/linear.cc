@@ -30,14 +30,20 @@ Byte* Aligned(Byte* p) {
 Linear::Linear(const Weights& weights, const std::string& weight, const std::string& bias,
                int64_t out, int64_t in, Precision precision)
     : precision_(precision), out_(out), in_(in) {
-  const float* w = weights.Require(weight, {out, in});  // [out, in]
-  const float* b = weights.Require(bias, {out});        // [out]
+  // A weight kept in bfloat16 (a BF16 file) goes into bf16 panels as it is,
+  // without a float32 copy; the other precisions, and float32 files, read floats.
+  const uint16_t* wb = weights.RequireBf16(weight, {out, in});  // [out, in] or null
+  const float* b = weights.Require(bias, {out});                // [out]
+  const float* w = precision == Precision::kBf16 && wb != nullptr
+                       ? nullptr
+                       : weights.Require(weight, {out, in});  // [out, in]
   switch (precision) {
     case Precision::kFp32:
       fp32_ = kernels::PackedWeights(w, b, out, in);
       break;
     case Precision::kBf16:
-      bf16_ = kernels::Bf16Weights(w, b, out, in);
+      bf16_ = wb != nullptr ? kernels::Bf16Weights(wb, b, out, in)
+                            : kernels::Bf16Weights(w, b, out, in);
       if (bf16_.row_values() > Bf16Stride(in)) throw Error("bf16 rows wider than their scratch");
       break;
     case Precision::kInt8:

@@ -168,5 +168,25 @@ TEST(Finite, FindsTheFirstNonFiniteTensorInNameOrder) {
             "2]), and 1 more tensor(s) do; outputs will be NaN or Inf");
 }
 
+// A tensor kept in bfloat16 (a BF16 file) is scanned in its bits, and a
+// released one is passed over.
+TEST(Finite, ScansBfloat16TensorsAndSkipsReleasedOnes) {
+  Weights w("m.safetensors");
+  w.AddBf16("a", {3}, {0x3F80, 0xFF80, 0x7FC1});  // 1, -inf, nan
+  w.Add("b", {1}, {std::nanf("")});
+  w.Release("b");
+  const auto r = FindNonFinite(w);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->tensor, "a");
+  EXPECT_EQ(r->index, 1);
+  EXPECT_EQ(r->count, 2);
+  EXPECT_EQ(r->tensors, 1);
+  EXPECT_TRUE(std::isinf(r->value));
+  EXPECT_TRUE(w.Get("a").data.empty()) << "scanning made a float32 copy";
+  EXPECT_EQ(w.Floats("a")[0], 1.0f);
+  EXPECT_THROW(w.Floats("b"), Error);
+  EXPECT_THROW(w.Require("b", {1}), Error);
+}
+
 }  // namespace
 }  // namespace phasor

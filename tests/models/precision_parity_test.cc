@@ -8,13 +8,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "engine/cpu.h"
 #include "engine/error.h"
+#include "engine/kernels/gemm_bf16.h"
 #include "engine/npy.h"
 #include "engine/parallel.h"
+#include "engine/safetensors.h"
+#include "layers/linear.h"
 #include "layers/precision.h"
 #include "models/encoder.h"
 #include "models/tokens.h"
@@ -141,6 +147,76 @@ TEST(PrecisionParity, WeightsAreHeldOnceAtTheirPrecision) {
   EXPECT_LE(q->WeightBytes(),
             slack * (products + 4 * others) + 16 * c.n_layers * (3 * d + d + ff + d));
   EXPECT_THROW(f->weights().Require("layers.0.linear1.weight", {ff, d}), Error);
+}
+
+// Writes every tensor of w to path as BF16 (the values must be bfloat16 already).
+void SaveBf16Safetensors(const std::string& path, const Weights& w) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  std::string data;
+  for (const std::string& name : w.Names()) {
+    const Tensor& t = w.Get(name);
+    const float* v = w.Floats(name);
+    const size_t begin = data.size();
+    for (int64_t i = 0; i < NumElements(t.shape); ++i) {
+      const uint16_t bits = kernels::ToBf16(v[i]);
+      data.push_back(static_cast<char>(bits & 0xff));
+      data.push_back(static_cast<char>(bits >> 8));
+    }
+    header[name] = {{"dtype", "BF16"}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
+  }
+  const std::string text = header.dump();
+  std::ofstream out(path, std::ios::binary);
+  for (int k = 0; k < 8; ++k) out.put(static_cast<char>((text.size() >> (8 * k)) & 0xff));
+  out << text << data;
+}
+
+// A model stored in BF16 is the model stored in float32 with the same (bfloat16)
+// values: the same output bits at every precision. Its products reach bf16
+// panels without a float32 copy of their weights.
+TEST(PrecisionParity, Bf16FilesGiveTheSameBitsAsTheirFloat32Values) {
+  const std::string golden = testing::GoldenDir("post_ln_relu");
+  const std::string base = ::testing::TempDir() + "precision_bf16_file";
+  const std::string f32 = base + "/f32", b16 = base + "/bf16";
+  for (const std::string& dir : {f32, b16}) {
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(golden + "/config.json", dir + "/config.json",
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  const Weights original = LoadSafetensors(golden + "/model.safetensors");
+  Weights rounded(f32 + "/model.safetensors");
+  for (const std::string& name : original.Names()) {
+    const Tensor& t = original.Get(name);
+    std::vector<float> v(t.data.begin(), t.data.end());
+    for (float& x : v) x = kernels::FromBf16(kernels::ToBf16(x));
+    rounded.Add(name, t.shape, std::move(v));
+  }
+  SaveSafetensors(f32 + "/model.safetensors", rounded);
+  SaveBf16Safetensors(b16 + "/model.safetensors", rounded);
+
+  const Weights kept = LoadSafetensors(b16 + "/model.safetensors");
+  const std::string w1 = "layers.0.linear1.weight";
+  const Shape shape = kept.Get(w1).shape;  // [d_ff, d_model]
+  ASSERT_TRUE(kept.Get(w1).data.empty());
+  ASSERT_NE(kept.RequireBf16(w1, shape), nullptr);
+  const Linear linear(kept, w1, "layers.0.linear1.bias", shape[0], shape[1], Precision::kBf16);
+  EXPECT_TRUE(kept.Get(w1).data.empty()) << "a float32 copy of a BF16 weight was made";
+  EXPECT_EQ(LoadSafetensors(f32 + "/model.safetensors").RequireBf16(w1, shape), nullptr);
+
+  for (Precision p : {Precision::kFp32, Precision::kBf16, Precision::kInt8}) {
+    std::vector<float> out[2];
+    int i = 0;
+    for (const std::string& dir : {f32, b16}) {
+      const auto enc = Encoder::Load(dir, std::nullopt, p);
+      const ModelConfig& c = enc->config();
+      const TokenBatch t = LoadTokens(golden + "/tokens.txt", c.pad_token_id);
+      EncoderWorkspace ws = enc->MakeWorkspace(t.batch * t.seq);
+      out[i].resize(static_cast<size_t>(t.batch * t.seq * c.d_model));
+      enc->Forward(t.ids.data(), t.batch, t.seq, t.lengths.data(), EncoderStage::kFinal,
+                   out[i].data(), ws);
+      ++i;
+    }
+    EXPECT_EQ(out[0], out[1]) << ToString(p);
+  }
 }
 
 TEST(PrecisionParity, UnknownPrecisionIsAnError) {
