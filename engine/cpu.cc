@@ -50,9 +50,9 @@ bool CpuHasAvx512Bf16() {
 #define PHASOR_KERNEL_TABLE(target)                                                    \
   KernelTable {                                                                        \
     target::GemmPanel, target::Int8Panel, target::Int8MaxAbs, target::Int8Quantize,    \
-        target::Bf16Panel, target::StreamFence, target::TurnRows, target::RotateHeads, \
-        target::TurnPairs, target::ScaleAddRow, target::ScaleRow, target::FillRow,     \
-        target::ExpShifted                                                             \
+        target::Bf16Panel, target::Bf16Round, target::StreamFence, target::TurnRows,   \
+        target::RotateHeads, target::TurnPairs, target::ScaleAddRow, target::ScaleRow, \
+        target::FillRow, target::ExpShifted                                            \
   }
 
 const KernelTable& TableOf(Isa isa) {

@@ -87,7 +87,7 @@ void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights&
   for (int64_t r = 0; r < rows; ++r) {
     const float* src = x + r * ldx;  // [in]
     uint16_t* dst = xb + r * ldxb;   // [row_values]
-    for (int64_t k = 0; k < in; ++k) {
+    for (int64_t k = Kernels().bf16_round(src, in, dst); k < in; ++k) {
       uint32_t u;
       std::memcpy(&u, src + k, sizeof(u));
       dst[k] = RoundBits(u);

@@ -92,6 +92,10 @@ struct KernelTable {
   int64_t (*int8_quantize)(const float* x, int64_t n, float inv, uint8_t* q);
   // The avx512 target's entry is avx512bf16's on CPUs with AVX512-BF16.
   void (*bf16_panel)(const Bf16PanelArgs& p);
+  // out[j] = ToBf16(x[j]) (gemm_bf16.h: to nearest, ties to even, NaN kept
+  // quiet) for the first values done with vectors, in integer arithmetic: the
+  // same bits on every target. Returns how many; the caller does the rest.
+  int64_t (*bf16_round)(const float* x, int64_t n, uint16_t* out);
 
   // The row kernels of rotate_rows.h, same contracts.
   void (*stream_fence)();

@@ -134,6 +134,13 @@ TEST(Bf16Test, RoundRowsMatchesTheTwinAndZeroesThePad) {
     x[1 % in] = -kInf;
     x[ldx + in - 1] = 3.4e38f;  // rounds to +inf
     x[2 * ldx] = 1e-40f;        // a denormal
+    if (in > 4) {               // ties, rounded to the even neighbour either way
+      uint32_t tie_even = 0x3F808000u, tie_odd = 0xBF818000u;
+      std::memcpy(&x[3], &tie_even, 4);
+      std::memcpy(&x[4], &tie_odd, 4);
+      ASSERT_EQ(NaiveBf16(x[3]), 0x3F80u);
+      ASSERT_EQ(NaiveBf16(x[4]), 0xBF82u);
+    }
     std::vector<uint16_t> xb(rows * ldxb, 0xABCDu);
     RoundRowsBf16(x.data(), ldx, rows, w, xb.data(), ldxb);
     for (int64_t r = 0; r < rows; ++r) {
