@@ -126,8 +126,8 @@ inline Outcome FuzzSafetensors(const uint8_t* data, size_t size) {
     const Tensor& b = again.Get(name);
     const size_t n = static_cast<size_t>(NumElements(a.shape));
     Expect(a.shape == b.shape && b.data.size() == n &&
-               (n == 0 || std::memcmp(weights.Floats(name), again.Floats(name),
-                                      n * sizeof(float)) == 0),
+               (n == 0 ||
+                std::memcmp(weights.Floats(name), again.Floats(name), n * sizeof(float)) == 0),
            "round trip keeps the tensors");
   }
   return {};
