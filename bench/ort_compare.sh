@@ -9,7 +9,8 @@
 #
 # For each case it writes a model with `phasor make-toy`, exports it with
 # tools/export_onnx.py (torch), checks that both engines give the same hidden
-# states, then runs the two engines alternately, `rounds` times each (so that
+# states, then runs the two engines alternately (and the precisions in turn
+# within each round), `rounds` times each (so that
 # noise from other work on the machine hits both alike). Each run reports the
 # median of `repeat` passes; the table shows the median over rounds and the
 # ratio phasor tokens/s ÷ ONNX Runtime tokens/s (> 1: phasor is faster).
@@ -146,9 +147,11 @@ if '$theirs': out.append('ort %.3g' % abs(np.fromfile('$theirs', '<f4') - ref).m
 print('ort_compare: $c: max |$p - phasor fp32|: ' + ', '.join(out))" >&2
   done
 
-  for p in $precisions; do
-    for t in $threads_list; do
-      for r in $(seq "$rounds"); do
+  # Rounds outermost: every precision and engine once a round, so that drift
+  # in the machine's speed hits all of them alike.
+  for r in $(seq "$rounds"); do
+    for p in $precisions; do
+      for t in $threads_list; do
         # shellcheck disable=SC2046
         "$phasor" encode --model "$dir" --tokens-file "$tokens" $(precision_args "$p") \
           --threads "$t" --repeat "$repeat" --json | "$python" -c "
