@@ -17,6 +17,8 @@
 namespace phasor::kernels::avx512bf16 {
 namespace {
 
+#include "engine/kernels/gemm_avx512_epilogue.inc"
+
 constexpr int kPanel = 32;
 constexpr int64_t kRows = 8;  // rows of the register tile: 16 accumulators
 
@@ -26,8 +28,7 @@ constexpr int64_t kRows = 8;  // rows of the register tile: 16 accumulators
 template <int MR>
 void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, const float* bias,
           bool relu, float* c, int64_t ldc, int64_t n_valid) {
-  const __mmask16 m0 = static_cast<__mmask16>((1u << (n_valid < 16 ? n_valid : 16)) - 1);
-  const __mmask16 m1 = static_cast<__mmask16>((1u << (n_valid > 16 ? n_valid - 16 : 0)) - 1);
+  const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
   const __m512 b0 = _mm512_loadu_ps(bias), b1 = _mm512_loadu_ps(bias + 16);
   __m512 acc[MR][2];
   for (int r = 0; r < MR; ++r) {
@@ -46,18 +47,7 @@ void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, 
       acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, w1);
     }
   }
-  if (relu) {
-    // max(0, v) returns its second operand when either is NaN: a NaN stays.
-    const __m512 zero = _mm512_setzero_ps();
-    for (int r = 0; r < MR; ++r) {
-      acc[r][0] = _mm512_max_ps(zero, acc[r][0]);
-      acc[r][1] = _mm512_max_ps(zero, acc[r][1]);
-    }
-  }
-  for (int r = 0; r < MR; ++r) {
-    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
-  }
+  for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], relu, c + r * ldc, m0, m1);
 }
 
 using TileFn = void (*)(const uint16_t*, int64_t, const uint16_t*, int64_t, const float*, bool,

@@ -15,6 +15,8 @@
 namespace phasor::kernels::avx512 {
 namespace {
 
+#include "engine/kernels/gemm_avx512_epilogue.inc"
+
 constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
 constexpr int64_t kRows = 6;         // rows of the register tile
 
@@ -73,30 +75,9 @@ void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, flo
   }
   const __m512i acc[6][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23},
                              {a30, a31, a32, a33}, {a40, a41, a42, a43}, {a50, a51, a52, a53}};
-  const int64_t n = p.n_valid;
-  const __mmask16 m0 = static_cast<__mmask16>((1u << (n < 16 ? n : 16)) - 1);
-  const __mmask16 m1 = static_cast<__mmask16>((1u << (n > 16 ? n - 16 : 0)) - 1);
-  // The panel's sums, scales and bias hold 32 values (zero past out). The
-  // zero-masked shift and conversion keep GCC 12 from warning about the
-  // undefined vectors its unmasked forms start from.
-  const __m512i s0 = _mm512_maskz_slli_epi32(m0, _mm512_loadu_si512(p.sums), 7);
-  const __m512i s1 = _mm512_maskz_slli_epi32(m1, _mm512_loadu_si512(p.sums + 16), 7);
-  const __m512 sc0 = _mm512_loadu_ps(p.scales), sc1 = _mm512_loadu_ps(p.scales + 16);
-  const __m512 b0 = _mm512_loadu_ps(p.bias), b1 = _mm512_loadu_ps(p.bias + 16);
-  const __m512 zero = _mm512_setzero_ps();
   for (int r = 0; r < MR; ++r) {
-    const __m512 sx = _mm512_set1_ps(row_scales[r]);
-    const __m512i a0 = AddPairs(acc[r][0], acc[r][1]), a1 = AddPairs(acc[r][2], acc[r][3]);
-    __m512 y0 = _mm512_maskz_cvtepi32_ps(m0, _mm512_sub_epi32(a0, s0));
-    __m512 y1 = _mm512_maskz_cvtepi32_ps(m1, _mm512_sub_epi32(a1, s1));
-    y0 = _mm512_add_ps(_mm512_mul_ps(y0, _mm512_mul_ps(sx, sc0)), b0);
-    y1 = _mm512_add_ps(_mm512_mul_ps(y1, _mm512_mul_ps(sx, sc1)), b1);
-    if (p.relu) {  // max(y, 0) keeping NaN, as std::max(y, 0.0f)
-      y0 = _mm512_max_ps(zero, y0);
-      y1 = _mm512_max_ps(zero, y1);
-    }
-    _mm512_mask_storeu_ps(c + r * p.ldc, m0, y0);
-    _mm512_mask_storeu_ps(c + r * p.ldc + 16, m1, y1);
+    StoreInt8Row(AddPairs(acc[r][0], acc[r][1]), AddPairs(acc[r][2], acc[r][3]), row_scales[r], p,
+                 c + r * p.ldc);
   }
 }
 
