@@ -56,7 +56,7 @@ Linear::Linear(const Weights& weights, const std::string& weight, const std::str
 int64_t Linear::bytes() const {
   switch (precision_) {
     case Precision::kFp32:
-      return (fp32_.panels() * kernels::kGemmPanel * (in_ + 1)) * 4;
+      return fp32_.bytes();
     case Precision::kBf16:
       return bf16_.bytes();
     case Precision::kInt8:

@@ -6,9 +6,10 @@
 // fp32 runs engine/kernels/gemm.h's packed product; bf16 and int8 round or
 // quantize each call's rows of x into caller-owned scratch first, then run the
 // products of gemm_bf16.h and gemm_int8.h. The packed weights are a copy: a
-// model releases the float32 W from its Weights once every layer is built, so
-// it holds them once, at 4, 2 or about 1 byte a parameter. Results depend on the values only (and
-// the CPU target), never on the thread count or the split of rows.
+// model releases the float32 W from its Weights as soon as the layer is built,
+// so it holds them once, at 4, 2 or about 1 byte a parameter. Results depend
+// on the values only (and the CPU target), never on the thread count or the
+// split of rows.
 #pragma once
 
 #include <cstdint>

@@ -35,6 +35,8 @@ class PackedWeights {
   int64_t out() const { return out_; }
   int64_t in() const { return in_; }
   int64_t panels() const { return (out_ + kGemmPanel - 1) / kGemmPanel; }
+  // Bytes held: the panels and the bias.
+  int64_t bytes() const { return panels() * kGemmPanel * (in_ + 1) * 4; }
   // Panel p: [in, kGemmPanel], W[p·kGemmPanel + j, k] at [k·kGemmPanel + j].
   const float* panel(int64_t p) const { return data() + p * in_ * kGemmPanel; }
   // [panels · kGemmPanel]: the bias, zero past out (and everywhere without one).
