@@ -1,12 +1,14 @@
 #include "layers/attention.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <new>
 
 #include "engine/error.h"
 #include "engine/kernels/attention.h"
+#include "engine/kernels/attention_bf16.h"
 #include "engine/kernels/gemm.h"
 #include "engine/parallel.h"
 #include "engine/size_limits.h"
@@ -48,11 +50,22 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
       options_(Checked(options, "attention workspace")),
       threads_(threads > 0 ? threads : std::max(NumThreads(), 1)) {
   const int64_t d_head = options.d_model / options.n_heads;
-  const int64_t per_tile =
-      kernels::AttentionScratchFloats(MultiHeadSelfAttention::kQueryTile, d_head);
+  constexpr int64_t q_tile = MultiHeadSelfAttention::kQueryTile;
+  int64_t per_tile = kernels::AttentionScratchFloats(q_tile, d_head);
+  int64_t kv_floats = 2 * options.d_model;  // a token's keys and values, float32
+  if (options.precision == Precision::kBf16) {
+    per_tile = std::max(per_tile, kernels::AttentionBf16ScratchFloats(q_tile, d_head));
+    // Packed bfloat16 keys and values of sequences of seq >= kMinBf16Keys: per
+    // (sequence, head) at most (seq + 31)·d_even + d_pad·(seq + 1) values, with
+    // d_even, d_pad: d_head rounded up to 2 and 32; batch <= tokens / 32.
+    const int64_t d_even = d_head + (d_head & 1), d_pad = (d_head + 31) / 32 * 32;
+    const int64_t per_32_tokens = options.n_heads * ((d_even + d_pad) * 32 + 31 * d_even + d_pad);
+    kv_floats = std::max(kv_floats, (per_32_tokens + 63) / 64);  // two values a float
+  }
   tile_floats_ = (per_tile + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
   Allocate(qkv_, max_tokens, 3 * options.d_model, "q, k, v");
-  Allocate(kv_, max_tokens, 2 * options.d_model, "keys and values by head");
+  Allocate(kv_, max_tokens, kv_floats, "keys and values by head");
+  kv_.resize(kv_.size() + kAlignFloats);  // slack to align the packed bfloat16 operands
   Allocate(heads_, max_tokens, options.d_model, "head outputs");
   Allocate(tiles_, threads_, tile_floats_, "tile scratch");
   tiles_.resize(tiles_.size() + kAlignFloats);  // slack to align the first slot
@@ -61,6 +74,12 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
   out_rows_bytes_ = Linear::ScratchBytes(options.precision, kOutRows, options.d_model);
   Allocate(rows_, 1, row_bytes, "rounded or quantized rows");
   Allocate(out_rows_, threads_, out_rows_bytes_, "rounded or quantized output rows");
+}
+
+uint16_t* AttentionWorkspace::PackedKv() {
+  const uintptr_t misalignment = reinterpret_cast<uintptr_t>(kv_.data()) % 64;
+  const int64_t skip = misalignment == 0 ? 0 : (64 - misalignment) / sizeof(float);
+  return reinterpret_cast<uint16_t*>(kv_.data() + skip);
 }
 
 float* AttentionWorkspace::TileScratch(int slot) {
@@ -112,16 +131,36 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
   // Keys and values of each (sequence, head) copied out contiguous, [seq,
   // d_head] each: a key tile is then 128 rows of 256 bytes (d_head 64) side
   // by side instead of one row per 3·d_model floats, which on long sequences
-  // costs a TLB miss per key row, for every query tile.
+  // costs a TLB miss per key row, for every query tile. At bf16 they are
+  // rounded and packed into panels instead (kernels/attention_bf16.h), for
+  // sequences of kMinBf16Keys keys or more; shorter ones are read in place.
+  const bool bf16 = options_.precision == Precision::kBf16 && seq >= kMinBf16Keys;
+  auto n_keys = [&](int64_t b) { return lengths != nullptr ? lengths[b] : seq; };
+  auto packed = [&](int64_t b) { return bf16 && n_keys(b) >= kMinBf16Keys; };
   float* kv = ws.kv_.data();  // [batch, n_heads, 2, seq, d_head]
+  // At bf16: [batch, n_heads, keys | values] packed, per (sequence, head)
+  // head_values, 64-byte aligned.
+  uint16_t* kv_bf16 = ws.PackedKv();
+  const int64_t keys_values = kernels::KeysBf16Values(seq, d_head);
+  const int64_t head_values = keys_values + kernels::ValuesBf16Values(seq, d_head);
+  assert(!bf16 ||
+         batch * n_heads * head_values <= 2 * (static_cast<int64_t>(ws.kv_.size()) - kAlignFloats));
   ParallelTasks(batch * n_heads, ws.threads_, [&](int64_t t, int /*slot*/) {
     const int64_t b = t / n_heads, h = t % n_heads;
+    const float* k_in = qkv + b * seq * ld_qkv + d_model + h * d_head;  // [seq, d_head], ld_qkv
+    const float* v_in = k_in + d_model;                                 // [seq, d_head], ld_qkv
+    if (bf16) {
+      if (!packed(b)) return;
+      uint16_t* k_h = kv_bf16 + t * head_values;
+      kernels::PackKeysBf16(k_in, ld_qkv, n_keys(b), d_head, k_h);
+      kernels::PackValuesBf16(v_in, ld_qkv, n_keys(b), d_head, k_h + keys_values);
+      return;
+    }
     float* k_h = kv + t * 2 * seq * d_head;  // [seq, d_head]
     float* v_h = k_h + seq * d_head;         // [seq, d_head]
     for (int64_t j = 0; j < seq; ++j) {
-      const float* row = qkv + (b * seq + j) * ld_qkv + h * d_head;
-      std::copy(row + d_model, row + d_model + d_head, k_h + j * d_head);
-      std::copy(row + 2 * d_model, row + 2 * d_model + d_head, v_h + j * d_head);
+      std::copy(k_in + j * ld_qkv, k_in + j * ld_qkv + d_head, k_h + j * d_head);
+      std::copy(v_in + j * ld_qkv, v_in + j * ld_qkv + d_head, v_h + j * d_head);
     }
   });
 
@@ -136,16 +175,39 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
     const int64_t h = t / q_tiles % n_heads;
     const int64_t q0 = t % q_tiles * kQueryTile;
     const float* seq_qkv = qkv + b * seq * ld_qkv;  // [seq, 3·d_model]
+    const float* q = seq_qkv + q0 * ld_qkv + h * d_head;
+    float* o = heads + (b * seq + q0) * d_model + h * d_head;
+    const int64_t n_q = std::min(kQueryTile, seq - q0);
+    if (packed(b)) {
+      kernels::AttentionBf16Args a;
+      a.q = q;
+      a.k = kv_bf16 + (b * n_heads + h) * head_values;
+      a.v = a.k + keys_values;
+      a.out = o;
+      a.ldq = ld_qkv;
+      a.ldo = d_model;
+      a.n_q = n_q;
+      a.n_keys = n_keys(b);
+      a.d_head = d_head;
+      a.scale = scale;
+      kernels::AttentionTileBf16(a, ws.TileScratch(slot));
+      return;
+    }
     kernels::AttentionArgs a;
-    a.q = seq_qkv + q0 * ld_qkv + h * d_head;
-    a.k = kv + (b * n_heads + h) * 2 * seq * d_head;
-    a.v = a.k + seq * d_head;
-    a.out = heads + (b * seq + q0) * d_model + h * d_head;
+    a.q = q;
+    if (bf16) {  // a short sequence at bf16: keys and values in place
+      a.k = seq_qkv + d_model + h * d_head;
+      a.ldk = a.ldv = ld_qkv;
+    } else {
+      a.k = kv + (b * n_heads + h) * 2 * seq * d_head;
+      a.ldk = a.ldv = d_head;
+    }
+    a.v = a.k + (bf16 ? d_model : seq * d_head);
+    a.out = o;
     a.ldq = ld_qkv;
-    a.ldk = a.ldv = d_head;
     a.ldo = d_model;
-    a.n_q = std::min(kQueryTile, seq - q0);
-    a.n_keys = lengths != nullptr ? lengths[b] : seq;
+    a.n_q = n_q;
+    a.n_keys = n_keys(b);
     a.d_head = d_head;
     a.scale = scale;
     kernels::AttentionTile(a, ws.TileScratch(slot));

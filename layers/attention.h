@@ -10,9 +10,10 @@
 // threads, each tile with an online softmax over key tiles (see
 // engine/kernels/attention.h), so no [seq, seq] score matrix is ever made:
 // memory O(tokens · d_model). The projections use weights packed at load
-// at the options' precision (layers/linear.h); the output projection can end in a fused residual
-// add and LayerNorm (ResidualNorm). Results are bit-identical for any thread
-// count.
+// at the options' precision (layers/linear.h); at bf16 the attention products
+// are bfloat16 too (kMinBf16Keys). The output projection can end in a fused
+// residual add and LayerNorm (ResidualNorm). Results are bit-identical for any
+// thread count, and a sequence's are the same alone as in any batch.
 #pragma once
 
 #include <cstdint>
@@ -37,10 +38,11 @@ struct AttentionOptions {
 };
 
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens
-// tokens (batch · seq) and `threads` threads (6·d_model floats a token, plus
-// per thread a query tile's scratch and kOutRows output rows), and reused by every call and by
-// every layer of the same d_model and n_heads. One workspace per concurrent
-// caller.
+// tokens (batch · seq) and `threads` threads (6·d_model floats a token, a
+// little more at bf16 for heads narrower than 32, plus per thread a query
+// tile's scratch and kOutRows output rows), and reused by every call and by
+// every layer of the same d_model, n_heads and precision. One workspace per
+// concurrent caller.
 class AttentionWorkspace {
  public:
   AttentionWorkspace() = default;
@@ -55,6 +57,7 @@ class AttentionWorkspace {
  private:
   friend class MultiHeadSelfAttention;
   float* TileScratch(int slot);  // 64-byte aligned, per thread
+  uint16_t* PackedKv();          // kv_ as bfloat16 values, 64-byte aligned
   float* OutScratch(int slot) { return out_tiles_.data() + slot * kOutRows * options_.d_model; }
 
   // Rows per task of the output projection with an epilogue.
@@ -63,9 +66,11 @@ class AttentionWorkspace {
   int64_t max_tokens_ = 0;
   AttentionOptions options_;
   int threads_ = 0;
-  int64_t tile_floats_ = 0;       // per slot, a multiple of 16 floats (64 bytes)
-  std::vector<float> qkv_;        // [max_tokens, 3·d_model]: q | k | v of every token
-  std::vector<float> kv_;         // [batch, n_heads, k | v, seq, d_head]: keys, values by head
+  int64_t tile_floats_ = 0;  // per slot, a multiple of 16 floats (64 bytes)
+  std::vector<float> qkv_;   // [max_tokens, 3·d_model]: q | k | v of every token
+  // [batch, n_heads, k | v, seq, d_head]: keys, values by head; at bf16 big
+  // enough for them packed (kernels/attention_bf16.h), + alignment slack.
+  std::vector<float> kv_;
   std::vector<float> heads_;      // [max_tokens, d_model]: o_h of every head, concatenated
   std::vector<float> tiles_;      // [threads, tile_floats] (+ alignment slack)
   std::vector<float> out_tiles_;  // [threads, kOutRows, d_model]: out_proj rows before the epilogue
@@ -80,6 +85,11 @@ class MultiHeadSelfAttention {
  public:
   // Tokens per query tile (one task of the parallel loop).
   static constexpr int64_t kQueryTile = 128;
+  // At bf16, a sequence's attention products (q·kᵀ and weights·v) are
+  // bfloat16 too (kernels/attention_bf16.h) when it has at least this many
+  // valid keys; a shorter one, whose products are a small share of its
+  // layer, keeps them float32 and needs no packed copy of its keys.
+  static constexpr int64_t kMinBf16Keys = 32;
 
   // Requires, under prefix (the module's, e.g. "layers.0.self_attn."):
   //   in_proj_weight [3·d_model, d_model], in_proj_bias [3·d_model],

@@ -80,18 +80,21 @@ int64_t Bf16Weights::bytes() const {
   return static_cast<int64_t>(packed_.size() * sizeof(uint16_t) + bias_.size() * sizeof(float));
 }
 
+void RoundBf16(const float* x, int64_t n, uint16_t* out) {
+  for (int64_t k = Kernels().bf16_round(x, n, out); k < n; ++k) {
+    uint32_t u;
+    std::memcpy(&u, x + k, sizeof(u));
+    out[k] = RoundBits(u);
+  }
+}
+
 void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights& w, uint16_t* xb,
                    int64_t ldxb) {
   const int64_t in = w.in();
   assert(rows >= 0 && ldx >= in && ldxb >= w.row_values());
   for (int64_t r = 0; r < rows; ++r) {
-    const float* src = x + r * ldx;  // [in]
-    uint16_t* dst = xb + r * ldxb;   // [row_values]
-    for (int64_t k = Kernels().bf16_round(src, in, dst); k < in; ++k) {
-      uint32_t u;
-      std::memcpy(&u, src + k, sizeof(u));
-      dst[k] = RoundBits(u);
-    }
+    uint16_t* dst = xb + r * ldxb;  // [row_values]
+    RoundBf16(x + r * ldx, in, dst);
     if (w.row_values() > in) dst[in] = 0;
   }
 }

@@ -29,6 +29,8 @@ namespace phasor::kernels {
 // Rounds a float to bfloat16 (to nearest, ties to even; NaN stays a quiet NaN).
 uint16_t ToBf16(float v);
 float FromBf16(uint16_t v);
+// out[j] = ToBf16(x[j]) for j < n, with the target's vectors. Serial.
+void RoundBf16(const float* x, int64_t n, uint16_t* out);
 
 // W rounded to bfloat16 and packed once for the chosen target's product.
 class Bf16Weights {

@@ -120,6 +120,11 @@ CASES = [
      "PE base 500, mode cached, max_len 64",
      dict(seed=10, d_model=32, n_heads=4, d_ff=64, lengths=[16],
           positional=dict(base=500.0, mode="cached", max_len=64))),
+    ("long_ragged_h64",
+     "heads of 64, ragged lines of 261, 97, 33 and 20 tokens: several key tiles, odd "
+     "lengths, and lines on both sides of the 32 keys where bf16 attention starts",
+     dict(seed=11, d_model=128, n_heads=2, d_ff=256, lengths=[261, 97, 33, 20],
+          pad_token_id=0)),
 ]
 
 
@@ -549,16 +554,26 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rope-only", action="store_true",
                     help="rewrite only the RoPE cases and rope_inv_freq (keep the others)")
+    ap.add_argument("--case", action="append", default=[],
+                    help="rewrite (or add) only this case (repeatable; keep the others)")
     args = ap.parse_args(argv)
     os.makedirs(GOLDEN, exist_ok=True)
     manifest_path = os.path.join(GOLDEN, "manifest.json")
     cases = ROPE_CASES if args.rope_only else CASES + ROPE_CASES
-    entries = [make_case(name, description, **options) for name, description, options in cases]
-    if args.rope_only and os.path.exists(manifest_path):
+    if args.case:
+        unknown = set(args.case) - {name for name, _, _ in CASES + ROPE_CASES}
+        if unknown:
+            ap.error(f"unknown case {sorted(unknown)}")
+        cases = [c for c in cases if c[0] in args.case]
+    made = {name: make_case(name, description, **options) for name, description, options in cases}
+    entries = list(made.values())
+    if (args.rope_only or args.case) and os.path.exists(manifest_path):
         with open(manifest_path) as f:
-            old = json.load(f)["cases"]
-        entries = [e for e in old if not e["name"].startswith("rope_")] + entries
-    inv_freq_cases = write_inv_freq_golden()
+            old = {e["name"]: e for e in json.load(f)["cases"]}
+        # Every case in the order of CASES + ROPE_CASES, new where rewritten.
+        entries = [made.get(name, old.get(name)) for name, _, _ in CASES + ROPE_CASES]
+        entries = [e for e in entries if e is not None]
+    inv_freq_cases = 0 if args.case else write_inv_freq_golden()
     manifest = dict(
         generator="tests/data/make_golden.py",
         torch_version=torch.__version__,

@@ -1,0 +1,146 @@
+#include "engine/kernels/attention_bf16.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine/kernels/gemm_bf16.h"
+#include "engine/kernels/kernel_table.h"
+#include "engine/kernels/vector_math.h"
+#include "engine/tensor.h"
+
+namespace phasor::kernels {
+namespace {
+
+using Stride = Eigen::OuterStride<>;
+using StridedMap = Eigen::Map<MatRM, 0, Stride>;
+
+constexpr int64_t kPanel = 32;  // columns of a bfloat16 panel (Bf16PanelArgs)
+constexpr int64_t kChunk = 64;  // values of a row rounded at a time on the stack
+
+alignas(64) constexpr float kZeroBias[kPanel] = {};
+
+int64_t Even(int64_t n) { return n + (n & 1); }
+int64_t Panels(int64_t n) { return (n + kPanel - 1) / kPanel; }
+
+}  // namespace
+
+int64_t KeysBf16Values(int64_t n_keys, int64_t d_head) {
+  return Panels(n_keys) * kPanel * Even(d_head);
+}
+
+int64_t ValuesBf16Values(int64_t n_keys, int64_t d_head) {
+  return Panels(d_head) * kPanel * Even(n_keys);
+}
+
+void PackKeysBf16(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out) {
+  assert(n_keys >= 0 && d_head > 0 && ld >= d_head);
+  const int64_t d_even = Even(d_head);
+  std::fill(out, out + KeysBf16Values(n_keys, d_head), uint16_t{0});
+  uint16_t row[kChunk];  // a chunk of key j, rounded
+  for (int64_t j = 0; j < n_keys; ++j) {
+    // Pair i of key j: 4 bytes at (j/32)·32·d_even + 64·i + 2·(j%32).
+    uint16_t* dst = out + j / kPanel * kPanel * d_even + 2 * (j % kPanel);
+    for (int64_t c0 = 0; c0 < d_head; c0 += kChunk) {
+      const int64_t n = std::min(kChunk, d_head - c0);
+      RoundBf16(k + j * ld + c0, n, row);
+      if (n & 1) row[n] = 0;
+      for (int64_t c = 0; c < n; c += 2) std::memcpy(dst + (c0 + c) / 2 * 2 * kPanel, row + c, 4);
+    }
+  }
+}
+
+void PackValuesBf16(const float* v, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out) {
+  assert(n_keys >= 0 && d_head > 0 && ld >= d_head);
+  const int64_t panel_values = kPanel * Even(n_keys);  // one panel of 32 columns
+  std::fill(out, out + ValuesBf16Values(n_keys, d_head), uint16_t{0});
+  uint16_t lo[kPanel], hi[kPanel];  // columns of keys j and j + 1, rounded
+  for (int64_t j = 0; j < n_keys; j += 2) {
+    for (int64_t c0 = 0; c0 < d_head; c0 += kPanel) {
+      const int64_t n = std::min(kPanel, d_head - c0);
+      RoundBf16(v + j * ld + c0, n, lo);
+      if (j + 1 < n_keys) {
+        RoundBf16(v + (j + 1) * ld + c0, n, hi);
+      } else {
+        std::fill(hi, hi + n, uint16_t{0});
+      }
+      // Column c of the pair (j, j + 1): 4 bytes at (c/32)·panel + 64·(j/2) + 2·(c%32).
+      uint16_t* dst = out + c0 / kPanel * panel_values + j / 2 * 2 * kPanel;
+      for (int64_t c = 0; c < n; ++c) {
+        dst[2 * c] = lo[c];
+        dst[2 * c + 1] = hi[c];
+      }
+    }
+  }
+}
+
+int64_t AttentionBf16ScratchFloats(int64_t max_q, int64_t d_head) {
+  // Floats: scores [max_q, key tile], the tile's p·v [max_q, d_head], running
+  // max and sum [max_q] each; then bfloat16 values, two a float: q·scale
+  // [max_q, d_even] and p [max_q, key tile].
+  const int64_t halves = max_q * Even(d_head) + max_q * kAttentionKeyTile;
+  return max_q * kAttentionKeyTile + max_q * d_head + 2 * max_q + (halves + 1) / 2;
+}
+
+void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
+  assert(a.n_q >= 0 && a.n_keys >= 0 && a.d_head > 0);
+  const int64_t n_q = a.n_q, d_head = a.d_head, d_even = Even(d_head);
+  StridedMap out(a.out, n_q, d_head, Stride(a.ldo));
+  if (n_q == 0) return;
+  if (a.n_keys == 0) {  // every key masked
+    out.setZero();
+    return;
+  }
+  constexpr int64_t kt_max = kAttentionKeyTile;
+  float* scores = scratch;                                // [n_q, kt_max]
+  float* partial = scores + n_q * kt_max;                 // [n_q, d_head]: this key tile's p·v
+  float* run_max = partial + n_q * d_head;                // [n_q]
+  float* run_sum = run_max + n_q;                         // [n_q]
+  auto* qb = reinterpret_cast<uint16_t*>(run_sum + n_q);  // [n_q, d_even]: bf16(q·scale)
+  uint16_t* pb = qb + n_q * d_even;                       // [n_q, kt_max]: bf16(p)
+  for (int64_t i = 0; i < n_q; ++i) {
+    const float* q_row = a.q + i * a.ldq;  // [d_head]
+    for (int64_t c = 0; c < d_head; ++c) scores[c] = q_row[c] * a.scale;
+    RoundBf16(scores, d_head, qb + i * d_even);
+    if (d_even > d_head) qb[i * d_even + d_head] = 0;
+  }
+  std::fill(run_max, run_max + n_q, -std::numeric_limits<float>::infinity());
+  std::fill(run_sum, run_sum + n_q, 0.0f);
+  out.setZero();  // the running, unnormalised Σ p·v
+
+  const auto bf16_panel = Kernels().bf16_panel;
+  const int64_t values_panel = kPanel * Even(a.n_keys);  // values of one packed value panel
+  for (int64_t j0 = 0; j0 < a.n_keys; j0 += kt_max) {
+    const int64_t kt = std::min(kt_max, a.n_keys - j0);
+    // scores [n_q, kt] = bf16(q·scale) · bf16(k_tile)ᵀ, one key panel at a time.
+    for (int64_t p = 0; p * kPanel < kt; ++p) {
+      bf16_panel(Bf16PanelArgs{qb, d_even, n_q, a.k + (j0 / kPanel + p) * kPanel * d_even,
+                               d_even / 2, kZeroBias, false, scores + p * kPanel, kt_max,
+                               std::min(kPanel, kt - p * kPanel)});
+    }
+    for (int64_t i = 0; i < n_q; ++i) {
+      float* row = scores + i * kt_max;  // [kt]
+      const float new_max = std::max(run_max[i], MapArray(row, kt).maxCoeff());
+      // exp(-inf) = 0 on the first tile: nothing to rescale yet.
+      const float rescale = std::exp(run_max[i] - new_max);
+      ExpShifted(row, new_max, kt, row);
+      run_sum[i] = run_sum[i] * rescale + Sum(row, kt);
+      run_max[i] = new_max;
+      if (rescale != 1.0f) out.row(i) *= rescale;
+      RoundBf16(row, kt, pb + i * kt_max);
+      if (kt & 1) pb[i * kt_max + kt] = 0;  // pairs with the packed zero past n_keys
+    }
+    // partial [n_q, d_head] = bf16(p) [n_q, kt] · bf16(v_tile) [kt, d_head]
+    for (int64_t p = 0; p * kPanel < d_head; ++p) {
+      bf16_panel(Bf16PanelArgs{pb, kt_max, n_q, a.v + p * values_panel + j0 / 2 * 2 * kPanel,
+                               (kt + 1) / 2, kZeroBias, false, partial + p * kPanel, d_head,
+                               std::min(kPanel, d_head - p * kPanel)});
+    }
+    out += MapRM(partial, n_q, d_head);
+  }
+  for (int64_t i = 0; i < n_q; ++i) out.row(i) *= 1.0f / run_sum[i];  // run_sum >= 1
+}
+
+}  // namespace phasor::kernels

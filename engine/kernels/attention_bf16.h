@@ -1,0 +1,57 @@
+// Attention of one head over one sequence in bfloat16 (the bf16 precision of
+// gemm_bf16.h), the twin of AttentionTile (attention.h):
+//
+//   out[i] = Σ_{j < n_keys} softmax_j(bf16(scale·q[i])·bf16(k[j])) · v[j],
+//   the weights·v product as Σ_j bf16(p_ij)·bf16(v[j]) / Σ_j p_ij,
+//
+// both products on the bfloat16 panel kernel (float32 sums); the scores, the
+// online softmax (running max and sum, exp) and the output stay float32.
+//
+// The keys and values are rounded and packed once per (sequence, head) by
+// PackKeysBf16 / PackValuesBf16, so every query tile reads its operands as
+// panels with no per-tile conversion or transposition:
+//   keys   [ceil(n_keys/32)][ceil(d_head/2)][32][2]: k[j, c] at
+//          (j/32)·32·d_even + (c/2)·64 + (j%32)·2 + c%2    (d_even = d_head rounded up to even)
+//   values [ceil(d_head/32)][ceil(n_keys/2)][32][2]: v[j, c] at
+//          (c/32)·32·n_even + (j/2)·64 + (c%32)·2 + j%2    (n_even = n_keys rounded up to even)
+// zero past n_keys and d_head, so padding adds exact zeros.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/kernels/attention.h"
+
+namespace phasor::kernels {
+
+// bfloat16 values that the packed keys / values of n_keys keys take.
+int64_t KeysBf16Values(int64_t n_keys, int64_t d_head);
+int64_t ValuesBf16Values(int64_t n_keys, int64_t d_head);
+
+// k, v: [n_keys, d_head] row stride ld. out: KeysBf16Values / ValuesBf16Values
+// values in the layouts above. Serial.
+void PackKeysBf16(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out);
+void PackValuesBf16(const float* v, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out);
+
+struct AttentionBf16Args {
+  const float* q = nullptr;     // [n_q, d_head], row stride ldq
+  const uint16_t* k = nullptr;  // PackKeysBf16 of n_keys keys
+  const uint16_t* v = nullptr;  // PackValuesBf16 of the same n_keys keys
+  float* out = nullptr;         // [n_q, d_head], row stride ldo; may not overlap q
+  int64_t ldq = 0, ldo = 0;
+  int64_t n_q = 0;
+  int64_t n_keys = 0;
+  int64_t d_head = 0;
+  float scale = 1.0f;  // usually 1/sqrt(d_head)
+};
+
+// Floats of scratch that AttentionTileBf16 needs for up to max_q queries.
+int64_t AttentionBf16ScratchFloats(int64_t max_q, int64_t d_head);
+
+// As AttentionTile: keys >= n_keys are not in the packed operands; n_keys == 0
+// gives out = 0. scratch: AttentionBf16ScratchFloats(n_q or more, d_head)
+// floats, 64-byte aligned, owned by the calling thread. The result depends only
+// on the inputs' values and shapes (and the target's bfloat16 product, as
+// gemm_bf16.h says). Serial.
+void AttentionTileBf16(const AttentionBf16Args& a, float* scratch);
+
+}  // namespace phasor::kernels
