@@ -125,11 +125,11 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
       const float new_max = std::max(run_max[i], MapArray(row, kt).maxCoeff());
       // exp(-inf) = 0 on the first tile: nothing to rescale yet.
       const float rescale = std::exp(run_max[i] - new_max);
-      ExpShifted(row, new_max, kt, row);
-      run_sum[i] = run_sum[i] * rescale + Sum(row, kt);
+      // p = bf16(exp(score - max)), and the sum of the rounded p: the weights
+      // of v are then exactly normalised.
+      run_sum[i] = run_sum[i] * rescale + ExpBf16Sum(row, new_max, kt, pb + i * kt_max);
       run_max[i] = new_max;
       if (rescale != 1.0f) out.row(i) *= rescale;
-      RoundBf16(row, kt, pb + i * kt_max);
       if (kt & 1) pb[i * kt_max + kt] = 0;  // pairs with the packed zero past n_keys
     }
     // partial [n_q, d_head] = bf16(p) [n_q, kt] · bf16(v_tile) [kt, d_head]

@@ -1,11 +1,13 @@
 // Attention of one head over one sequence in bfloat16 (the bf16 precision of
 // gemm_bf16.h), the twin of AttentionTile (attention.h):
 //
-//   out[i] = Σ_{j < n_keys} softmax_j(bf16(scale·q[i])·bf16(k[j])) · v[j],
-//   the weights·v product as Σ_j bf16(p_ij)·bf16(v[j]) / Σ_j p_ij,
+//   out[i] = Σ_j bf16(p_ij)·bf16(v[j]) / Σ_j bf16(p_ij),  j < n_keys,
+//   p_ij = exp(s_ij - max_j s_ij),  s_ij = bf16(scale·q[i])·bf16(k[j]),
 //
-// both products on the bfloat16 panel kernel (float32 sums); the scores, the
-// online softmax (running max and sum, exp) and the output stay float32.
+// both products on the bfloat16 panel kernel (float32 sums): the weights of v
+// are exactly normalised, so each output lies in the range of its rounded
+// values. The scores, the online softmax's running max and sum, and the output
+// stay float32.
 //
 // The keys and values are rounded and packed once per (sequence, head) by
 // PackKeysBf16 / PackValuesBf16, so every query tile reads its operands as

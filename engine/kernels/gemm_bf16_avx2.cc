@@ -155,29 +155,4 @@ void Bf16Panel(const Bf16PanelArgs& p) {
   } while (i0 < p.pairs);
 }
 
-// As avx512's, 8 lanes at a time, two vectors packed to 16 bfloat16 values.
-namespace {
-inline __m256i RoundBits(__m256i u) {
-  const __m256i one = _mm256_set1_epi32(1), half = _mm256_set1_epi32(0x7FFF);
-  const __m256i abs_mask = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
-  const __m256i top = _mm256_srli_epi32(u, 16);
-  const __m256i rounded = _mm256_srli_epi32(
-      _mm256_add_epi32(u, _mm256_add_epi32(half, _mm256_and_si256(top, one))), 16);
-  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, abs_mask), inf);
-  return _mm256_blendv_epi8(rounded, _mm256_or_si256(top, _mm256_set1_epi32(0x40)), nan);
-}
-}  // namespace
-
-int64_t Bf16Round(const float* x, int64_t n, uint16_t* out) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256i a = RoundBits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
-    const __m256i b = RoundBits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 8)));
-    // packus works within 128-bit lanes: [a0-3 b0-3 a4-7 b4-7], reordered.
-    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), packed);
-  }
-  return i;
-}
-
 }  // namespace phasor::kernels::avx2

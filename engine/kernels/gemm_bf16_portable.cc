@@ -64,7 +64,4 @@ void Bf16Panel(const Bf16PanelArgs& p) {
   }
 }
 
-// The caller's scalar loop does every value.
-int64_t Bf16Round(const float* /*x*/, int64_t /*n*/, uint16_t* /*out*/) { return 0; }
-
 }  // namespace phasor::kernels::portable

@@ -7,6 +7,7 @@
 #include <limits>
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include "engine/kernels/gemm_bf16.h"
 #include "engine/kernels/kernel_table.h"
 #include "engine/tensor.h"
 
@@ -86,6 +87,15 @@ void ExpShifted(const float* x, float shift, int64_t n, float* out) {
   // operations as ExpScalar), then the rest here.
   int64_t j = Kernels().exp_shifted(x, shift, n, out);
   for (; j < n; ++j) out[j] = x[j] == kNegInf ? 0.0f : ExpScalar(x[j] - shift);
+}
+
+float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out) {
+  float sum = 0.0f;
+  for (int64_t j = Kernels().exp_bf16(x, shift, n, out, &sum); j < n; ++j) {
+    out[j] = ToBf16(x[j] == kNegInf ? 0.0f : ExpScalar(x[j] - shift));
+    sum += FromBf16(out[j]);
+  }
+  return sum;
 }
 
 void GeluErf(const float* x, int64_t n, float* out) {

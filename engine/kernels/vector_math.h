@@ -27,6 +27,12 @@ float SumOfSquares(const float* v, int64_t n);
 // bits wherever it sits. out may equal x.
 void ExpShifted(const float* x, float shift, int64_t n, float* out);
 
+// out[j] = ToBf16(exp(x[j] - shift)) (gemm_bf16.h; exp as ExpShifted) for j <
+// n, and returns Σ_j FromBf16(out[j]): softmax weights in bfloat16 and the sum
+// they normalise by, in one pass. The sum's order is the target's, fixed for
+// a given n.
+float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out);
+
 // out[j] = 0.5·x[j]·(1 + erf(x[j]/√2)) with Eigen's vectorised rational erf (a
 // few ulp on [-4, 4], exactly ±1 beyond). out may equal x.
 void GeluErf(const float* x, int64_t n, float* out);

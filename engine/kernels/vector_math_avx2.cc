@@ -1,9 +1,10 @@
-// ExpShifted's vectors for AVX2 (built with -mavx2 -mfma, used without fused
-// multiply-adds): the vector form of vector_math.cc's ExpScalar, operation for
-// operation, so a value gives the same bits in either and on every target.
-// Whole vectors of 8 only; the caller does the tail. Only intrinsics and this
-// file's own functions: nothing here may be shared with code built for another
-// target.
+// The vector math kernels for AVX2 (built with -mavx2 -mfma, used without
+// fused multiply-adds): ExpShifted's and ExpBf16's exp is the vector form of
+// vector_math.cc's ExpScalar, operation for operation, and Bf16Round's
+// rounding that of gemm_bf16.cc's RoundBits, in integers: a value gives the
+// same bits here as in the scalar code and on every target. Whole vectors
+// only; the caller does the tail. Only intrinsics and this file's own
+// functions: nothing here may be shared with code built for another target.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -13,35 +14,83 @@
 namespace phasor::kernels::avx2 {
 namespace {
 #include "engine/kernels/exp_constants.inc"
+
+// exp(v - s) per lane; exactly 0 where v = -inf, NaN where v - s is NaN.
+inline __m256 Exp(__m256 v, __m256 s) {
+  const __m256 d = _mm256_sub_ps(v, s);
+  // max_ps(NaN, lo) is lo: NaN lanes are put back at the end, as ExpScalar keeps them.
+  const __m256 nan = _mm256_cmp_ps(d, d, _CMP_UNORD_Q);
+  __m256 t = _mm256_min_ps(_mm256_max_ps(d, _mm256_set1_ps(kExpMin)), _mm256_set1_ps(kExpMax));
+  const __m256 fx =
+      _mm256_round_ps(_mm256_add_ps(_mm256_mul_ps(t, _mm256_set1_ps(kLog2e)), _mm256_set1_ps(0.5f)),
+                      _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+  t = _mm256_sub_ps(t, _mm256_mul_ps(fx, _mm256_set1_ps(kLn2Hi)));
+  t = _mm256_sub_ps(t, _mm256_mul_ps(fx, _mm256_set1_ps(kLn2Lo)));
+  const __m256 z = _mm256_mul_ps(t, t);
+  __m256 y = _mm256_set1_ps(kExpP[0]);
+  for (int i = 1; i < 6; ++i) {
+    y = _mm256_add_ps(_mm256_mul_ps(y, t), _mm256_set1_ps(kExpP[i]));
+  }
+  y = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(y, z), t), _mm256_set1_ps(1.0f));
+  const __m256i e =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+  y = _mm256_blendv_ps(_mm256_mul_ps(y, _mm256_castsi256_ps(e)), d, nan);
+  const __m256 masked = _mm256_cmp_ps(v, _mm256_set1_ps(kNegInf), _CMP_EQ_OQ);
+  return _mm256_blendv_ps(y, _mm256_setzero_ps(), masked);
+}
+
+// Float bits to bfloat16 bits (in the low half of each lane), as avx512's.
+inline __m256i RoundBits(__m256i u) {
+  const __m256i one = _mm256_set1_epi32(1), half = _mm256_set1_epi32(0x7FFF);
+  const __m256i abs_mask = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32(0x7F800000);
+  const __m256i top = _mm256_srli_epi32(u, 16);
+  const __m256i rounded = _mm256_srli_epi32(
+      _mm256_add_epi32(u, _mm256_add_epi32(half, _mm256_and_si256(top, one))), 16);
+  const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, abs_mask), inf);
+  return _mm256_blendv_epi8(rounded, _mm256_or_si256(top, _mm256_set1_epi32(0x40)), nan);
+}
+
+// Two vectors of bfloat16 bits stored as 16 values (packus works within
+// 128-bit lanes: [a0-3 b0-3 a4-7 b4-7], reordered).
+inline void Store16(__m256i a, __m256i b, uint16_t* out) {
+  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), packed);
+}
+
 }  // namespace
 
 int64_t ExpShifted(const float* x, float shift, int64_t n, float* out) {
-  const __m256 s = _mm256_set1_ps(shift), lo = _mm256_set1_ps(kExpMin),
-               hi = _mm256_set1_ps(kExpMax), neg_inf = _mm256_set1_ps(kNegInf);
+  const __m256 s = _mm256_set1_ps(shift);
   int64_t j = 0;
-  for (; j + 8 <= n; j += 8) {
-    const __m256 v = _mm256_loadu_ps(x + j);
-    const __m256 d = _mm256_sub_ps(v, s);
-    // max_ps(NaN, lo) is lo: NaN lanes are put back at the end, as ExpScalar keeps them.
-    const __m256 nan = _mm256_cmp_ps(d, d, _CMP_UNORD_Q);
-    __m256 t = _mm256_min_ps(_mm256_max_ps(d, lo), hi);
-    const __m256 fx = _mm256_round_ps(
-        _mm256_add_ps(_mm256_mul_ps(t, _mm256_set1_ps(kLog2e)), _mm256_set1_ps(0.5f)),
-        _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    t = _mm256_sub_ps(t, _mm256_mul_ps(fx, _mm256_set1_ps(kLn2Hi)));
-    t = _mm256_sub_ps(t, _mm256_mul_ps(fx, _mm256_set1_ps(kLn2Lo)));
-    const __m256 z = _mm256_mul_ps(t, t);
-    __m256 y = _mm256_set1_ps(kExpP[0]);
-    for (int i = 1; i < 6; ++i) {
-      y = _mm256_add_ps(_mm256_mul_ps(y, t), _mm256_set1_ps(kExpP[i]));
-    }
-    y = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(y, z), t), _mm256_set1_ps(1.0f));
-    const __m256i e =
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
-    y = _mm256_blendv_ps(_mm256_mul_ps(y, _mm256_castsi256_ps(e)), d, nan);
-    const __m256 masked = _mm256_cmp_ps(v, neg_inf, _CMP_EQ_OQ);
-    _mm256_storeu_ps(out + j, _mm256_blendv_ps(y, _mm256_setzero_ps(), masked));
+  for (; j + 8 <= n; j += 8) _mm256_storeu_ps(out + j, Exp(_mm256_loadu_ps(x + j), s));
+  return j;
+}
+
+int64_t Bf16Round(const float* x, int64_t n, uint16_t* out) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    Store16(RoundBits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i))),
+            RoundBits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 8))), out + i);
   }
+  return i;
+}
+
+int64_t ExpBf16(const float* x, float shift, int64_t n, uint16_t* out, float* sum) {
+  const __m256 s = _mm256_set1_ps(shift);
+  __m256 acc = _mm256_setzero_ps();
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const __m256i a = RoundBits(_mm256_castps_si256(Exp(_mm256_loadu_ps(x + j), s)));
+    const __m256i b = RoundBits(_mm256_castps_si256(Exp(_mm256_loadu_ps(x + j + 8), s)));
+    Store16(a, b, out + j);
+    acc = _mm256_add_ps(acc, _mm256_castsi256_ps(_mm256_slli_epi32(a, 16)));
+    acc = _mm256_add_ps(acc, _mm256_castsi256_ps(_mm256_slli_epi32(b, 16)));
+  }
+  // The lanes in a fixed tree: 8 -> 4 -> 2 -> 1.
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  q = _mm_add_ss(q, _mm_movehdup_ps(q));
+  *sum = _mm_cvtss_f32(q);
   return j;
 }
 

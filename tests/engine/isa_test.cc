@@ -20,6 +20,7 @@
 #include "engine/cpu.h"
 #include "engine/error.h"
 #include "engine/kernels/gemm.h"
+#include "engine/kernels/gemm_bf16.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/parallel.h"
@@ -224,6 +225,43 @@ TEST(IsaTest, ExpGivesTheSameBitsOnEveryTarget) {
       return out;
     });
     for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back())) << n;
+  }
+}
+
+// Softmax weights in bfloat16: each value is ToBf16 of ExpShifted's (the same
+// bits on every target, tested above), NaN kept, -inf masked to 0; the sum is
+// that of the rounded values (in double here) to float32 rounding.
+TEST(IsaTest, ExpBf16SumRoundsExpOnEveryTarget) {
+  std::vector<float> x = Random(203, 12, -30.0f, 3.0f);
+  x[3] = -std::numeric_limits<float>::infinity();
+  x[100] = 0.0f;
+  std::vector<float> with_nan = x;
+  with_nan[77] = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 32, 33, 128, 203}) {
+    std::vector<float> e(n);
+    ExpShifted(x.data(), 1.5f, n, e.data());
+    const auto results = OnEveryTarget([&] {
+      std::vector<uint16_t> out(n, 0xFFFF);
+      const float sum = ExpBf16Sum(x.data(), 1.5f, n, out.data());
+      double want = 0.0;
+      for (int64_t j = 0; j < n; ++j) {
+        EXPECT_EQ(out[j], ToBf16(e[j])) << "n " << n << ", value " << j;
+        want += FromBf16(out[j]);
+      }
+      EXPECT_NEAR(sum, want, 1e-6 * want) << n;
+      return out;
+    });
+    for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back())) << n;
+    if (n > 77) {
+      std::vector<uint16_t> out(n);
+      for (Isa isa : AvailableIsas()) {
+        IsaGuard guard;
+        SetIsa(isa);
+        EXPECT_TRUE(std::isnan(ExpBf16Sum(with_nan.data(), 1.5f, n, out.data()))) << IsaName(isa);
+        EXPECT_TRUE(std::isnan(FromBf16(out[77]))) << IsaName(isa);
+        EXPECT_EQ(out[3], 0) << IsaName(isa);
+      }
+    }
   }
 }
 
