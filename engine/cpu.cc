@@ -52,7 +52,7 @@ bool CpuHasAvx512Bf16() {
     target::GemmPanel, target::Int8Panel, target::Int8MaxAbs, target::Int8Quantize,    \
         target::Bf16Panel, target::Bf16Round, target::StreamFence, target::TurnRows,   \
         target::RotateHeads, target::TurnPairs, target::ScaleAddRow, target::ScaleRow, \
-        target::FillRow, target::ExpShifted, target::ExpBf16                           \
+        target::FillRow, target::ExpShifted, target::ExpBf16, target::RowMax           \
   }
 
 const KernelTable& TableOf(Isa isa) {

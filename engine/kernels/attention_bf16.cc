@@ -8,6 +8,7 @@
 
 #include "engine/kernels/gemm_bf16.h"
 #include "engine/kernels/kernel_table.h"
+#include "engine/kernels/rotate_rows.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/tensor.h"
 
@@ -78,10 +79,10 @@ void PackValuesBf16(const float* v, int64_t ld, int64_t n_keys, int64_t d_head, 
 
 int64_t AttentionBf16ScratchFloats(int64_t max_q, int64_t d_head) {
   // Floats: scores [max_q, key tile], the tile's p·v [max_q, d_head], running
-  // max and sum [max_q] each; then bfloat16 values, two a float: q·scale
+  // max, sum and rescale [max_q] each; then bfloat16 values, two a float: q·scale
   // [max_q, d_even] and p [max_q, key tile].
   const int64_t halves = max_q * Even(d_head) + max_q * kAttentionKeyTile;
-  return max_q * kAttentionKeyTile + max_q * d_head + 2 * max_q + (halves + 1) / 2;
+  return max_q * kAttentionKeyTile + max_q * d_head + 3 * max_q + (halves + 1) / 2;
 }
 
 void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
@@ -94,12 +95,13 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
     return;
   }
   constexpr int64_t kt_max = kAttentionKeyTile;
-  float* scores = scratch;                                // [n_q, kt_max]
-  float* partial = scores + n_q * kt_max;                 // [n_q, d_head]: this key tile's p·v
-  float* run_max = partial + n_q * d_head;                // [n_q]
-  float* run_sum = run_max + n_q;                         // [n_q]
-  auto* qb = reinterpret_cast<uint16_t*>(run_sum + n_q);  // [n_q, d_even]: bf16(q·scale)
-  uint16_t* pb = qb + n_q * d_even;                       // [n_q, kt_max]: bf16(p)
+  float* scores = scratch;                                 // [n_q, kt_max]
+  float* partial = scores + n_q * kt_max;                  // [n_q, d_head]: this key tile's p·v
+  float* run_max = partial + n_q * d_head;                 // [n_q]
+  float* run_sum = run_max + n_q;                          // [n_q]
+  float* rescales = run_sum + n_q;                         // [n_q]: of the running sums
+  auto* qb = reinterpret_cast<uint16_t*>(rescales + n_q);  // [n_q, d_even]: bf16(q·scale)
+  uint16_t* pb = qb + n_q * d_even;                        // [n_q, kt_max]: bf16(p)
   for (int64_t i = 0; i < n_q; ++i) {
     const float* q_row = a.q + i * a.ldq;  // [d_head]
     for (int64_t c = 0; c < d_head; ++c) scores[c] = q_row[c] * a.scale;
@@ -122,14 +124,13 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
     }
     for (int64_t i = 0; i < n_q; ++i) {
       float* row = scores + i * kt_max;  // [kt]
-      const float new_max = std::max(run_max[i], MapArray(row, kt).maxCoeff());
+      const float new_max = std::max(run_max[i], Max(row, kt));
       // exp(-inf) = 0 on the first tile: nothing to rescale yet.
-      const float rescale = std::exp(run_max[i] - new_max);
+      rescales[i] = std::exp(run_max[i] - new_max);
       // p = bf16(exp(score - max)), and the sum of the rounded p: the weights
       // of v are then exactly normalised.
-      run_sum[i] = run_sum[i] * rescale + ExpBf16Sum(row, new_max, kt, pb + i * kt_max);
+      run_sum[i] = run_sum[i] * rescales[i] + ExpBf16Sum(row, new_max, kt, pb + i * kt_max);
       run_max[i] = new_max;
-      if (rescale != 1.0f) out.row(i) *= rescale;
       if (kt & 1) pb[i * kt_max + kt] = 0;  // pairs with the packed zero past n_keys
     }
     // partial [n_q, d_head] = bf16(p) [n_q, kt] · bf16(v_tile) [kt, d_head]
@@ -138,9 +139,15 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
                                (kt + 1) / 2, kZeroBias, false, partial + p * kPanel, d_head,
                                std::min(kPanel, d_head - p * kPanel)});
     }
-    out += MapRM(partial, n_q, d_head);
+    // out = out·rescale + partial, row by row.
+    for (int64_t i = 0; i < n_q; ++i) {
+      float* o = a.out + i * a.ldo;
+      ScaleAddRow(o, rescales[i], partial + i * d_head, d_head, o);
+    }
   }
-  for (int64_t i = 0; i < n_q; ++i) out.row(i) *= 1.0f / run_sum[i];  // run_sum >= 1
+  for (int64_t i = 0; i < n_q; ++i) {  // run_sum >= 1
+    ScaleRow(a.out + i * a.ldo, 1.0f / run_sum[i], d_head, a.out + i * a.ldo);
+  }
 }
 
 }  // namespace phasor::kernels

@@ -115,9 +115,13 @@ struct KernelTable {
   // vector_math.h's ExpShifted: returns how many; the caller does the rest.
   int64_t (*exp_shifted)(const float* x, float shift, int64_t n, float* out);
   // out[j] = ToBf16(exp(x[j] - shift)) for the first values done with vectors,
-  // as vector_math.h's ExpBf16Sum: returns how many, and their rounded values'
-  // sum (in the target's fixed order) in *sum; the caller does the rest.
+  // as vector_math.h's ExpBf16Sum (exp in fused multiply-adds): returns how
+  // many, and their rounded values' sum (in the target's fixed order) in *sum;
+  // the caller does the rest.
   int64_t (*exp_bf16)(const float* x, float shift, int64_t n, uint16_t* out, float* sum);
+  // The max of the first values done with vectors into *max (left as it is
+  // for none): returns how many; the caller does the rest.
+  int64_t (*row_max)(const float* x, int64_t n, float* max);
 };
 
 // The chosen target's table (engine/cpu.cc).

@@ -78,6 +78,12 @@ float Sum(const float* v, int64_t n) {
   return LaneSum(v, n, [](float a) { return a; });
 }
 
+float Max(const float* v, int64_t n) {
+  float max = kNegInf;
+  for (int64_t j = Kernels().row_max(v, n, &max); j < n; ++j) max = std::max(max, v[j]);
+  return max;
+}
+
 float SumOfSquares(const float* v, int64_t n) {
   return LaneSum(v, n, [](float a) { return a * a; });
 }

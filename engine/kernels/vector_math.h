@@ -16,6 +16,8 @@ namespace phasor::kernels {
 
 // Σ v[j], j < n, in a fixed order (more accurate than a running sum, too).
 float Sum(const float* v, int64_t n);
+// max_j v[j], j < n (-inf for n = 0); NaN values may or may not be ignored.
+float Max(const float* v, int64_t n);
 // Σ v[j]², j < n, in the same fixed order.
 float SumOfSquares(const float* v, int64_t n);
 
@@ -27,10 +29,12 @@ float SumOfSquares(const float* v, int64_t n);
 // bits wherever it sits. out may equal x.
 void ExpShifted(const float* x, float shift, int64_t n, float* out);
 
-// out[j] = ToBf16(exp(x[j] - shift)) (gemm_bf16.h; exp as ExpShifted) for j <
-// n, and returns Σ_j FromBf16(out[j]): softmax weights in bfloat16 and the sum
-// they normalise by, in one pass. The sum's order is the target's, fixed for
-// a given n.
+// out[j] = ToBf16(exp(x[j] - shift)) (gemm_bf16.h) for j < n, and returns
+// Σ_j FromBf16(out[j]): softmax weights in bfloat16 and the sum they normalise
+// by, in one pass. exp is ExpShifted's formula, in fused multiply-adds where
+// the target has them (about 1 ulp before the rounding, so a weight may sit
+// one bfloat16 step from ExpShifted's rounded); -inf gives 0, NaN NaN. The
+// results and the sum's order are the target's, fixed for a given n.
 float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out);
 
 // out[j] = 0.5·x[j]·(1 + erf(x[j]/√2)) with Eigen's vectorised rational erf (a

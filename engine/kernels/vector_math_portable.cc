@@ -16,4 +16,6 @@ int64_t ExpBf16(const float* /*x*/, float /*shift*/, int64_t /*n*/, uint16_t* /*
   return 0;
 }
 
+int64_t RowMax(const float* /*x*/, int64_t /*n*/, float* /*max*/) { return 0; }
+
 }  // namespace phasor::kernels::portable
