@@ -264,6 +264,18 @@ TEST(IsaTest, ExpBf16SumRoundsExpOnEveryTarget) {
   }
 }
 
+TEST(IsaTest, MaxIsTheLargestValueOnEveryTarget) {
+  std::vector<float> x = Random(203, 13, -50.0f, 50.0f);
+  x[3] = -std::numeric_limits<float>::infinity();
+  for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 33, 128, 203}) {
+    std::vector<float> v(x.begin(), x.begin() + n);
+    if (n > 5) v[n - 2] = 60.0f;  // the largest in the last vector's tail
+    const float want =
+        n == 0 ? -std::numeric_limits<float>::infinity() : *std::max_element(v.begin(), v.end());
+    for (float got : OnEveryTarget([&] { return Max(v.data(), n); })) EXPECT_EQ(got, want) << n;
+  }
+}
+
 // --- the packed product --------------------------------------------------------
 
 struct Shape {
