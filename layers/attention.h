@@ -10,8 +10,8 @@
 // threads, each tile with an online softmax over key tiles (see
 // engine/kernels/attention.h), so no [seq, seq] score matrix is ever made:
 // memory O(tokens · d_model). The projections use weights packed at load
-// at the options' precision (layers/linear.h); at bf16 the attention products
-// are bfloat16 too (kMinBf16Keys). The output projection can end in a fused
+// at the options' precision (layers/linear.h); at bf16 and int8 the attention
+// products are bfloat16 (kMinBf16Keys). The output projection can end in a fused
 // residual add and LayerNorm (ResidualNorm). Results are bit-identical for any
 // thread count, and a sequence's are the same alone as in any batch.
 #pragma once
@@ -34,12 +34,14 @@ struct AttentionOptions {
   // Applied to q and k after the in-projection (bias included), before the
   // scores; null: none. Must outlive the layer.
   const QkRotation* rotation = nullptr;
-  Precision precision = Precision::kFp32;  // of the two projections
+  // Of the two projections; bf16 and int8 also take the attention products
+  // in bfloat16 (kMinBf16Keys).
+  Precision precision = Precision::kFp32;
 };
 
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens
 // tokens (batch · seq) and `threads` threads (6·d_model floats a token, a
-// little more at bf16 for heads narrower than 32, plus per thread a query
+// little more at bf16 and int8 for heads narrower than 32, plus per thread a query
 // tile's scratch and kOutRows output rows), and reused by every call and by
 // every layer of the same d_model, n_heads and precision. One workspace per
 // concurrent caller.
@@ -68,7 +70,7 @@ class AttentionWorkspace {
   int threads_ = 0;
   int64_t tile_floats_ = 0;  // per slot, a multiple of 16 floats (64 bytes)
   std::vector<float> qkv_;   // [max_tokens, 3·d_model]: q | k | v of every token
-  // [batch, n_heads, k | v, seq, d_head]: keys, values by head; at bf16 big
+  // [batch, n_heads, k | v, seq, d_head]: keys, values by head; at bf16 and int8 big
   // enough for them packed (kernels/attention_bf16.h), + alignment slack.
   std::vector<float> kv_;
   std::vector<float> heads_;      // [max_tokens, d_model]: o_h of every head, concatenated
@@ -85,8 +87,8 @@ class MultiHeadSelfAttention {
  public:
   // Tokens per query tile (one task of the parallel loop).
   static constexpr int64_t kQueryTile = 128;
-  // At bf16, a sequence's attention products (q·kᵀ and weights·v) are
-  // bfloat16 too (kernels/attention_bf16.h) when it has at least this many
+  // At bf16 and int8, a sequence's attention products (q·kᵀ and weights·v)
+  // are bfloat16 (kernels/attention_bf16.h) when it has at least this many
   // valid keys; a shorter one, whose products are a small share of its
   // layer, keeps them float32 and needs no packed copy of its keys.
   static constexpr int64_t kMinBf16Keys = 32;

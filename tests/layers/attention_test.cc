@@ -237,40 +237,44 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{16, 16, 9, {9, 3}}));           // d_head 1
 
 // At bf16 the projections and, for sequences of kMinBf16Keys keys or more, the
-// attention products round their inputs to bfloat16: the naive definition
-// holds to bfloat16's precision. Padded keys are never read (NaN there changes
-// nothing), a sequence gives the same bits alone as in its batch, and the
-// thread count does not change a bit.
+// attention products round their inputs to bfloat16 (at int8 the projections
+// quantize theirs): the naive definition holds to that precision. Padded keys are never read (NaN
+// there changes nothing), a sequence gives the same bits alone as in its batch, and the thread
+// count does not change a bit.
 class AttentionAtBf16Test : public ::testing::TestWithParam<Case> {};
 
-TEST_P(AttentionAtBf16Test, MatchesNaiveToBfloat16Precision) {
+TEST_P(AttentionAtBf16Test, MatchesNaiveAtReducedPrecision) {
   const Case& c = GetParam();
-  const int64_t batch = static_cast<int64_t>(c.lengths.size()), tokens = batch * c.seq;
-  const Weights w = AttentionWeights("", c.d_model);
-  const AttentionOptions options{c.d_model, c.n_heads, nullptr, Precision::kBf16};
-  const MultiHeadSelfAttention attn(w, "", options);
-  AttentionWorkspace ws(tokens, options, 2);
-  std::vector<float> x = Random(tokens * c.d_model, 10, 1.5f);
-  std::vector<float> out = Random(tokens * c.d_model, 11, 1.0f), two = out, alone = out;
-  SetNumThreads(1);
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
-  SetNumThreads(2);
-  const std::vector<double> ref =
-      Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths);
-  for (int64_t b = 0; b < batch; ++b) {  // real tokens only: padded x is NaN below
-    const int64_t at = b * c.seq * c.d_model, n = c.lengths[b] * c.d_model;
-    EXPECT_LE(testing::MaxAbsError(out.data() + at, ref.data() + at, n), 0.03) << "sequence " << b;
-    for (int64_t j = at + n; j < at + c.seq * c.d_model; ++j) x[j] = NAN;
-  }
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), two.data(), ws);
-  SetNumThreads(0);
-  for (int64_t b = 0; b < batch; ++b) {
-    const int64_t at = b * c.seq * c.d_model, n = c.lengths[b] * c.d_model;
-    EXPECT_EQ(0, std::memcmp(out.data() + at, two.data() + at, n * sizeof(float)))
-        << "sequence " << b << ": NaN padding or two threads changed it";
-    attn.Forward(x.data() + at, 1, c.lengths[b], nullptr, alone.data() + at, ws);
-    EXPECT_EQ(0, std::memcmp(out.data() + at, alone.data() + at, n * sizeof(float)))
-        << "sequence " << b << " alone";
+  for (const auto& [precision, tol] :
+       {std::pair{Precision::kBf16, 0.03}, {Precision::kInt8, 0.06}}) {
+    SCOPED_TRACE(ToString(precision));
+    const int64_t batch = static_cast<int64_t>(c.lengths.size()), tokens = batch * c.seq;
+    const Weights w = AttentionWeights("", c.d_model);
+    const AttentionOptions options{c.d_model, c.n_heads, nullptr, precision};
+    const MultiHeadSelfAttention attn(w, "", options);
+    AttentionWorkspace ws(tokens, options, 2);
+    std::vector<float> x = Random(tokens * c.d_model, 10, 1.5f);
+    std::vector<float> out = Random(tokens * c.d_model, 11, 1.0f), two = out, alone = out;
+    SetNumThreads(1);
+    attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
+    SetNumThreads(2);
+    const std::vector<double> ref =
+        Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths);
+    for (int64_t b = 0; b < batch; ++b) {  // real tokens only: padded x is NaN below
+      const int64_t at = b * c.seq * c.d_model, n = c.lengths[b] * c.d_model;
+      EXPECT_LE(testing::MaxAbsError(out.data() + at, ref.data() + at, n), tol) << "sequence " << b;
+      for (int64_t j = at + n; j < at + c.seq * c.d_model; ++j) x[j] = NAN;
+    }
+    attn.Forward(x.data(), batch, c.seq, c.lengths.data(), two.data(), ws);
+    SetNumThreads(0);
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t at = b * c.seq * c.d_model, n = c.lengths[b] * c.d_model;
+      EXPECT_EQ(0, std::memcmp(out.data() + at, two.data() + at, n * sizeof(float)))
+          << "sequence " << b << ": NaN padding or two threads changed it";
+      attn.Forward(x.data() + at, 1, c.lengths[b], nullptr, alone.data() + at, ws);
+      EXPECT_EQ(0, std::memcmp(out.data() + at, alone.data() + at, n * sizeof(float)))
+          << "sequence " << b << " alone";
+    }
   }
 }
 
