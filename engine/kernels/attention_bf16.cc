@@ -39,7 +39,10 @@ int64_t ValuesBf16Values(int64_t n_keys, int64_t d_head) {
 void PackKeysBf16(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out) {
   assert(n_keys >= 0 && d_head > 0 && ld >= d_head);
   const int64_t d_even = Even(d_head);
-  std::fill(out, out + KeysBf16Values(n_keys, d_head), uint16_t{0});
+  // Every value of a key below n_keys is written below; the keys past it in
+  // the last panel are zero.
+  const int64_t full = n_keys / kPanel * kPanel * d_even;
+  std::fill(out + full, out + KeysBf16Values(n_keys, d_head), uint16_t{0});
   uint16_t row[kChunk];  // a chunk of key j, rounded
   for (int64_t j = 0; j < n_keys; ++j) {
     // Pair i of key j: 4 bytes at (j/32)·32·d_even + 64·i + 2·(j%32).
@@ -56,7 +59,10 @@ void PackKeysBf16(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, ui
 void PackValuesBf16(const float* v, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out) {
   assert(n_keys >= 0 && d_head > 0 && ld >= d_head);
   const int64_t panel_values = kPanel * Even(n_keys);  // one panel of 32 columns
-  std::fill(out, out + ValuesBf16Values(n_keys, d_head), uint16_t{0});
+  // Every column below d_head is written below (the key past an odd n_keys as
+  // zero); the columns past it in the last panel are zero.
+  const int64_t full = d_head / kPanel * panel_values;
+  std::fill(out + full, out + ValuesBf16Values(n_keys, d_head), uint16_t{0});
   uint16_t lo[kPanel], hi[kPanel];  // columns of keys j and j + 1, rounded
   for (int64_t j = 0; j < n_keys; j += 2) {
     for (int64_t c0 = 0; c0 < d_head; c0 += kPanel) {
