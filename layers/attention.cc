@@ -177,26 +177,27 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
     const int64_t h = t / q_tiles % n_heads;
     const int64_t q0 = t % q_tiles * kQueryTile;
     const float* seq_qkv = qkv + b * seq * ld_qkv;  // [seq, 3·d_model]
-    const float* q = seq_qkv + q0 * ld_qkv + h * d_head;
-    float* o = heads + (b * seq + q0) * d_model + h * d_head;
-    const int64_t n_q = std::min(kQueryTile, seq - q0);
-    if (packed(b)) {
-      kernels::AttentionBf16Args a;
-      a.q = q;
-      a.k = kv_bf16 + (b * n_heads + h) * head_values;
-      a.v = a.k + keys_values;
-      a.out = o;
+    // The query tile's shape, the same in either kernel's arguments.
+    auto tile = [&](auto& a) {
+      a.q = seq_qkv + q0 * ld_qkv + h * d_head;
+      a.out = heads + (b * seq + q0) * d_model + h * d_head;
       a.ldq = ld_qkv;
       a.ldo = d_model;
-      a.n_q = n_q;
+      a.n_q = std::min(kQueryTile, seq - q0);
       a.n_keys = n_keys(b);
       a.d_head = d_head;
       a.scale = scale;
+    };
+    if (packed(b)) {
+      kernels::AttentionBf16Args a;
+      tile(a);
+      a.k = kv_bf16 + (b * n_heads + h) * head_values;
+      a.v = a.k + keys_values;
       kernels::AttentionTileBf16(a, ws.TileScratch(slot));
       return;
     }
     kernels::AttentionArgs a;
-    a.q = q;
+    tile(a);
     if (bf16) {  // a short sequence at bf16 or int8: keys and values in place
       a.k = seq_qkv + d_model + h * d_head;
       a.ldk = a.ldv = ld_qkv;
@@ -205,13 +206,6 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
       a.ldk = a.ldv = d_head;
     }
     a.v = a.k + (bf16 ? d_model : seq * d_head);
-    a.out = o;
-    a.ldq = ld_qkv;
-    a.ldo = d_model;
-    a.n_q = n_q;
-    a.n_keys = n_keys(b);
-    a.d_head = d_head;
-    a.scale = scale;
     kernels::AttentionTile(a, ws.TileScratch(slot));
   });
 
