@@ -26,10 +26,12 @@ const AttentionOptions& Checked(const AttentionOptions& options, const std::stri
   return options;
 }
 
-// Resizes v to rows · cols values (floats or bytes), or throws Error naming what.
-template <class T>
-void Allocate(std::vector<T>& v, int64_t rows, int64_t cols, const char* what) {
-  const char* unit = sizeof(T) == 1 ? " bytes" : " floats";
+// Resizes v to rows · cols values (floats, bfloat16 values or bytes), or
+// throws Error naming what.
+template <class Vector>
+void Allocate(Vector& v, int64_t rows, int64_t cols, const char* what) {
+  using T = typename Vector::value_type;
+  const char* unit = sizeof(T) == 1 ? " bytes" : sizeof(T) == 2 ? " bfloat16 values" : " floats";
   if (rows < 0 || cols < 0 || (cols > 0 && rows > kMaxBufferFloats / cols)) {
     throw Error(std::string("attention workspace: ") + what + " of " + std::to_string(rows) +
                 " x " + std::to_string(cols) + unit + " is too large");
@@ -52,20 +54,19 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
   const int64_t d_head = options.d_model / options.n_heads;
   constexpr int64_t q_tile = MultiHeadSelfAttention::kQueryTile;
   int64_t per_tile = kernels::AttentionScratchFloats(q_tile, d_head);
-  int64_t kv_floats = 2 * options.d_model;  // a token's keys and values, float32
-  if (options.precision != Precision::kFp32) {
+  Allocate(qkv_, max_tokens, 3 * options.d_model, "q, k, v");
+  if (options.precision == Precision::kFp32) {
+    Allocate(kv_, max_tokens, 2 * options.d_model, "keys and values by head");
+  } else {
     per_tile = std::max(per_tile, kernels::AttentionBf16ScratchFloats(q_tile, d_head));
-    // Packed bfloat16 keys and values of sequences of seq >= kMinBf16Keys: per
+    // Packed keys and values of the sequences of kMinBf16Keys keys or more: per
     // (sequence, head) at most (seq + 31)·d_even + d_pad·(seq + 1) values, with
     // d_even, d_pad: d_head rounded up to 2 and 32; batch <= tokens / 32.
     const int64_t d_even = d_head + (d_head & 1), d_pad = (d_head + 31) / 32 * 32;
     const int64_t per_32_tokens = options.n_heads * ((d_even + d_pad) * 32 + 31 * d_even + d_pad);
-    kv_floats = std::max(kv_floats, (per_32_tokens + 63) / 64);  // two values a float
+    Allocate(kv_bf16_, (max_tokens + 31) / 32, per_32_tokens, "packed keys and values");
   }
   tile_floats_ = (per_tile + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
-  Allocate(qkv_, max_tokens, 3 * options.d_model, "q, k, v");
-  Allocate(kv_, max_tokens, kv_floats, "keys and values by head");
-  kv_.resize(kv_.size() + kAlignFloats);  // slack to align the packed bfloat16 operands
   Allocate(heads_, max_tokens, options.d_model, "head outputs");
   Allocate(tiles_, threads_, tile_floats_, "tile scratch");
   tiles_.resize(tiles_.size() + kAlignFloats);  // slack to align the first slot
@@ -74,12 +75,6 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
   out_rows_bytes_ = Linear::ScratchBytes(options.precision, kOutRows, options.d_model);
   Allocate(rows_, 1, row_bytes, "rounded or quantized rows");
   Allocate(out_rows_, threads_, out_rows_bytes_, "rounded or quantized output rows");
-}
-
-uint16_t* AttentionWorkspace::PackedKv() {
-  const uintptr_t misalignment = reinterpret_cast<uintptr_t>(kv_.data()) % 64;
-  const int64_t skip = misalignment == 0 ? 0 : (64 - misalignment) / sizeof(float);
-  return reinterpret_cast<uint16_t*>(kv_.data() + skip);
 }
 
 float* AttentionWorkspace::TileScratch(int slot) {
@@ -133,25 +128,25 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
   // by side instead of one row per 3·d_model floats, which on long sequences
   // costs a TLB miss per key row, for every query tile. At bf16 and int8
   // (int8: measured faster than float32 attention, with no change in its
-  // accuracy bounds) they are
-  // rounded and packed into panels instead (kernels/attention_bf16.h), for
-  // sequences of kMinBf16Keys keys or more; shorter ones are read in place.
-  const bool bf16 = options_.precision != Precision::kFp32 && seq >= kMinBf16Keys;
+  // accuracy bounds) they are rounded and packed into panels instead
+  // (kernels/attention_bf16.h), for sequences of kMinBf16Keys keys or more;
+  // shorter ones are read in place by the float32 kernel.
+  const bool reduced = options_.precision != Precision::kFp32;
   auto n_keys = [&](int64_t b) { return lengths != nullptr ? lengths[b] : seq; };
-  auto packed = [&](int64_t b) { return bf16 && n_keys(b) >= kMinBf16Keys; };
-  float* kv = ws.kv_.data();  // [batch, n_heads, 2, seq, d_head]
-  // At bf16 and int8: [batch, n_heads, keys | values] packed, per (sequence, head)
-  // head_values, 64-byte aligned.
-  uint16_t* kv_bf16 = ws.PackedKv();
+  auto packed = [&](int64_t b) { return reduced && n_keys(b) >= kMinBf16Keys; };
+  float* kv = ws.kv_.data();  // fp32: [batch, n_heads, 2, seq, d_head]
+  // bf16 and int8: [batch, n_heads, keys | values], head_values per (sequence,
+  // head), 64-byte aligned; those of sequences of seq >= kMinBf16Keys fit.
+  uint16_t* kv_bf16 = ws.kv_bf16_.data();
   const int64_t keys_values = kernels::KeysBf16Values(seq, d_head);
   const int64_t head_values = keys_values + kernels::ValuesBf16Values(seq, d_head);
-  assert(!bf16 ||
-         batch * n_heads * head_values <= 2 * (static_cast<int64_t>(ws.kv_.size()) - kAlignFloats));
+  assert(!reduced || seq < kMinBf16Keys ||
+         batch * n_heads * head_values <= static_cast<int64_t>(ws.kv_bf16_.size()));
   ParallelTasks(batch * n_heads, ws.threads_, [&](int64_t t, int /*slot*/) {
     const int64_t b = t / n_heads, h = t % n_heads;
     const float* k_in = qkv + b * seq * ld_qkv + d_model + h * d_head;  // [seq, d_head], ld_qkv
     const float* v_in = k_in + d_model;                                 // [seq, d_head], ld_qkv
-    if (bf16) {
+    if (reduced) {
       if (!packed(b)) return;
       uint16_t* k_h = kv_bf16 + t * head_values;
       kernels::PackKeysBf16(k_in, ld_qkv, n_keys(b), d_head, k_h);
@@ -198,14 +193,14 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
     }
     kernels::AttentionArgs a;
     tile(a);
-    if (bf16) {  // a short sequence at bf16 or int8: keys and values in place
+    if (reduced) {  // a short sequence at bf16 or int8: keys and values in place
       a.k = seq_qkv + d_model + h * d_head;
       a.ldk = a.ldv = ld_qkv;
     } else {
       a.k = kv + (b * n_heads + h) * 2 * seq * d_head;
       a.ldk = a.ldv = d_head;
     }
-    a.v = a.k + (bf16 ? d_model : seq * d_head);
+    a.v = a.k + (reduced ? d_model : seq * d_head);
     kernels::AttentionTile(a, ws.TileScratch(slot));
   });
 

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/aligned_allocator.h"
 #include "engine/weights.h"
 #include "layers/layer_norm.h"
 #include "layers/linear.h"
@@ -40,11 +41,13 @@ struct AttentionOptions {
 };
 
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens
-// tokens (batch · seq) and `threads` threads (6·d_model floats a token, a
-// little more at bf16 and int8 for heads narrower than 32, plus per thread a query
-// tile's scratch and kOutRows output rows), and reused by every call and by
-// every layer of the same d_model, n_heads and precision. One workspace per
-// concurrent caller.
+// tokens (batch · seq) and `threads` threads, and reused by every call and by
+// every layer of the same d_model, n_heads and precision. A token takes
+// 6·d_model floats, 2·d_model of them its keys and values; at bf16 and int8
+// those are packed in bfloat16 instead, in 1.5·d_model floats' room for heads
+// a multiple of 32 wide, up to about 2·d_model for other heads of 16 or more,
+// more for narrower ones. Per thread: a query tile's scratch and kOutRows
+// output rows. One workspace per concurrent caller.
 class AttentionWorkspace {
  public:
   AttentionWorkspace() = default;
@@ -59,7 +62,6 @@ class AttentionWorkspace {
  private:
   friend class MultiHeadSelfAttention;
   float* TileScratch(int slot);  // 64-byte aligned, per thread
-  uint16_t* PackedKv();          // kv_ as bfloat16 values, 64-byte aligned
   float* OutScratch(int slot) { return out_tiles_.data() + slot * kOutRows * options_.d_model; }
 
   // Rows per task of the output projection with an epilogue.
@@ -70,9 +72,9 @@ class AttentionWorkspace {
   int threads_ = 0;
   int64_t tile_floats_ = 0;  // per slot, a multiple of 16 floats (64 bytes)
   std::vector<float> qkv_;   // [max_tokens, 3·d_model]: q | k | v of every token
-  // [batch, n_heads, k | v, seq, d_head]: keys, values by head; at bf16 and int8 big
-  // enough for them packed (kernels/attention_bf16.h), + alignment slack.
-  std::vector<float> kv_;
+  std::vector<float> kv_;    // fp32: [max_tokens, 2·d_model]: keys, values by head
+  // bf16 and int8: keys and values packed by head (kernels/attention_bf16.h)
+  std::vector<uint16_t, AlignedAllocator<uint16_t>> kv_bf16_;
   std::vector<float> heads_;      // [max_tokens, d_model]: o_h of every head, concatenated
   std::vector<float> tiles_;      // [threads, tile_floats] (+ alignment slack)
   std::vector<float> out_tiles_;  // [threads, kOutRows, d_model]: out_proj rows before the epilogue

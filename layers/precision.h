@@ -6,9 +6,11 @@
 //   int8  weights quantized at load, symmetric, one scale per output channel;
 //         inputs quantized per token just before each product; int32 sums
 //
-// Embedding, PE, attention's softmax and its two products (q·kᵀ, weights·v),
-// LayerNorm and the residuals stay float32 in every precision.
-// engine/kernels/gemm_bf16.h and gemm_int8.h define the products exactly.
+// bf16 and int8 also take attention's two products (q·kᵀ, weights·v) in
+// bfloat16 for sequences of 32 keys or more (layers/attention.h). Embedding,
+// PE, the softmax's statistics, LayerNorm and the residuals stay float32 in
+// every precision. engine/kernels/gemm_bf16.h, gemm_int8.h and
+// attention_bf16.h define the products exactly.
 #pragma once
 
 #include <string>

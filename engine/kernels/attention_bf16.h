@@ -2,12 +2,14 @@
 // gemm_bf16.h), the twin of AttentionTile (attention.h):
 //
 //   out[i] = Σ_j bf16(p_ij)·bf16(v[j]) / Σ_j bf16(p_ij),  j < n_keys,
-//   p_ij = exp(s_ij - max_j s_ij),  s_ij = bf16(scale·q[i])·bf16(k[j]),
+//   p_ij = exp(s_ij - m_ij),  s_ij = bf16(scale·q[i])·bf16(k[j]),
 //
-// both products on the bfloat16 panel kernel (float32 sums): the weights of v
+// with m_ij the running max of row i up to j's key tile (the online softmax:
+// a tile's weights are rounded as they are made, and the earlier tiles' sums
+// and products are rescaled alike in float32 when the max grows). Both
+// products run on the bfloat16 panel kernel (float32 sums); the weights of v
 // are exactly normalised, so each output lies in the range of its rounded
-// values. The scores, the online softmax's running max and sum, and the output
-// stay float32.
+// values. The scores, the running max and sum, and the output stay float32.
 //
 // The keys and values are rounded and packed once per (sequence, head) by
 // PackKeysBf16 / PackValuesBf16, so every query tile reads its operands as
@@ -51,7 +53,7 @@ int64_t AttentionBf16ScratchFloats(int64_t max_q, int64_t d_head);
 
 // As AttentionTile: keys >= n_keys are not in the packed operands; n_keys == 0
 // gives out = 0. scratch: AttentionBf16ScratchFloats(n_q or more, d_head)
-// floats, 64-byte aligned, owned by the calling thread. The result depends only
+// floats, anywhere, owned by the calling thread. The result depends only
 // on the inputs' values and shapes (and the target's bfloat16 product, as
 // gemm_bf16.h says). Serial.
 void AttentionTileBf16(const AttentionBf16Args& a, float* scratch);
