@@ -283,7 +283,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case{128, 2, 300, {300, 40, 31, 0}},  // key tiles; both sides of 32 keys
                       Case{96, 2, 70, {70, 33}},            // d_head 48: a partial value panel
                       Case{66, 2, 45, {45, 32, 1}},         // d_head 33: odd
-                      Case{48, 8, 65, {64, 65}}));          // d_head 6
+                      Case{48, 8, 65, {64, 65}},            // d_head 6
+                      // The packed buffer's bound at its tightest: seq 32,
+                      // every token of the workspace, heads of 1 and of 16.
+                      Case{32, 32, 32, {32, 32, 32, 32}}, Case{64, 4, 32, {32, 32, 32}}));
 
 TEST(AttentionTest, BadLengthsAndWorkspacesAreErrors) {
   const Weights w = AttentionWeights("", 16);
