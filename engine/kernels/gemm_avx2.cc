@@ -78,7 +78,7 @@ void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t 
     }
   }
   const auto put = [&](float* out, __m256i m, __m256 v) {
-    if (relu) v = _mm256_max_ps(v, zero);
+    if (relu) v = _mm256_max_ps(zero, v);  // the second operand when either is NaN: a NaN stays
     if (kFull) {
       _mm256_storeu_ps(out, v);
     } else {

@@ -1,7 +1,7 @@
 // The packed product's panel kernel for AVX-512 (built with -mavx512f and
 // friends): an 8 x 32 register tile of fused multiply-adds, 16 accumulators.
-// Only intrinsics and this file's own functions: nothing here may be shared
-// with code built for another target.
+// Only intrinsics, this file's own functions and gemm_avx512_epilogue.inc:
+// nothing here may be shared with code built for another target.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -10,6 +10,8 @@
 
 namespace phasor::kernels::avx512 {
 namespace {
+
+#include "engine/kernels/gemm_avx512_epilogue.inc"
 
 constexpr int kPanel = 32;
 constexpr int64_t kRows = 8;  // rows of the register tile
@@ -23,8 +25,7 @@ constexpr int64_t kRows = 8;  // rows of the register tile
 template <int MR>
 void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
           const float* bias, bool accumulate, bool relu, float* c, int64_t ldc, int64_t n_valid) {
-  const __mmask16 m0 = static_cast<__mmask16>((1u << (n_valid < 16 ? n_valid : 16)) - 1);
-  const __mmask16 m1 = static_cast<__mmask16>((1u << (n_valid > 16 ? n_valid - 16 : 0)) - 1);
+  const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
   __m512 acc[MR][2];
   if (accumulate) {
     for (int r = 0; r < MR; ++r) {
@@ -59,17 +60,7 @@ void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t 
       }
     }
   }
-  if (relu) {
-    const __m512 zero = _mm512_setzero_ps();
-    for (int r = 0; r < MR; ++r) {
-      acc[r][0] = _mm512_max_ps(acc[r][0], zero);
-      acc[r][1] = _mm512_max_ps(acc[r][1], zero);
-    }
-  }
-  for (int r = 0; r < MR; ++r) {
-    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
-  }
+  for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], relu, c + r * ldc, m0, m1);
 }
 
 using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, bool,

@@ -18,7 +18,8 @@ namespace phasor::kernels {
 //   c = relu?(init + a·panel),  init = c itself (accumulate) or bias.
 // a: [rows, k] row stride lda; panel: [k, 32] row stride ldp (read in its first
 // n_valid columns); bias: [32]; c: [rows, n_valid] row stride ldc. Every
-// output is init + Σ_k a·w in k order, one rounding per multiply-add step.
+// output is init + Σ_k a·w in k order, one rounding per multiply-add step;
+// relu keeps a NaN a NaN (as std::max(y, 0.0f)) on every target.
 struct PanelArgs {
   const float* a;
   int64_t lda;

@@ -10,8 +10,11 @@
 #include <vector>
 
 #include "engine/aligned_allocator.h"
+#include "engine/cpu.h"
 #include "engine/kernels/attention.h"
+#include "engine/kernels/gemm.h"
 #include "engine/kernels/vector_math.h"
+#include "tests/support/kernel_test_util.h"
 #include "tests/support/max_error.h"
 
 namespace phasor {
@@ -101,6 +104,37 @@ TEST(NonFiniteKernelsTest, AttentionTileConfinesANaNScoreToItsRows) {
   k_nan[123 * d_head] = kNaN;
   const auto [out_k, ref_k] = run(q, k_nan);
   for (float x : out_k) EXPECT_TRUE(std::isnan(x));
+}
+
+// The float32 product with relu on every target: a row holding a NaN gives NaN
+// outputs (relu keeps it, as std::max(y, 0.0f) does; AVX's max(y, 0) would
+// make it 0), and the other rows are untouched by it.
+TEST(NonFiniteKernelsTest, PackedLinearReluKeepsANaNRowOnEveryTarget) {
+  const int64_t rows = 5, in = 40, out = 70;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(rows * in), w(out * in), b(out);
+  for (float& v : x) v = dist(rng);
+  for (float& v : w) v = dist(rng);
+  for (float& v : b) v = dist(rng);
+  x[2 * in + 7] = kNaN;  // row 2
+  const kernels::PackedWeights packed(w.data(), b.data(), out, in);
+  testing::IsaGuard guard;
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(isa);
+    std::vector<float> y(rows * out);
+    kernels::PackedLinear(x.data(), rows, packed, y.data(), kernels::Activation::kRelu);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < out; ++c) {
+        const float v = y[r * out + c];
+        if (r == 2) {
+          ASSERT_TRUE(std::isnan(v)) << IsaName(isa) << " column " << c;
+        } else {
+          ASSERT_TRUE(v >= 0.0f) << IsaName(isa) << " row " << r << " column " << c;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
