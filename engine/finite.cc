@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/safetensors.h"
+
 namespace phasor {
 namespace {
 
@@ -24,11 +26,8 @@ std::optional<NonFiniteReport> FindNonFinite(const Weights& weights) {
     const bool bf16 = t.data.empty();
     const int64_t n = static_cast<int64_t>(bf16 ? t.bf16.size() : t.data.size());
     const auto value = [&](int64_t i) {
-      if (!bf16) return t.data[static_cast<size_t>(i)];
-      const uint32_t bits = uint32_t{t.bf16[static_cast<size_t>(i)]} << 16;
-      float v;
-      std::memcpy(&v, &bits, 4);
-      return v;
+      return bf16 ? BFloat16ToFloat(t.bf16[static_cast<size_t>(i)])
+                  : t.data[static_cast<size_t>(i)];
     };
     int64_t count = 0, first = -1;
     for (int64_t i = 0; i < n; ++i) {

@@ -177,7 +177,10 @@ bool HostIsLittleEndian() {
   return first == 1;
 }
 
-// Little-endian bytes to floats: n values of dtype from bytes into out.
+uint16_t LittleU16(const unsigned char* b) { return static_cast<uint16_t>(b[0] | (b[1] << 8)); }
+
+// Little-endian bytes to floats: n values of dtype (F32 or F16) from bytes
+// into out.
 void Convert(Dtype dtype, const unsigned char* bytes, int64_t n, float* out) {
   switch (dtype) {
     case Dtype::kF32:
@@ -189,14 +192,9 @@ void Convert(Dtype dtype, const unsigned char* bytes, int64_t n, float* out) {
       }
       break;
     case Dtype::kF16:
-      for (int64_t i = 0; i < n; ++i) {
-        out[i] = HalfToFloat(static_cast<uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8)));
-      }
+      for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(LittleU16(bytes + 2 * i));
       break;
-    case Dtype::kBF16:
-      for (int64_t i = 0; i < n; ++i) {
-        out[i] = BFloat16ToFloat(static_cast<uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8)));
-      }
+    case Dtype::kBF16:  // kept as bfloat16 by LoadSafetensors, never converted here
       break;
   }
 }
@@ -331,40 +329,26 @@ Weights LoadSafetensors(const std::string& path) {
   const bool direct_f32 = HostIsLittleEndian();
   for (const Entry& e : entries) {
     const uint64_t n_bytes = e.end - e.begin;
+    // F32 on a little-endian host is read straight into its floats; the rest
+    // as bytes, then converted (F16) or kept as stored (BF16: a bf16 model's
+    // products take it without a float32 copy).
+    const bool direct = e.dtype == Dtype::kF32 && direct_f32;
+    AlignedFloats data(e.dtype == Dtype::kBF16 ? 0 : static_cast<size_t>(e.elements));
+    if (!direct) bytes.resize(n_bytes);
+    char* target = reinterpret_cast<char*>(direct ? static_cast<void*>(data.data())
+                                                  : static_cast<void*>(bytes.data()));
+    in.seekg(static_cast<std::streamoff>(data_start + e.begin), std::ios::beg);
+    if (n_bytes > 0 && !in.read(target, static_cast<std::streamsize>(n_bytes))) {
+      throw Error(path + ": tensor " + Quote(e.name) +
+                  ": file ended inside its data (changed while being read?)");
+    }
     if (e.dtype == Dtype::kBF16) {
-      // Kept as stored: a bf16 model's products take it without a float32 copy.
       std::vector<uint16_t> bits(static_cast<size_t>(e.elements));
-      bytes.resize(n_bytes);
-      in.seekg(static_cast<std::streamoff>(data_start + e.begin), std::ios::beg);
-      if (n_bytes > 0 &&
-          !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(n_bytes))) {
-        throw Error(path + ": tensor " + Quote(e.name) +
-                    ": file ended inside its data (changed while being read?)");
-      }
-      for (size_t i = 0; i < bits.size(); ++i) {
-        bits[i] = static_cast<uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8));
-      }
+      for (size_t i = 0; i < bits.size(); ++i) bits[i] = LittleU16(bytes.data() + 2 * i);
       weights.AddBf16(e.name, e.shape, std::move(bits));
       continue;
     }
-    AlignedFloats data(static_cast<size_t>(e.elements));
-    if (n_bytes > 0) {
-      in.seekg(static_cast<std::streamoff>(data_start + e.begin), std::ios::beg);
-      char* target;
-      if (e.dtype == Dtype::kF32 && direct_f32) {
-        target = reinterpret_cast<char*>(data.data());
-      } else {
-        bytes.resize(n_bytes);
-        target = reinterpret_cast<char*>(bytes.data());
-      }
-      if (!in.read(target, static_cast<std::streamsize>(n_bytes))) {
-        throw Error(path + ": tensor " + Quote(e.name) +
-                    ": file ended inside its data (changed while being read?)");
-      }
-      if (!(e.dtype == Dtype::kF32 && direct_f32)) {
-        Convert(e.dtype, bytes.data(), e.elements, data.data());
-      }
-    }
+    if (!direct) Convert(e.dtype, bytes.data(), e.elements, data.data());
     weights.AddAligned(e.name, e.shape, std::move(data));
   }
   return weights;

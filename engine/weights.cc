@@ -1,9 +1,9 @@
 #include "engine/weights.h"
 
-#include <cstring>
 #include <sstream>
 
 #include "engine/error.h"
+#include "engine/safetensors.h"
 
 namespace phasor {
 
@@ -65,10 +65,7 @@ const float* Weights::Floats(const std::string& name) const {
   std::lock_guard<std::mutex> lock(used_mutex_);
   if (t.data.empty() && !t.bf16.empty()) {
     t.data.resize(t.bf16.size());
-    for (size_t i = 0; i < t.bf16.size(); ++i) {
-      const uint32_t bits = uint32_t{t.bf16[i]} << 16;
-      std::memcpy(&t.data[i], &bits, sizeof(float));
-    }
+    for (size_t i = 0; i < t.bf16.size(); ++i) t.data[i] = BFloat16ToFloat(t.bf16[i]);
     std::vector<uint16_t>().swap(t.bf16);  // held once
   }
   return t.data.data();

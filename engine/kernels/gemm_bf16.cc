@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/kernels/kernel_table.h"
+#include "engine/safetensors.h"
 
 namespace phasor::kernels {
 namespace {
@@ -32,12 +33,7 @@ uint16_t ToBf16(float v) {
   return RoundBits(u);
 }
 
-float FromBf16(uint16_t v) {
-  const uint32_t u = uint32_t{v} << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof(f));
-  return f;
-}
+float FromBf16(uint16_t v) { return BFloat16ToFloat(v); }
 
 void Bf16Weights::Allocate(const float* b) {
   assert(out_ >= 0 && in_ >= 0);
