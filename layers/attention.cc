@@ -10,6 +10,7 @@
 #include "engine/kernels/attention.h"
 #include "engine/kernels/attention_bf16.h"
 #include "engine/kernels/gemm.h"
+#include "engine/memory_limit.h"
 #include "engine/parallel.h"
 #include "engine/size_limits.h"
 
@@ -44,7 +45,26 @@ void Allocate(Vector& v, int64_t rows, int64_t cols, const char* what) {
   }
 }
 
+// bf16 and int8: the packed keys and values of the sequences of kMinBf16Keys
+// keys or more, per 32 tokens (bfloat16 values). Per (sequence, head) they
+// take at most (seq + 31)·d_even + d_pad·(seq + 1) values, with d_even, d_pad:
+// d_head rounded up to 2 and 32; and batch <= tokens / 32.
+int64_t PackedValuesPer32Tokens(const AttentionOptions& options) {
+  const int64_t d_head = options.d_model / options.n_heads;
+  const int64_t d_even = d_head + (d_head & 1), d_pad = (d_head + 31) / 32 * 32;
+  return options.n_heads * ((d_even + d_pad) * 32 + 31 * d_even + d_pad);
+}
+
 }  // namespace
+
+uint64_t AttentionWorkspace::KeyValueBytes(int64_t max_tokens, const AttentionOptions& options) {
+  const auto tokens = static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0));
+  if (options.precision == Precision::kFp32) {
+    return SaturatingMul(tokens, 2 * static_cast<uint64_t>(options.d_model) * sizeof(float));
+  }
+  return SaturatingMul((tokens + 31) / 32,
+                       static_cast<uint64_t>(PackedValuesPer32Tokens(options)) * sizeof(uint16_t));
+}
 
 AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOptions& options,
                                        int threads)
@@ -59,12 +79,8 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
     Allocate(kv_, max_tokens, 2 * options.d_model, "keys and values by head");
   } else {
     per_tile = std::max(per_tile, kernels::AttentionBf16ScratchFloats(q_tile, d_head));
-    // Packed keys and values of the sequences of kMinBf16Keys keys or more: per
-    // (sequence, head) at most (seq + 31)·d_even + d_pad·(seq + 1) values, with
-    // d_even, d_pad: d_head rounded up to 2 and 32; batch <= tokens / 32.
-    const int64_t d_even = d_head + (d_head & 1), d_pad = (d_head + 31) / 32 * 32;
-    const int64_t per_32_tokens = options.n_heads * ((d_even + d_pad) * 32 + 31 * d_even + d_pad);
-    Allocate(kv_bf16_, (max_tokens + 31) / 32, per_32_tokens, "packed keys and values");
+    Allocate(kv_bf16_, (max_tokens + 31) / 32, PackedValuesPer32Tokens(options),
+             "packed keys and values");
   }
   tile_floats_ = (per_tile + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
   Allocate(heads_, max_tokens, options.d_model, "head outputs");

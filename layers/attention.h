@@ -56,6 +56,10 @@ class AttentionWorkspace {
   // memory cannot be allocated.
   AttentionWorkspace(int64_t max_tokens, const AttentionOptions& options, int threads = 0);
 
+  // Bytes of the keys and values of max_tokens tokens (saturating at
+  // UINT64_MAX): the part of the workspace that depends on the precision.
+  static uint64_t KeyValueBytes(int64_t max_tokens, const AttentionOptions& options);
+
   int64_t max_tokens() const { return max_tokens_; }
   int threads() const { return threads_; }
 

@@ -82,14 +82,19 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
 }
 
 uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {
-  // Per token: q, k, v (3·d_model), keys and values by head (2·d_model), head
-  // outputs and pre-LN's normed rows (d_model each), and its length slot; the
-  // per-thread tiles are a few MiB at most and are left out.
+  // Per token: q, k, v (3·d_model), head outputs and pre-LN's normed rows
+  // (d_model each), its length slot and, at bf16 and int8, the projections'
+  // rounded or quantized rows; then the keys and values by head (2·d_model a
+  // token in float32, packed in bfloat16 at bf16 and int8). The per-thread
+  // tiles are a few MiB at most and are left out.
   const uint64_t d = static_cast<uint64_t>(config_.d_model);
-  // bf16 and int8 add the projections' rounded or quantized rows.
-  const uint64_t per_token = 7 * d * sizeof(float) + sizeof(int64_t) +
+  const uint64_t per_token = 5 * d * sizeof(float) + sizeof(int64_t) +
                              static_cast<uint64_t>(Linear::ScratchBytes(precision_, 1, d));
-  return SaturatingMul(static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0)), per_token);
+  const uint64_t rest =
+      SaturatingMul(static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0)), per_token);
+  const uint64_t kv = AttentionWorkspace::KeyValueBytes(
+      max_tokens, AttentionOptions{config_.d_model, config_.n_heads, nullptr, precision_});
+  return rest > UINT64_MAX - kv ? UINT64_MAX : rest + kv;
 }
 
 int64_t Encoder::WeightBytes() const {

@@ -121,6 +121,24 @@ TEST(Limits, EncoderWorkspaceIsCheckedAgainstTheLimit) {
   EXPECT_THROW(enc.MakeWorkspace(-1), Error);
 }
 
+// At bf16 the keys and values are packed in bfloat16 panels of 32: for heads
+// 64 wide they take less room than in float32, for heads of 1 far more, and
+// the estimate checked against the limit says so.
+TEST(Limits, EncoderWorkspaceCountsPackedKeysAndValues) {
+  ModelConfig c = ToyConfig();  // d_model 256
+  const uint64_t d = static_cast<uint64_t>(c.d_model), tokens = 1024;
+  const uint64_t rows =
+      tokens * static_cast<uint64_t>(Linear::ScratchBytes(Precision::kBf16, 1, c.d_model));
+  const uint64_t fp32_kv = tokens * 2 * d * 4;
+  c.n_heads = 4;  // heads of 64
+  const Encoder wide(c, ToyWeights(c), Precision::kBf16), wide32(c, ToyWeights(c));
+  EXPECT_LT(wide.WorkspaceBytes(tokens) - rows, wide32.WorkspaceBytes(tokens));
+  c.n_heads = c.d_model;  // heads of 1
+  const Encoder narrow(c, ToyWeights(c), Precision::kBf16);
+  EXPECT_GT(narrow.WorkspaceBytes(tokens) - rows, wide32.WorkspaceBytes(tokens) + 4 * fp32_kv);
+  EXPECT_EQ(narrow.WorkspaceBytes(int64_t{1} << 62), UINT64_MAX);
+}
+
 TEST(Limits, CachedRopeTableIsCheckedAgainstTheLimit) {
   RopeOptions o;
   o.d_head = 64;
