@@ -83,8 +83,9 @@ TEST(TurnRowsTest, StreamingStoresGiveTheBitsOfCachedOnes) {
       for (PairSlots slots : {PairSlots::kAdjacent, PairSlots::kHalves}) {
         if (len % 2 != 0) continue;
         const int64_t rows = len <= n / 3 ? 3 : 1;
-        const Gather g{x.data(), ids.data(), 3, 2.0f};
-        for (const Gather* gather : {static_cast<const Gather*>(nullptr), &g}) {
+        // Scaled and unscaled token rows take different loops.
+        const Gather g{x.data(), ids.data(), 3, 2.0f}, g1{x.data(), ids.data(), 3, 1.0f};
+        for (const Gather* gather : {static_cast<const Gather*>(nullptr), &g, &g1}) {
           kernels::TurnRows(a.data(), u.data(), rows, len, slots, gather, co, Stores::kCached);
           kernels::TurnRows(a.data(), u.data(), rows, len, slots, gather, so, Stores::kStreaming);
           check("TurnRows", rows * len);
