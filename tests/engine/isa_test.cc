@@ -226,6 +226,20 @@ TEST(IsaTest, ExpGivesTheSameBitsOnEveryTarget) {
     });
     for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back())) << n;
   }
+  // Arguments at and around each step of exp's 2^n (t·log2(e) + 1/2 an
+  // integer), where a floor made another way (portable's, by truncation) would
+  // be the first to differ; negative and positive n.
+  std::vector<float> steps;
+  for (int k = -126; k <= 128; ++k) {
+    const float t = (static_cast<float>(k) - 0.5f) / 1.44269504088896341f;
+    steps.insert(steps.end(), {std::nextafter(t, -1e9f), t, std::nextafter(t, 1e9f)});
+  }
+  const auto results = OnEveryTarget([&] {
+    std::vector<float> out(steps.size());
+    ExpShifted(steps.data(), 0.0f, static_cast<int64_t>(steps.size()), out.data());
+    return out;
+  });
+  for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back()));
 }
 
 // Softmax weights in bfloat16: each value is exp rounded to bfloat16, at most
