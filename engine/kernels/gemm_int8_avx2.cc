@@ -1,11 +1,16 @@
 // The int8 product's panel kernel for AVX2 (built with -mavx2 -mfma; no
-// AVX-VNNI, which Haswell lacks): the panel's bytes widened to int16
-// (vpmovsxbw) and multiplied by the row's widened quadruple with vpmaddwd,
-// exact (vpmaddubsw would saturate), into pairs of int32 partial sums per
-// column that the epilogue adds. A 2 x 16 register tile, twice per panel: 8
-// accumulators, 4 panel and 2 row registers of the 16. Only intrinsics and
-// this file's own functions: nothing here may be shared with code built for
-// another target.
+// AVX-VNNI, which Haswell lacks): int16 products summed in pairs by vpmaddwd,
+// exact (vpmaddubsw would saturate), into int32 partial sums per column that
+// the epilogue adds. Widening bytes in the product's loop would take the
+// shuffle port as often as the multiplies take theirs; instead a chunk of
+// kQuads k quads of the panel is widened to int16 once per block of rows
+// ([kQuads][32][4], in L1), and the rows' chunk likewise, so that the loop
+// holds only loads (a row's quadruple broadcast straight from memory) and
+// multiply-adds: a 6 x 8 register tile, 12 accumulators, 2 panel and 1 row
+// register of the 16. Between chunks the partial sums wait in a buffer on the
+// stack; integer sums are exact, so nothing depends on the chunking. Only
+// intrinsics and this file's own functions: nothing here may be shared with
+// code built for another target.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -16,15 +21,12 @@
 namespace phasor::kernels::avx2 {
 namespace {
 
-constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
-constexpr int64_t kRows = 2;         // rows of the register tile
-
-// q[0..3] zero-extended to int16, repeated in all 16 lanes.
-inline __m256i Quad(const uint8_t* q) {
-  int32_t v;
-  std::memcpy(&v, q, sizeof(v));
-  return _mm256_cvtepu8_epi16(_mm_set1_epi32(v));
-}
+constexpr int kPanel = 32;
+constexpr int kQuad = 4;
+constexpr int64_t kQuads = 64;       // k quads widened at a time: 16 KiB of panel
+constexpr int64_t kBlockRows = 24;   // rows widened at a time: 12 KiB
+constexpr int64_t kRows = 6;         // rows of the register tile
+constexpr int kGroups = kPanel / 8;  // column groups of 8 (two vectors of 4 x 4 k)
 
 // The lanes j < n of a vector (all for n >= 8, none for n <= 0).
 inline __m256i Mask(int64_t n) {
@@ -38,76 +40,127 @@ inline __m256i AddPairs(__m256i a, __m256i b) {
   return _mm256_permute4x64_epi64(_mm256_hadd_epi32(a, b), 0xD8);
 }
 
-// Rows [0, MR) x columns [16h, 16h + 16) of the panel (Int8PanelArgs); c
-// points at column 16h of row 0. a<r><g> covers columns 16h + [4g, 4g + 4).
-// Named variables, not an array: GCC 12 copies an array's every accumulator
-// on every k.
+// A row's widened quadruple kk, in all four 64-bit lanes (a broadcast load).
+inline __m256i Quad(const int16_t* x) {
+  int64_t v;
+  std::memcpy(&v, x, sizeof(v));
+  return _mm256_set1_epi64x(v);
+}
+
+// Rows [0, MR) x column group g over nq widened quads: w [nq][32][4] int16,
+// x [MR][4·kQuads] int16 (row stride 4·kQuads); sums [MR][kGroups][2][8] the
+// partial sums, read and written back. Named variables, not an array: GCC 12
+// copies an array's every accumulator on every k.
 template <int MR>
-void Tile(const Int8PanelArgs& p, int h, const uint8_t* q, const float* row_scales, float* c) {
-  const __m256i zero_i = _mm256_setzero_si256();
-  __m256i a00 = zero_i, a01 = zero_i, a02 = zero_i, a03 = zero_i, a10 = zero_i, a11 = zero_i,
-          a12 = zero_i, a13 = zero_i;
-  const int8_t* panel = p.panel + 64 * h;
-  const int64_t ldq = p.ldq;
-  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4) {
-    const __m256i w0 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel)));
-    const __m256i w1 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + 16)));
-    const __m256i w2 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + 32)));
-    const __m256i w3 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + 48)));
+void Tile(const int16_t* w, const int16_t* x, int64_t nq, int g, int32_t* sums) {
+  constexpr int64_t kLdx = kQuad * kQuads;
+  constexpr int64_t kLds = kGroups * 16;  // a row's partial sums
+  __m256i a00, a01, a10, a11, a20, a21, a30, a31, a40, a41, a50, a51;
+#define PHASOR_INT8_LOAD(r)                                                                       \
+  if constexpr (MR > r) {                                                                         \
+    a##r##0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + r * kLds + 16 * g));     \
+    a##r##1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + r * kLds + 16 * g + 8)); \
+  }
+  PHASOR_INT8_LOAD(0)
+  PHASOR_INT8_LOAD(1)
+  PHASOR_INT8_LOAD(2)
+  PHASOR_INT8_LOAD(3)
+  PHASOR_INT8_LOAD(4)
+  PHASOR_INT8_LOAD(5)
+#undef PHASOR_INT8_LOAD
+  const int16_t* wg = w + 8 * kQuad * g;
+  for (int64_t kk = 0; kk < nq; ++kk, wg += kPanel * kQuad, x += kQuad) {
+    const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wg));
+    const __m256i w1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(wg + 16));
 #define PHASOR_INT8_ROW(r)                                         \
   if constexpr (MR > r) {                                          \
-    const __m256i x = Quad(q + r * ldq);                           \
-    a##r##0 = _mm256_add_epi32(a##r##0, _mm256_madd_epi16(x, w0)); \
-    a##r##1 = _mm256_add_epi32(a##r##1, _mm256_madd_epi16(x, w1)); \
-    a##r##2 = _mm256_add_epi32(a##r##2, _mm256_madd_epi16(x, w2)); \
-    a##r##3 = _mm256_add_epi32(a##r##3, _mm256_madd_epi16(x, w3)); \
+    const __m256i q = Quad(x + r * kLdx);                          \
+    a##r##0 = _mm256_add_epi32(a##r##0, _mm256_madd_epi16(q, w0)); \
+    a##r##1 = _mm256_add_epi32(a##r##1, _mm256_madd_epi16(q, w1)); \
   }
     PHASOR_INT8_ROW(0)
     PHASOR_INT8_ROW(1)
+    PHASOR_INT8_ROW(2)
+    PHASOR_INT8_ROW(3)
+    PHASOR_INT8_ROW(4)
+    PHASOR_INT8_ROW(5)
 #undef PHASOR_INT8_ROW
   }
-  const __m256i acc[2][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}};
-  const int64_t n = p.n_valid - 16 * h;
-  const __m256i m0 = Mask(n), m1 = Mask(n - 8);
-  const int64_t j0 = 16 * h;  // the panel's sums, scales and bias hold 32 values
-  const __m256i s0 =
-      _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.sums + j0)), 7);
-  const __m256i s1 =
-      _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.sums + j0 + 8)), 7);
-  const __m256 sc0 = _mm256_loadu_ps(p.scales + j0), sc1 = _mm256_loadu_ps(p.scales + j0 + 8);
-  const __m256 b0 = _mm256_loadu_ps(p.bias + j0), b1 = _mm256_loadu_ps(p.bias + j0 + 8);
-  const __m256 zero = _mm256_setzero_ps();
-  for (int r = 0; r < MR; ++r) {
-    const __m256 sx = _mm256_set1_ps(row_scales[r]);
-    const __m256i a0 = AddPairs(acc[r][0], acc[r][1]), a1 = AddPairs(acc[r][2], acc[r][3]);
-    __m256 y0 = _mm256_cvtepi32_ps(_mm256_sub_epi32(a0, s0));
-    __m256 y1 = _mm256_cvtepi32_ps(_mm256_sub_epi32(a1, s1));
-    y0 = _mm256_add_ps(_mm256_mul_ps(y0, _mm256_mul_ps(sx, sc0)), b0);
-    y1 = _mm256_add_ps(_mm256_mul_ps(y1, _mm256_mul_ps(sx, sc1)), b1);
-    if (p.relu) {  // max(y, 0) keeping NaN, as std::max(y, 0.0f)
-      y0 = _mm256_max_ps(zero, y0);
-      y1 = _mm256_max_ps(zero, y1);
-    }
-    _mm256_maskstore_ps(c + r * p.ldc, m0, y0);
-    _mm256_maskstore_ps(c + r * p.ldc + 8, m1, y1);
+#define PHASOR_INT8_STORE(r)                                                                \
+  if constexpr (MR > r) {                                                                   \
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kLds + 16 * g), a##r##0);     \
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kLds + 16 * g + 8), a##r##1); \
   }
+  PHASOR_INT8_STORE(0)
+  PHASOR_INT8_STORE(1)
+  PHASOR_INT8_STORE(2)
+  PHASOR_INT8_STORE(3)
+  PHASOR_INT8_STORE(4)
+  PHASOR_INT8_STORE(5)
+#undef PHASOR_INT8_STORE
 }
 
-using TileFn = void (*)(const Int8PanelArgs&, int, const uint8_t*, const float*, float*);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>};
+using TileFn = void (*)(const int16_t*, const int16_t*, int64_t, int, int32_t*);
+constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
+                                      Tile<4>, Tile<5>, Tile<6>};
+
+// Rows [0, nr) of c from their partial sums (Int8PanelArgs' epilogue).
+void Finish(const Int8PanelArgs& p, int64_t r0, int64_t nr, const int32_t* sums) {
+  const __m256 zero = _mm256_setzero_ps();
+  for (int g = 0; 8 * g < p.n_valid; ++g) {
+    const int64_t j0 = 8 * g;  // the panel's sums, scales and bias hold 32 values
+    const __m256i m = Mask(p.n_valid - j0);
+    const __m256i s =
+        _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.sums + j0)), 7);
+    const __m256 sc = _mm256_loadu_ps(p.scales + j0), b = _mm256_loadu_ps(p.bias + j0);
+    for (int64_t r = 0; r < nr; ++r) {
+      const int32_t* a = sums + r * kGroups * 16 + 16 * g;
+      const __m256i acc = AddPairs(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)),
+                                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8)));
+      const __m256 sx = _mm256_set1_ps(p.row_scales[r0 + r]);
+      __m256 y = _mm256_cvtepi32_ps(_mm256_sub_epi32(acc, s));
+      y = _mm256_add_ps(_mm256_mul_ps(y, _mm256_mul_ps(sx, sc)), b);
+      if (p.relu) y = _mm256_max_ps(zero, y);  // max(y, 0) keeping NaN, as std::max(y, 0.0f)
+      _mm256_maskstore_ps(p.c + (r0 + r) * p.ldc + j0, m, y);
+    }
+  }
+}
 
 }  // namespace
 
 void Int8Panel(const Int8PanelArgs& p) {
-  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
-    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
-    for (int h = 0; 16 * h < p.n_valid; ++h) {
-      kTiles[mr](p, h, p.q + r0 * p.ldq, p.row_scales + r0, p.c + r0 * p.ldc + 16 * h);
+  alignas(32) int16_t w[kQuads * kPanel * kQuad];       // [kQuads][32][4]: the chunk's panel
+  alignas(32) int16_t x[kBlockRows * kQuad * kQuads];   // [kBlockRows][4·kQuads]: the rows' chunk
+  alignas(32) int32_t sums[kBlockRows * kGroups * 16];  // [kBlockRows][kGroups][2][8]
+  const int groups = static_cast<int>((p.n_valid + 7) / 8);
+  for (int64_t r0 = 0; r0 < p.rows; r0 += kBlockRows) {
+    const int64_t nr = p.rows - r0 < kBlockRows ? p.rows - r0 : kBlockRows;
+    std::memset(sums, 0, sizeof(sums));
+    for (int64_t q0 = 0; q0 < p.k4; q0 += kQuads) {
+      const int64_t nq = p.k4 - q0 < kQuads ? p.k4 - q0 : kQuads;
+      const int8_t* panel = p.panel + q0 * kPanel * kQuad;
+      for (int64_t i = 0; i < nq * kPanel * kQuad; i += 16) {
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(panel + i));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(w + i), _mm256_cvtepi8_epi16(b));
+      }
+      for (int64_t r = 0; r < nr; ++r) {
+        const uint8_t* q = p.q + (r0 + r) * p.ldq + kQuad * q0;
+        int16_t* xr = x + r * kQuad * kQuads;
+        int64_t k = 0;
+        for (; k + 16 <= kQuad * nq; k += 16) {
+          const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + k));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(xr + k), _mm256_cvtepu8_epi16(b));
+        }
+        for (; k < kQuad * nq; ++k) xr[k] = q[k];
+      }
+      for (int64_t t0 = 0; t0 < nr; t0 += kRows) {
+        const int64_t mr = nr - t0 < kRows ? nr - t0 : kRows;
+        for (int g = 0; g < groups; ++g) {
+          kTiles[mr](w, x + t0 * kQuad * kQuads, nq, g, sums + t0 * kGroups * 16);
+        }
+      }
     }
+    Finish(p, r0, nr, sums);
   }
 }
 

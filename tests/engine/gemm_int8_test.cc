@@ -125,11 +125,17 @@ bool AgreesWithTwin(const Case& c, const std::vector<float>& y, const std::vecto
 }
 
 const Case kCases[] = {
-    {1, 1, 1, Activation::kIdentity, true},     {3, 5, 33, Activation::kRelu, true},
-    {17, 67, 70, Activation::kIdentity, false}, {8, 130, 64, Activation::kRelu, false},
-    {13, 255, 97, Activation::kGelu, true},     {5, 4, 32, Activation::kIdentity, true},
-    {9, 512, 40, Activation::kRelu, true},      {16, 2, 129, Activation::kGelu, false},
+    {1, 1, 1, Activation::kIdentity, true},
+    {3, 5, 33, Activation::kRelu, true},
+    {17, 67, 70, Activation::kIdentity, false},
+    {8, 130, 64, Activation::kRelu, false},
+    {13, 255, 97, Activation::kGelu, true},
+    {5, 4, 32, Activation::kIdentity, true},
+    {9, 512, 40, Activation::kRelu, true},
+    {16, 2, 129, Activation::kGelu, false},
     {7, 0, 5, Activation::kRelu, true},
+    // several blocks of rows and chunks of k in the kernels that widen them
+    {50, 1030, 45, Activation::kRelu, true},
 };
 
 TEST(Int8KernelTest, MatchesTheNaiveTwinOnEveryTargetWithTheSameBits) {
