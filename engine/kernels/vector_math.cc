@@ -19,26 +19,7 @@ constexpr float kInvSqrt2 = 0.70710678118654752440f;
 constexpr int64_t kChunk = 256;  // floats per pass through the aligned buffer
 using AlignedArray = Eigen::Map<ArrayF, Eigen::Aligned64>;
 
-// exp as Cephes' expf: exp(t) = 2^n · exp(r), n = floor(t·log2(e) + 1/2),
-// r = t - n·ln 2 in two parts, exp(r) by a degree-7 polynomial; about 1 ulp.
-// t is clamped to [kExpMin, kExpMax] so 2^n stays a normal float.
-#include "engine/kernels/exp_constants.inc"
-
-float ExpScalar(float t) {
-  if (std::isnan(t)) return t;  // converting NaN to int is undefined; the vector path keeps it too
-  t = std::min(std::max(t, kExpMin), kExpMax);
-  const float fx = std::floor(t * kLog2e + 0.5f);
-  t = t - fx * kLn2Hi;
-  t = t - fx * kLn2Lo;
-  const float z = t * t;
-  float y = kExpP[0];
-  for (int i = 1; i < 6; ++i) y = y * t + kExpP[i];
-  y = y * z + t + 1.0f;
-  const int32_t bits = (static_cast<int32_t>(fx) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return y * scale;
-}
+#include "engine/kernels/exp_scalar.inc"  // ExpScalar
 
 // Sums f(v[j]) into kLanes independent lanes (the compiler vectorises the
 // inner loop without reassociating anything), then adds the lanes in a fixed

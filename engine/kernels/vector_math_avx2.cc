@@ -1,5 +1,5 @@
 // The vector math kernels for AVX2 (built with -mavx2 -mfma): ExpShifted's exp
-// is the vector form of vector_math.cc's ExpScalar, operation for operation
+// is the vector form of ExpScalar (exp_scalar.inc), operation for operation
 // (no fused multiply-adds), ExpBf16's the same formula in fused multiply-adds
 // (its results are rounded to bfloat16), and Bf16Round's
 // rounding that of gemm_bf16.cc's RoundBits, in integers: ExpShifted and
@@ -10,12 +10,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "engine/kernels/kernel_table.h"
 
 namespace phasor::kernels::avx2 {
 namespace {
-#include "engine/kernels/exp_constants.inc"
+#include "engine/kernels/exp_scalar.inc"
 
 // a·b + c: one rounding with kFused (a fused multiply-add), two without.
 template <bool kFused>

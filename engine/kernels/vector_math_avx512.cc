@@ -1,5 +1,5 @@
 // The vector math kernels for AVX-512 (built with -mavx512f and friends):
-// ExpShifted's exp is the vector form of vector_math.cc's ExpScalar, operation
+// ExpShifted's exp is the vector form of ExpScalar (exp_scalar.inc), operation
 // for operation (no fused multiply-adds), ExpBf16's the same formula in fused
 // multiply-adds (its results are rounded to bfloat16), and Bf16Round's
 // rounding that of gemm_bf16.cc's RoundBits, in integers: ExpShifted and
@@ -11,12 +11,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "engine/kernels/kernel_table.h"
 
 namespace phasor::kernels::avx512 {
 namespace {
-#include "engine/kernels/exp_constants.inc"
+#include "engine/kernels/exp_scalar.inc"
 
 // The lanes j < n of a 16-lane vector.
 inline __mmask16 Lanes(int64_t n) {
