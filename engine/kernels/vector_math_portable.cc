@@ -13,7 +13,10 @@ namespace {
 }  // namespace
 
 int64_t ExpShifted(const float* x, float shift, int64_t n, float* out) {
-  for (int64_t j = 0; j < n; ++j) out[j] = x[j] == kNegInf ? 0.0f : ExpScalar(x[j] - shift);
+  for (int64_t j = 0; j < n; ++j) {
+    const float e = ExpScalar(x[j] - shift);  // every value, then a select: no branch
+    out[j] = x[j] == kNegInf ? 0.0f : e;
+  }
   return n;
 }
 

@@ -99,7 +99,7 @@ TEST(Bf16Test, ToBf16RoundsKnownValuesToNearestEven) {
                        0x7FFFFFFFu}) {
     const uint16_t h = ToBf16(FromBits(nan));
     EXPECT_TRUE(std::isnan(FromBf16(h))) << std::hex << nan << " -> " << h;
-    EXPECT_EQ(h >> 15, nan >> 31) << std::hex << nan << ": the sign is kept";
+    EXPECT_EQ(uint32_t{h} >> 15, nan >> 31) << std::hex << nan << ": the sign is kept";
     EXPECT_EQ(h, NaiveBf16(FromBits(nan))) << std::hex << nan;
   }
 }
