@@ -131,7 +131,7 @@ void Finish(const Int8PanelArgs& p, int64_t r0, int64_t nr, const int32_t* sums)
 void Int8Panel(const Int8PanelArgs& p) {
   alignas(32) int16_t w[kQuads * kPanel * kQuad];       // [kQuads][32][4]: the chunk's panel
   alignas(32) int16_t x[kBlockRows * kQuad * kQuads];   // [kBlockRows][4·kQuads]: the rows' chunk
-  alignas(32) int32_t sums[kBlockRows * kGroups * 16];  // [kBlockRows][kGroups][2][8]
+  alignas(32) int32_t sums[kBlockRows * kGroups * 16];  // [kBlockRows][kGroups][2][8]: 6 KiB
   const int groups = static_cast<int>((p.n_valid + 7) / 8);
   for (int64_t r0 = 0; r0 < p.rows; r0 += kBlockRows) {
     const int64_t nr = p.rows - r0 < kBlockRows ? p.rows - r0 : kBlockRows;

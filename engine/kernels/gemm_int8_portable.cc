@@ -24,7 +24,7 @@ constexpr int64_t kQuads = 64;      // k quads per chunk: 256 k
 constexpr int64_t kBlockRows = 32;  // rows sharing one layout of a chunk
 constexpr int64_t kChunkK = kQuad * kQuads;
 
-// Σ_t x[t]·w[t], t < n: products of 8- into 16-bit values, exact in int32.
+// Σ_t x[t]·w[t], t < n: 8-bit values widened to 16 bits, exact in int32.
 inline int32_t Dot(const int16_t* __restrict x, const int16_t* __restrict w, int64_t n) {
   int32_t s = 0;
   for (int64_t t = 0; t < n; ++t) s += static_cast<int32_t>(x[t]) * static_cast<int32_t>(w[t]);

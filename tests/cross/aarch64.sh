@@ -2,8 +2,8 @@
 # make cross-aarch64: builds the engine, layers and models for aarch64 with
 # Debian's cross compiler (g++-aarch64-linux-gnu; only the portable kernels
 # exist there) with the release build's flags, links the kernel tests
-# (tests/engine/kernels_test.cc, isa_test.cc and the int8 and bf16 products'
-# tests; GoogleTest from /usr/src/googletest) statically, and runs them under
+# (tests/engine/kernels_test.cc, isa_test.cc, portable_kernels_test.cc and the
+# int8 and bf16 products' tests; GoogleTest from /usr/src/googletest) statically, and runs them under
 # qemu-aarch64 (qemu-user). Not part of make test: it takes minutes.
 #   tests/cross/aarch64.sh [BUILD_DIR]   (default build-aarch64; needs build/generated)
 set -euo pipefail
@@ -31,7 +31,8 @@ for f in layers/*.cc models/*.cc; do compile $f > /dev/null; done
 echo "aarch64: engine, layers and models compiled in $out/obj"
 tests=()
 for f in tests/engine/kernels_test.cc tests/engine/isa_test.cc tests/engine/gemm_int8_test.cc \
-         tests/engine/gemm_bf16_test.cc $gtest/src/gtest-all.cc $gtest/src/gtest_main.cc; do
+         tests/engine/gemm_bf16_test.cc tests/engine/portable_kernels_test.cc \
+         $gtest/src/gtest-all.cc $gtest/src/gtest_main.cc; do
   tests+=("$(compile $f)")
 done
 "${cxx[@]}" "${engine[@]}" "${tests[@]}" -static -o $out/kernel_tests 2> $out/link.log

@@ -134,8 +134,11 @@ const Case kCases[] = {
     {9, 512, 40, Activation::kRelu, true},
     {16, 2, 129, Activation::kGelu, false},
     {7, 0, 5, Activation::kRelu, true},
-    // several blocks of rows and chunks of k in the kernels that widen them
+    // several blocks of rows and chunks of k in the kernels that widen them,
+    // and exactly one or two of each
     {50, 1030, 45, Activation::kRelu, true},
+    {24, 256, 32, Activation::kIdentity, true},
+    {48, 1024, 64, Activation::kRelu, false},
 };
 
 TEST(Int8KernelTest, MatchesTheNaiveTwinOnEveryTargetWithTheSameBits) {
