@@ -46,7 +46,9 @@ void FullTile(const float* a, int64_t lda, const float* panel, int64_t ldp, int6
   }
 }
 
-// A panel's last columns (n_valid < kPanel): nothing past them is read.
+// Rows [0, MR) of a panel: FullTile where all kPanel columns are valid, else
+// the first n_valid columns alone (a panel's last ones: nothing past them is
+// read).
 template <int MR>
 void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
           const float* bias, bool accumulate, bool relu, float* c, int64_t ldc, int64_t n_valid) {

@@ -1,10 +1,8 @@
 #include "engine/kernels/vector_math.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "engine/kernels/gemm_bf16.h"
