@@ -1,6 +1,10 @@
 #include "engine/npy.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -43,29 +47,103 @@ std::string HeaderValue(const std::string& header, const std::string& key,
   return header.substr(v, end - v);
 }
 
-}  // namespace
-
-void WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const float* data) {
-  std::string header =
-      "{'descr': '<f4', 'fortran_order': False, 'shape': " + ShapeString(shape) + ", }";
+// The bytes before the data: magic, version, header length and the header
+// itself, padded with spaces to a multiple of 64 bytes.
+std::string NpyPreamble(const std::vector<int64_t>& shape, const char* descr) {
+  std::string header = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': " + ShapeString(shape) + ", }";
   // Magic (6) + version (2) + length (2) + header + '\n', padded to 64 bytes.
   const size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header.push_back('\n');
+  const auto len = static_cast<uint16_t>(header.size());
+  std::string out(kMagic, 6);
+  out += std::string{1, 0};
+  out += std::string{static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
+  return out + header;
+}
+
+void WriteNpyBytes(const std::string& path, const std::vector<int64_t>& shape, const char* descr,
+                   const void* data, size_t width) {
   std::ofstream out(path, std::ios::binary);
   if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
-  out.write(kMagic, 6);
-  const char version[2] = {1, 0};
-  out.write(version, 2);
-  const uint16_t len = static_cast<uint16_t>(header.size());
-  const char len_bytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-  out.write(len_bytes, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  const std::string preamble = NpyPreamble(shape, descr);
+  out.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
   int64_t count = 1;
   for (int64_t d : shape) count *= d;
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * 4));
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(count * width));
   out.flush();
   if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+void WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const float* data) {
+  WriteNpyBytes(path, shape, "<f4", data, 4);
+}
+
+void WriteNpyInt64(const std::string& path, const std::vector<int64_t>& shape,
+                   const int64_t* data) {
+  WriteNpyBytes(path, shape, "<i8", data, 8);
+}
+
+NpyWriter::NpyWriter(const std::string& path, const std::vector<int64_t>& shape)
+    : path_(path), temp_(path + ".partial") {
+  uint64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && count > (uint64_t{1} << 50) / static_cast<uint64_t>(d))) {
+      throw Error("cannot write " + path + ": shape too large");
+    }
+    count *= static_cast<uint64_t>(d);
+  }
+  count_ = static_cast<int64_t>(count);
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  const std::string preamble = NpyPreamble(shape, "<f4");
+  data_start_ = static_cast<int64_t>(preamble.size());
+  Write(0, preamble.data(), preamble.size());
+  // The whole size at once: values never written read as 0 (a sparse file).
+  if (::ftruncate(fd_, static_cast<off_t>(data_start_ + count_ * 4)) != 0) Fail();
+}
+
+NpyWriter::~NpyWriter() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(temp_.c_str());  // not committed: no partial file is left
+  }
+}
+
+void NpyWriter::Fail() { throw Error("cannot write " + path_ + ": " + std::strerror(errno)); }
+
+void NpyWriter::Write(int64_t at, const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::pwrite(fd_, p, bytes, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) Fail();
+    p += n;
+    at += n;
+    bytes -= static_cast<size_t>(n);
+  }
+}
+
+void NpyWriter::WriteValues(int64_t first, const float* values, int64_t n) {
+  if (first < 0 || n < 0 || first > count_ - n) {
+    throw Error("cannot write " + path_ + ": values " + std::to_string(first) + " .. " +
+                std::to_string(first + n) + " are outside its " + std::to_string(count_));
+  }
+  Write(data_start_ + first * 4, values, static_cast<size_t>(n) * 4);
+}
+
+void NpyWriter::Commit() {
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0 || std::rename(temp_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temp_.c_str());
+    throw Error("cannot write " + path_ + ": " + std::strerror(err));
+  }
 }
 
 NpyArray ReadNpy(const std::string& path) {

@@ -16,6 +16,35 @@ struct NpyArray {
 // Throws Error naming the path if it cannot be written.
 void WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const float* data);
 
+// Writes data (C order, product(shape) int64 values) as an int64 (<i8) .npy file.
+void WriteNpyInt64(const std::string& path, const std::vector<int64_t>& shape, const int64_t* data);
+
+// A float32 .npy file written piece by piece, in any order: for outputs larger
+// than memory. The file is made (at its full size, zeros where nothing is
+// written) under the name path + ".partial" when constructed, so that a path
+// that cannot be written fails before any work; Commit renames it to path. A
+// writer destroyed without Commit removes it. Throws Error naming path.
+class NpyWriter {
+ public:
+  NpyWriter(const std::string& path, const std::vector<int64_t>& shape);
+  ~NpyWriter();
+  NpyWriter(const NpyWriter&) = delete;
+  NpyWriter& operator=(const NpyWriter&) = delete;
+
+  // Values first .. first + n - 1 of the array (C order) from values[0 .. n).
+  void WriteValues(int64_t first, const float* values, int64_t n);
+  void Commit();
+
+ private:
+  void Write(int64_t at, const void* data, size_t bytes);
+  [[noreturn]] void Fail();
+
+  std::string path_, temp_;
+  int fd_ = -1;
+  int64_t count_ = 0;
+  int64_t data_start_ = 0;
+};
+
 // Reads a float32 (<f4) or float64 (<f8, converted) C-order .npy file.
 // Throws Error naming the path and the problem for anything else.
 NpyArray ReadNpy(const std::string& path);

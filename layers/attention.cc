@@ -110,11 +110,33 @@ MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std
 void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
                                      const int64_t* lengths, float* out, AttentionWorkspace& ws,
                                      const ResidualNorm& epilogue) const {
-  const int64_t d_model = options_.d_model, n_heads = options_.n_heads, d_head = this->d_head();
   if (batch < 0 || seq < 0 || (seq > 0 && batch > kMaxBufferFloats / seq)) {
     throw Error("attention: bad batch " + std::to_string(batch) + " x seq " + std::to_string(seq));
   }
-  const int64_t tokens = batch * seq;
+  for (int64_t b = 0; lengths != nullptr && b < batch; ++b) {
+    if (lengths[b] < 0 || lengths[b] > seq) {
+      throw Error("attention: length " + std::to_string(lengths[b]) + " of sequence " +
+                  std::to_string(b) + " is outside [0, " + std::to_string(seq) + "]");
+    }
+  }
+  // Sequence b at rows b·seq .., of which lengths[b] are keys.
+  if (static_cast<int64_t>(ws.spans_.size()) < 2 * batch) ws.spans_.resize(2 * batch);
+  int64_t* start = ws.spans_.data();
+  int64_t* length = start + batch;
+  for (int64_t b = 0; b < batch; ++b) {
+    start[b] = b * seq;
+    length[b] = seq;
+  }
+  ForwardSpans(x, batch * seq, Spans{start, length, batch, lengths}, out, ws, epilogue);
+}
+
+void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const Spans& spans,
+                                          float* out, AttentionWorkspace& ws,
+                                          const ResidualNorm& epilogue) const {
+  const int64_t d_model = options_.d_model, n_heads = options_.n_heads, d_head = this->d_head();
+  if (tokens < 0 || tokens > kMaxBufferFloats) {
+    throw Error("attention: bad row count " + std::to_string(tokens));
+  }
   if (ws.options_.d_model != d_model || ws.options_.n_heads != n_heads || tokens > ws.max_tokens_) {
     throw Error("attention: workspace holds " + std::to_string(ws.max_tokens_) +
                 " tokens of d_model " + std::to_string(ws.options_.d_model) + " with " +
@@ -125,53 +147,69 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
     throw Error(std::string("attention: workspace made for precision ") +
                 ToString(ws.options_.precision) + ", the layer is " + ToString(options_.precision));
   }
-  for (int64_t b = 0; lengths != nullptr && b < batch; ++b) {
-    if (lengths[b] < 0 || lengths[b] > seq) {
-      throw Error("attention: length " + std::to_string(lengths[b]) + " of sequence " +
-                  std::to_string(b) + " is outside [0, " + std::to_string(seq) + "]");
-    }
-  }
+  CheckSpans(spans, tokens, "attention");
   if (tokens == 0) return;
+  const int64_t batch = spans.batch;
+  const int64_t* start = spans.start;
+  const int64_t* n_rows = spans.length;  // a sequence's queries: all its rows
+  auto n_keys = [&](int64_t b) { return spans.Keys(b); };
 
   // q | k | v of every token: [tokens, 3·d_model].
   const int64_t ld_qkv = 3 * d_model;
   float* qkv = ws.qkv_.data();
   in_proj_.Forward(x, tokens, qkv, kernels::Activation::kIdentity, ws.rows_.data());
-  if (options_.rotation != nullptr) options_.rotation->Apply(qkv, batch, seq, d_model, n_heads);
+  if (options_.rotation != nullptr) options_.rotation->ApplySpans(qkv, spans, d_model, n_heads);
 
-  // Keys and values of each (sequence, head) copied out contiguous, [seq,
-  // d_head] each: a key tile is then 128 rows of 256 bytes (d_head 64) side
-  // by side instead of one row per 3·d_model floats, which on long sequences
-  // costs a TLB miss per key row, for every query tile. At bf16 and int8
-  // (int8: measured faster than float32 attention, with no change in its
-  // accuracy bounds) they are rounded and packed into panels instead
+  // Per sequence: its first query tile among all, and at bf16 and int8 where
+  // its packed keys and values start. Serial: a few operations a sequence.
+  const bool reduced = options_.precision != Precision::kFp32;
+  auto packed = [&](int64_t b) { return reduced && n_keys(b) >= kMinBf16Keys; };
+  if (static_cast<int64_t>(ws.tile_start_.size()) < batch + 1) ws.tile_start_.resize(batch + 1);
+  if (static_cast<int64_t>(ws.kv_start_.size()) < batch) ws.kv_start_.resize(batch);
+  int64_t* tile_start = ws.tile_start_.data();  // [batch + 1]
+  int64_t* kv_start = ws.kv_start_.data();      // [batch]
+  tile_start[0] = 0;
+  int64_t kv_values = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    tile_start[b + 1] = tile_start[b] + (n_rows[b] + kQueryTile - 1) / kQueryTile;
+    kv_start[b] = kv_values;
+    if (packed(b)) {
+      kv_values += n_heads * (kernels::KeysBf16Values(n_keys(b), d_head) +
+                              kernels::ValuesBf16Values(n_keys(b), d_head));
+    }
+  }
+  assert(kv_values <= static_cast<int64_t>(ws.kv_bf16_.size()));
+
+  // Keys and values of each (sequence, head) copied out contiguous, [n, d_head]
+  // each: a key tile is then 128 rows of 256 bytes (d_head 64) side by side
+  // instead of one row per 3·d_model floats, which on long sequences costs a
+  // TLB miss per key row, for every query tile. At bf16 and int8 (int8:
+  // measured faster than float32 attention, with no change in its accuracy
+  // bounds) they are rounded and packed into panels instead
   // (kernels/attention_bf16.h), for sequences of kMinBf16Keys keys or more;
   // shorter ones are read in place by the float32 kernel.
-  const bool reduced = options_.precision != Precision::kFp32;
-  auto n_keys = [&](int64_t b) { return lengths != nullptr ? lengths[b] : seq; };
-  auto packed = [&](int64_t b) { return reduced && n_keys(b) >= kMinBf16Keys; };
-  float* kv = ws.kv_.data();  // fp32: [batch, n_heads, 2, seq, d_head]
-  // bf16 and int8: [batch, n_heads, keys | values], head_values per (sequence,
-  // head), 64-byte aligned; those of sequences of seq >= kMinBf16Keys fit.
+  // fp32: sequence b's keys and values at rows start[b].. of kv, [n_heads, 2,
+  // keys, d_head] (keys <= its rows, so they fit).
+  float* kv = ws.kv_.data();
+  // bf16 and int8: [n_heads, keys | values] per packed sequence from
+  // kv_start[b], 64-byte aligned (each part is a multiple of 32 values).
   uint16_t* kv_bf16 = ws.kv_bf16_.data();
-  const int64_t keys_values = kernels::KeysBf16Values(seq, d_head);
-  const int64_t head_values = keys_values + kernels::ValuesBf16Values(seq, d_head);
-  assert(!reduced || seq < kMinBf16Keys ||
-         batch * n_heads * head_values <= static_cast<int64_t>(ws.kv_bf16_.size()));
   ParallelTasks(batch * n_heads, ws.threads_, [&](int64_t t, int /*slot*/) {
-    const int64_t b = t / n_heads, h = t % n_heads;
-    const float* k_in = qkv + b * seq * ld_qkv + d_model + h * d_head;  // [seq, d_head], ld_qkv
-    const float* v_in = k_in + d_model;                                 // [seq, d_head], ld_qkv
+    const int64_t b = t / n_heads, h = t % n_heads, n = n_keys(b);
+    const float* k_in = qkv + start[b] * ld_qkv + d_model + h * d_head;  // [n, d_head], ld_qkv
+    const float* v_in = k_in + d_model;                                  // [n, d_head], ld_qkv
     if (reduced) {
       if (!packed(b)) return;
-      uint16_t* k_h = kv_bf16 + t * head_values;
-      kernels::PackKeysBf16(k_in, ld_qkv, n_keys(b), d_head, k_h);
-      kernels::PackValuesBf16(v_in, ld_qkv, n_keys(b), d_head, k_h + keys_values);
+      const int64_t keys_values = kernels::KeysBf16Values(n, d_head);
+      uint16_t* k_h =
+          kv_bf16 + kv_start[b] + h * (keys_values + kernels::ValuesBf16Values(n, d_head));
+      kernels::PackKeysBf16(k_in, ld_qkv, n, d_head, k_h);
+      kernels::PackValuesBf16(v_in, ld_qkv, n, d_head, k_h + keys_values);
       return;
     }
-    float* k_h = kv + t * 2 * seq * d_head;  // [seq, d_head]
-    float* v_h = k_h + seq * d_head;         // [seq, d_head]
-    for (int64_t j = 0; j < seq; ++j) {
+    float* k_h = kv + start[b] * 2 * d_model + h * 2 * n * d_head;  // [n, d_head]
+    float* v_h = k_h + n * d_head;                                  // [n, d_head]
+    for (int64_t j = 0; j < n; ++j) {
       std::copy(k_in + j * ld_qkv, k_in + j * ld_qkv + d_head, k_h + j * d_head);
       std::copy(v_in + j * ld_qkv, v_in + j * ld_qkv + d_head, v_h + j * d_head);
     }
@@ -179,30 +217,36 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
 
   // One task per (sequence, head, query tile), the query tiles of a head
   // together so its keys and values stay in cache. A task's result does not
-  // depend on the thread (slot) that runs it; the slot only picks its scratch.
+  // depend on the thread (slot) that runs it, nor on the other sequences; the
+  // slot only picks its scratch.
   float* heads = ws.heads_.data();  // [tokens, d_model]
-  const int64_t q_tiles = (seq + kQueryTile - 1) / kQueryTile;
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
-  ParallelTasks(batch * n_heads * q_tiles, ws.threads_, [&](int64_t t, int slot) {
-    const int64_t b = t / (n_heads * q_tiles);
-    const int64_t h = t / q_tiles % n_heads;
-    const int64_t q0 = t % q_tiles * kQueryTile;
-    const float* seq_qkv = qkv + b * seq * ld_qkv;  // [seq, 3·d_model]
+  ParallelTasks(tile_start[batch] * n_heads, ws.threads_, [&](int64_t t, int slot) {
+    // Sequence b's tasks are t in [tile_start[b]·n_heads, tile_start[b + 1]·n_heads).
+    const int64_t b =
+        std::upper_bound(tile_start, tile_start + batch + 1, t / n_heads) - tile_start - 1;
+    const int64_t q_tiles = tile_start[b + 1] - tile_start[b];
+    const int64_t local = t - tile_start[b] * n_heads;
+    const int64_t h = local / q_tiles;
+    const int64_t q0 = local % q_tiles * kQueryTile;
+    const int64_t n = n_keys(b);
+    const float* seq_qkv = qkv + start[b] * ld_qkv;  // [rows, 3·d_model]
     // The query tile's shape, the same in either kernel's arguments.
     auto tile = [&](auto& a) {
       a.q = seq_qkv + q0 * ld_qkv + h * d_head;
-      a.out = heads + (b * seq + q0) * d_model + h * d_head;
+      a.out = heads + (start[b] + q0) * d_model + h * d_head;
       a.ldq = ld_qkv;
       a.ldo = d_model;
-      a.n_q = std::min(kQueryTile, seq - q0);
-      a.n_keys = n_keys(b);
+      a.n_q = std::min(kQueryTile, n_rows[b] - q0);
+      a.n_keys = n;
       a.d_head = d_head;
       a.scale = scale;
     };
     if (packed(b)) {
       kernels::AttentionBf16Args a;
       tile(a);
-      a.k = kv_bf16 + (b * n_heads + h) * head_values;
+      const int64_t keys_values = kernels::KeysBf16Values(n, d_head);
+      a.k = kv_bf16 + kv_start[b] + h * (keys_values + kernels::ValuesBf16Values(n, d_head));
       a.v = a.k + keys_values;
       kernels::AttentionTileBf16(a, ws.TileScratch(slot));
       return;
@@ -213,12 +257,20 @@ void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
       a.k = seq_qkv + d_model + h * d_head;
       a.ldk = a.ldv = ld_qkv;
     } else {
-      a.k = kv + (b * n_heads + h) * 2 * seq * d_head;
+      a.k = kv + start[b] * 2 * d_model + h * 2 * n * d_head;
       a.ldk = a.ldv = d_head;
     }
-    a.v = a.k + (reduced ? d_model : seq * d_head);
+    a.v = a.k + (reduced ? d_model : n * d_head);
     kernels::AttentionTile(a, ws.TileScratch(slot));
   });
+
+  // Rows outside every span attend to nothing: head outputs 0, so that they
+  // are well defined.
+  for (int64_t b = 0, end = 0; b <= batch; ++b) {
+    const int64_t next = b < batch ? start[b] : tokens;
+    std::fill(heads + end * d_model, heads + next * d_model, 0.0f);
+    if (b < batch) end = start[b] + n_rows[b];
+  }
 
   // out = epilogue(heads·W_outᵀ + b_out). x is no longer read (q, k, v are in
   // ws), so out may equal x.

@@ -26,6 +26,7 @@
 #include "layers/linear.h"
 #include "layers/precision.h"
 #include "layers/qk_rotation.h"
+#include "layers/spans.h"
 
 namespace phasor {
 
@@ -87,6 +88,12 @@ class AttentionWorkspace {
   std::vector<uint8_t> rows_;
   std::vector<uint8_t> out_rows_;
   int64_t out_rows_bytes_ = 0;  // per slot
+  // Per call, grown (never shrunk) to the batch: the padded form's spans
+  // [2, batch], each sequence's first query tile [batch + 1] and, at bf16 and
+  // int8, where its packed keys and values start [batch].
+  std::vector<int64_t> spans_;
+  std::vector<int64_t> tile_start_;
+  std::vector<int64_t> kv_start_;
 };
 
 class MultiHeadSelfAttention {
@@ -118,6 +125,15 @@ class MultiHeadSelfAttention {
   // fused into the output projection (the residual may equal x and out).
   void Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths, float* out,
                AttentionWorkspace& ws, const ResidualNorm& epilogue = {}) const;
+
+  // The same over sequences at any rows (layers/spans.h), e.g. packed back to
+  // back: x, out: [rows, d_model]; each sequence attends to its own keys only,
+  // and its outputs are the same bits wherever it sits and whatever else is in
+  // the batch. Rows outside every span attend to nothing (as a sequence of
+  // length 0 above).
+  // Throws Error for spans out of order or outside the rows, or as Forward.
+  void ForwardSpans(const float* x, int64_t rows, const Spans& spans, float* out,
+                    AttentionWorkspace& ws, const ResidualNorm& epilogue = {}) const;
 
   const AttentionOptions& options() const { return options_; }
   int64_t d_head() const { return options_.d_model / options_.n_heads; }

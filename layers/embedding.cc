@@ -6,6 +6,7 @@
 
 #include "engine/error.h"
 #include "engine/kernels/rotate_rows.h"
+#include "engine/parallel.h"
 
 namespace phasor {
 
@@ -61,6 +62,54 @@ void Embedding::Forward(const int32_t* ids, int64_t batch, int64_t seq, float* o
 void Embedding::ForwardRange(const int32_t* ids, int64_t n, int64_t first_index, float* out) const {
   Check(ids, 1, n, first_index);
   EmbedSequences(ids, 1, n, options_.offset + first_index, out);
+}
+
+void Embedding::CheckSpans(const int32_t* ids, int64_t rows, const Spans& spans) const {
+  phasor::CheckSpans(spans, rows, "embedding");
+  int64_t longest = 0;
+  for (int64_t b = 0; b < spans.batch; ++b) {
+    const int32_t* seq_ids = ids + spans.start[b];
+    for (int64_t j = 0; j < spans.length[b]; ++j) {
+      if (seq_ids[j] < 0 || seq_ids[j] >= options_.vocab_size) {
+        throw Error("token id " + std::to_string(seq_ids[j]) + " at sequence " + std::to_string(b) +
+                    ", position " + std::to_string(j) + " is outside the vocabulary [0, " +
+                    std::to_string(options_.vocab_size) + ")");
+      }
+    }
+    longest = std::max(longest, spans.length[b]);
+  }
+  // The positions of the longest sequence, as Check does for a padded batch.
+  if (longest == 0) return;
+  if (pe_) pe_->CheckRange(options_.offset, longest);
+  if (learned_ && options_.offset + longest > learned_rows_) {
+    throw Error("position " + std::to_string(std::max(options_.offset, learned_rows_)) +
+                " is past the learned positional table (max_len " + std::to_string(learned_rows_) +
+                ")");
+  }
+}
+
+void Embedding::ForwardSpans(const int32_t* ids, int64_t rows, const Spans& spans,
+                             float* out) const {
+  CheckSpans(ids, rows, spans);
+  if (rows == 0 || spans.batch == 0) return;
+  const int64_t d = options_.d_model;
+  const kernels::Stores stores = kernels::StoresFor(rows * d * static_cast<int64_t>(sizeof(float)));
+  // Tasks of consecutive rows, each embedding the pieces of the sequences it
+  // covers: no task per sequence, however short the sequences.
+  const int64_t threads = std::max(NumThreads(), 1);
+  const int64_t chunk =
+      std::max<int64_t>(1, std::min(RotationRows::TaskRows(d), (rows + threads - 1) / threads));
+  const int64_t* start = spans.start;
+  const int64_t* length = spans.length;
+  ParallelTasks((rows + chunk - 1) / chunk, 0, [&](int64_t t, int /*slot*/) {
+    const int64_t r0 = t * chunk, r1 = std::min(rows, r0 + chunk);
+    int64_t b = std::upper_bound(start, start + spans.batch, r0) - start - 1;
+    for (b = std::max<int64_t>(b, 0); b < spans.batch && start[b] < r1; ++b) {
+      const int64_t p0 = std::max(r0, start[b]), p1 = std::min(r1, start[b] + length[b]);
+      if (p0 >= p1) continue;
+      EmbedRows(ids + p0, p1 - p0, options_.offset + (p0 - start[b]), out + p0 * d, stores);
+    }
+  });
 }
 
 void Embedding::EmbedSequences(const int32_t* ids, int64_t batch, int64_t seq, int64_t first_pos,

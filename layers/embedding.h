@@ -8,6 +8,7 @@
 #include "engine/kernels/rotate_rows.h"
 #include "engine/weights.h"
 #include "layers/sinusoidal.h"
+#include "layers/spans.h"
 
 namespace phasor {
 
@@ -36,6 +37,13 @@ class Embedding {
   // at positions offset + first_index + j. ids: [n]; out: [n, d_model]. Calls
   // over consecutive pieces give the same bits as one call over the whole.
   void ForwardRange(const int32_t* ids, int64_t n, int64_t first_index, float* out) const;
+
+  // Sequences at any rows (layers/spans.h), e.g. packed back to back: ids:
+  // [rows], out: [rows, d_model]; token j of sequence b (row start[b] + j) at
+  // position offset + j. Rows outside every span are neither read nor
+  // written. Throws as Forward, naming sequence b and its position.
+  void ForwardSpans(const int32_t* ids, int64_t rows, const Spans& spans, float* out) const;
+  void CheckSpans(const int32_t* ids, int64_t rows, const Spans& spans) const;
 
   // Throws as Forward would, without computing anything. first_index as in
   // ForwardRange.

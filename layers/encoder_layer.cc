@@ -47,26 +47,43 @@ EncoderLayer::EncoderLayer(const Weights& weights, const std::string& prefix,
 
 void EncoderLayer::Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths,
                            float* out, EncoderLayerWorkspace& ws) const {
-  const int64_t d_model = options_.d_model;
   if (batch < 0 || seq < 0 || (seq > 0 && batch > ws.max_tokens_ / seq)) {
     throw Error("encoder layer: batch " + std::to_string(batch) + " x seq " + std::to_string(seq) +
                 " does not fit a workspace of " + std::to_string(ws.max_tokens_) + " tokens");
   }
+  Run(x, batch * seq, out, ws, [&](const float* in, float* o, const ResidualNorm& epilogue) {
+    self_attn_.Forward(in, batch, seq, lengths, o, ws.attention_, epilogue);
+  });
+}
+
+void EncoderLayer::ForwardSpans(const float* x, int64_t rows, const Spans& spans, float* out,
+                                EncoderLayerWorkspace& ws) const {
+  if (rows < 0 || rows > ws.max_tokens_) {
+    throw Error("encoder layer: " + std::to_string(rows) + " rows do not fit a workspace of " +
+                std::to_string(ws.max_tokens_) + " tokens");
+  }
+  Run(x, rows, out, ws, [&](const float* in, float* o, const ResidualNorm& epilogue) {
+    self_attn_.ForwardSpans(in, rows, spans, o, ws.attention_, epilogue);
+  });
+}
+
+void EncoderLayer::Run(const float* x, int64_t tokens, float* out, EncoderLayerWorkspace& ws,
+                       FunctionRef<void(const float*, float*, const ResidualNorm&)> attend) const {
+  const int64_t d_model = options_.d_model;
   if (ws.d_model_ != d_model) {
     throw Error("encoder layer: workspace was made for d_model " + std::to_string(ws.d_model_) +
                 ", layer has d_model " + std::to_string(d_model));
   }
   // The sublayers check the rest (lengths, n_heads, d_ff).
-  const int64_t tokens = batch * seq;
   if (!options_.norm_first) {
     // out = norm1(x + sa(x)), then out = norm2(out + ff(out)).
-    self_attn_.Forward(x, batch, seq, lengths, out, ws.attention_, {x, &norm1_});
+    attend(x, out, {x, &norm1_});
     feed_forward_.Forward(out, tokens, out, ws.feed_forward_, {out, &norm2_});
   } else {
     float* normed = ws.normed_.data();  // [tokens, d_model]
     norm1_.Forward(x, tokens, normed);
     // out = x + sa(norm1(x)), then out = out + ff(norm2(out)).
-    self_attn_.Forward(normed, batch, seq, lengths, out, ws.attention_, {x, nullptr});
+    attend(normed, out, {x, nullptr});
     norm2_.Forward(out, tokens, normed);
     feed_forward_.Forward(normed, tokens, out, ws.feed_forward_, {out, nullptr});
   }

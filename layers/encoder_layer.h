@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "engine/kernels/activations.h"
+#include "engine/parallel.h"
 #include "engine/weights.h"
 #include "layers/attention.h"
 #include "layers/feed_forward.h"
 #include "layers/layer_norm.h"
+#include "layers/spans.h"
 
 namespace phasor {
 
@@ -81,11 +83,23 @@ class EncoderLayer {
   void Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths, float* out,
                EncoderLayerWorkspace& ws) const;
 
+  // The same over sequences at any rows (layers/spans.h), e.g. packed back to
+  // back so that every row is a real token: x, out: [rows, d_model]. Each
+  // sequence's rows are the same bits wherever it sits and whatever else is
+  // in the batch. Throws Error as MultiHeadSelfAttention::ForwardSpans.
+  void ForwardSpans(const float* x, int64_t rows, const Spans& spans, float* out,
+                    EncoderLayerWorkspace& ws) const;
+
   const EncoderLayerOptions& options() const { return options_; }
   // Bytes of the packed weights of the four products.
   int64_t packed_bytes() const { return self_attn_.packed_bytes() + feed_forward_.packed_bytes(); }
 
  private:
+  // The layer around its self-attention: attend(in, out, epilogue) runs it
+  // on in ([tokens, d_model]) into out, ending in the epilogue.
+  void Run(const float* x, int64_t tokens, float* out, EncoderLayerWorkspace& ws,
+           FunctionRef<void(const float*, float*, const ResidualNorm&)> attend) const;
+
   EncoderLayerOptions options_;
   MultiHeadSelfAttention self_attn_;
   FeedForward feed_forward_;

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "layers/spans.h"
+
 namespace phasor {
 
 class QkRotation {
@@ -19,6 +21,15 @@ class QkRotation {
   // Throws Error for a position it cannot produce.
   virtual void Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model,
                      int64_t n_heads) const = 0;
+
+  // The same for sequences at any rows of qkv (layers/spans.h): row
+  // spans.start[b] + j (j < spans.length[b], padding rows included) at
+  // position offset + j. The default applies Apply to each sequence in turn.
+  virtual void ApplySpans(float* qkv, const Spans& spans, int64_t d_model, int64_t n_heads) const {
+    for (int64_t b = 0; b < spans.batch; ++b) {
+      Apply(qkv + spans.start[b] * 3 * d_model, 1, spans.length[b], d_model, n_heads);
+    }
+  }
 };
 
 }  // namespace phasor

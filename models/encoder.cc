@@ -88,13 +88,24 @@ uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {
   // token in float32, packed in bfloat16 at bf16 and int8). The per-thread
   // tiles are a few MiB at most and are left out.
   const uint64_t d = static_cast<uint64_t>(config_.d_model);
-  const uint64_t per_token = 5 * d * sizeof(float) + sizeof(int64_t) +
+  const uint64_t per_token = 5 * d * sizeof(float) + sizeof(int64_t) + sizeof(int32_t) +
                              static_cast<uint64_t>(Linear::ScratchBytes(precision_, 1, d));
   const uint64_t rest =
       SaturatingMul(static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0)), per_token);
   const uint64_t kv = AttentionWorkspace::KeyValueBytes(
       max_tokens, AttentionOptions{config_.d_model, config_.n_heads, nullptr, precision_});
   return rest > UINT64_MAX - kv ? UINT64_MAX : rest + kv;
+}
+
+std::vector<std::string> Encoder::LoadWarnings() const {
+  std::vector<std::string> out;
+  if (!non_finite_warning_.empty()) out.push_back(non_finite_warning_);
+  const auto unused = weights_.UnusedNames();
+  if (!unused.empty()) {
+    out.push_back(weights_.source() + ": " + std::to_string(unused.size()) +
+                  " tensor(s) not used by the model, first '" + unused[0] + "'");
+  }
+  return out;
 }
 
 int64_t Encoder::WeightBytes() const {
@@ -115,9 +126,10 @@ EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
   lo.n_heads = config_.n_heads;
   lo.d_ff = config_.d_ff;
   lo.precision = precision_;
-  return EncoderWorkspace{
-      max_tokens, EncoderLayerWorkspace(max_tokens, lo),
-      std::vector<int64_t>(static_cast<size_t>(std::max<int64_t>(max_tokens, 1)))};
+  const auto slots = static_cast<size_t>(std::max<int64_t>(max_tokens, 1));
+  return EncoderWorkspace{max_tokens, EncoderLayerWorkspace(max_tokens, lo),
+                          std::vector<int64_t>(slots), std::vector<int32_t>(slots),
+                          std::vector<int64_t>()};
 }
 
 void Encoder::CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const {
@@ -131,6 +143,67 @@ void Encoder::CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const {
   if (rope_) rope_->CheckRange(config_.positional.offset, seq);
 }
 
+void Encoder::CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t batch) const {
+  if (batch < 0) throw Error("negative batch " + std::to_string(batch));
+  if (batch > 0 && offsets == nullptr) throw UsageError("null offsets");
+  if (batch == 0) return;
+  if (offsets[0] != 0) {
+    throw Error("offsets[0] must be 0, got " + std::to_string(offsets[0]));
+  }
+  std::vector<int64_t> spans(2 * static_cast<size_t>(batch));  // starts | lengths
+  for (int64_t b = 0; b < batch; ++b) {
+    if (offsets[b + 1] < offsets[b]) {
+      throw Error("offsets must not decrease: offsets[" + std::to_string(b + 1) +
+                  "] = " + std::to_string(offsets[b + 1]) + " < offsets[" + std::to_string(b) +
+                  "] = " + std::to_string(offsets[b]));
+    }
+    if (offsets[b + 1] > kMaxBatchTokens || offsets[b + 1] > kMaxBatchValues / config_.d_model) {
+      throw Error("a batch of " + std::to_string(offsets[batch]) +
+                  " tokens is too large for one call (at most 2^26 tokens and 2^31 output values)");
+    }
+    spans[b] = offsets[b];
+    spans[batch + b] = offsets[b + 1] - offsets[b];
+  }
+  if (offsets[batch] > 0 && ids == nullptr) throw UsageError("null ids");
+  const Spans s{spans.data(), spans.data() + batch, batch};
+  embedding_->CheckSpans(ids, offsets[batch], s);  // ids, and the positions of added PE
+  if (rope_) {
+    rope_->CheckRange(config_.positional.offset,
+                      *std::max_element(spans.begin() + batch, spans.end()));
+  }
+}
+
+void Encoder::ForwardPacked(const int32_t* ids, const int64_t* offsets, int64_t batch,
+                            EncoderStage stage, float* out, EncoderWorkspace& ws,
+                            const std::function<void(int64_t)>& on_layer) const {
+  CheckPacked(ids, offsets, batch);
+  const int64_t rows = batch > 0 ? offsets[batch] : 0;
+  if (rows > ws.max_tokens) {
+    throw Error("batch of " + std::to_string(rows) + " tokens exceeds the workspace (" +
+                std::to_string(ws.max_tokens) + ")");
+  }
+  if (static_cast<int64_t>(ws.spans.size()) < 2 * batch) ws.spans.resize(2 * batch);
+  int64_t* start = ws.spans.data();
+  int64_t* length = start + batch;
+  for (int64_t b = 0; b < batch; ++b) {
+    start[b] = offsets[b];
+    length[b] = offsets[b + 1] - offsets[b];
+  }
+  const Spans spans{start, length, batch};
+  embedding_->ForwardSpans(ids, rows, spans, out);  // out: [rows, d_model]
+  if (stage == EncoderStage::kEmbeddings || rows == 0) return;
+  RunLayers(out, rows, spans, ws, on_layer);
+}
+
+void Encoder::RunLayers(float* x, int64_t rows, const Spans& spans, EncoderWorkspace& ws,
+                        const std::function<void(int64_t)>& on_layer) const {
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    layers_[l]->ForwardSpans(x, rows, spans, x, ws.layer);
+    if (on_layer) on_layer(static_cast<int64_t>(l) + 1);
+  }
+  if (final_norm_) final_norm_->Forward(x, rows, x);
+}
+
 void Encoder::Forward(const int32_t* ids, int64_t batch, int64_t seq, const int64_t* lengths,
                       EncoderStage stage, float* out, EncoderWorkspace& ws,
                       const std::function<void(int64_t)>& on_layer) const {
@@ -139,28 +212,39 @@ void Encoder::Forward(const int32_t* ids, int64_t batch, int64_t seq, const int6
     throw Error("batch of " + std::to_string(batch * seq) + " tokens exceeds the workspace (" +
                 std::to_string(ws.max_tokens) + ")");
   }
-  embedding_->Forward(ids, batch, seq, out);  // out: [batch·seq, d_model]
-  if (stage == EncoderStage::kEmbeddings || batch * seq == 0) return;
+  if (stage == EncoderStage::kEmbeddings || batch * seq == 0) {
+    embedding_->Forward(ids, batch, seq, out);  // every row, padding too
+    return;
+  }
   // Effective lengths: given ones less trailing pad ids. [batch]
   int64_t* valid = ws.lengths.data();
-  bool padded = false;
   for (int64_t b = 0; b < batch; ++b) {
     int64_t n = lengths ? std::clamp<int64_t>(lengths[b], 0, seq) : seq;
     if (config_.pad_token_id) {
       while (n > 0 && ids[b * seq + n - 1] == *config_.pad_token_id) --n;
     }
     valid[b] = n;
-    padded = padded || n < seq;
   }
-  for (size_t l = 0; l < layers_.size(); ++l) {
-    layers_[l]->Forward(out, batch, seq, padded ? valid : nullptr, out, ws.layer);
-    if (on_layer) on_layer(static_cast<int64_t>(l) + 1);
+  // The real rows packed at the front of out, encoded there, then moved to
+  // their padded places from the last sequence back (a packed row never lies
+  // after its padded place), with zeros between.
+  if (static_cast<int64_t>(ws.spans.size()) < 2 * batch) ws.spans.resize(2 * batch);
+  int64_t* start = ws.spans.data();
+  int32_t* packed_ids = ws.ids.data();
+  int64_t rows = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    start[b] = rows;
+    std::copy(ids + b * seq, ids + b * seq + valid[b], packed_ids + rows);
+    rows += valid[b];
   }
-  if (final_norm_) final_norm_->Forward(out, batch * seq, out);
+  const Spans spans{start, valid, batch};
+  embedding_->ForwardSpans(packed_ids, rows, spans, out);
+  RunLayers(out, rows, spans, ws, on_layer);
   const int64_t d = config_.d_model;
-  for (int64_t b = 0; b < batch && padded; ++b) {
-    std::memset(out + (b * seq + valid[b]) * d, 0,
-                static_cast<size_t>((seq - valid[b]) * d) * sizeof(float));
+  for (int64_t b = batch - 1; b >= 0; --b) {
+    float* to = out + b * seq * d;
+    std::memmove(to, out + start[b] * d, static_cast<size_t>(valid[b] * d) * sizeof(float));
+    std::fill(to + valid[b] * d, to + seq * d, 0.0f);
   }
 }
 

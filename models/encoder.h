@@ -39,6 +39,8 @@ struct EncoderWorkspace {
   int64_t max_tokens = 0;
   EncoderLayerWorkspace layer;
   std::vector<int64_t> lengths;  // [max_tokens] effective lengths of a batch
+  std::vector<int32_t> ids;      // [max_tokens] a padded batch's real ids, packed
+  std::vector<int64_t> spans;    // [2, batch] starts | lengths, grown to the batch
 };
 
 class Encoder {
@@ -76,7 +78,9 @@ class Encoder {
   // ids: [batch, seq] row-major; lengths: [batch] real tokens per sequence
   // (null: all seq), the rest being padding that attention masks out. With a
   // pad_token_id, trailing pad ids count as padding too.
-  // out: [batch·seq, d_model]. Rows at padded positions are 0 in stage kFinal.
+  // out: [batch·seq, d_model]. Rows at padded positions are 0 in stage kFinal;
+  // only the real rows are computed (as ForwardPacked), so padding costs
+  // nothing but its zeros.
   // Throws Error for an id outside the vocabulary (naming sequence and
   // position), a position the PE cannot produce, or batch·seq > ws.max_tokens.
   // on_layer, if set, is called with the number of layers done after each one
@@ -85,17 +89,42 @@ class Encoder {
                EncoderStage stage, float* out, EncoderWorkspace& ws,
                const std::function<void(int64_t)>& on_layer = nullptr) const;
 
+  // Packed sequences (every row a real token, FlashAttention's cu_seqlens):
+  // sequence b is ids[offsets[b] .. offsets[b + 1]), token j of it at position
+  // offset + j. offsets: [batch + 1], offsets[0] = 0, nondecreasing; ids:
+  // [offsets[batch]]; out: [offsets[batch], d_model]. Every product, norm and
+  // feed-forward runs over the real rows only, attention per sequence over its
+  // own keys: a ragged batch costs its real tokens. A sequence's rows are the
+  // same bits as when it is encoded alone or in a padded batch. Throws Error
+  // as Forward, naming the sequence, and for bad offsets or more than
+  // ws.max_tokens rows.
+  void ForwardPacked(const int32_t* ids, const int64_t* offsets, int64_t batch, EncoderStage stage,
+                     float* out, EncoderWorkspace& ws,
+                     const std::function<void(int64_t)>& on_layer = nullptr) const;
+
+  // Checks what ForwardPacked would before anything is computed.
+  void CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t batch) const;
+
   const ModelConfig& config() const { return config_; }
   const Weights& weights() const { return weights_; }
   Precision precision() const { return precision_; }
   // The warning about NaN or Inf in the weights as loaded (engine/finite.h
   // NonFiniteWarning, read before any tensor was released); empty if none.
   const std::string& non_finite_warning() const { return non_finite_warning_; }
+  // What loading found worth a warning, one line each (the CLI prints each
+  // after "phasor: warning: "): NaN or Inf in the weights, and tensors the
+  // model does not use (most often a misspelt name).
+  std::vector<std::string> LoadWarnings() const;
+
   // Bytes the weights take in memory as the encoder holds them: the packed
   // products at their precision plus the float32 tensors still held.
   int64_t WeightBytes() const;
 
  private:
+  // The layers and final norm over rows already embedded, in place. [rows, d_model]
+  void RunLayers(float* x, int64_t rows, const Spans& spans, EncoderWorkspace& ws,
+                 const std::function<void(int64_t)>& on_layer) const;
+
   ModelConfig config_;
   Weights weights_;
   Precision precision_ = Precision::kFp32;

@@ -8,12 +8,15 @@
 #include <vector>
 
 #include "engine/memory_limit.h"
+#include "engine/size_limits.h"
 #include "engine/weights.h"
 #include "layers/embedding.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "models/config.h"
+#include "models/corpus.h"
 #include "models/encoder.h"
+#include "models/input_rules.h"
 #include "models/random_sequence.h"
 
 namespace phasor {
@@ -24,7 +27,7 @@ const char* Version() { return PHASOR_VERSION_STRING; }
 // concurrent calls each have their own and none is allocated per call.
 struct EncoderWorkspaceCache {
   std::mutex mutex;
-  std::vector<EncoderWorkspace> idle;
+  std::vector<CorpusWorkspace> idle;
 };
 
 namespace {
@@ -58,8 +61,49 @@ std::optional<int32_t> Model::pad_token_id() const { return encoder_->config().p
 Precision Model::precision() const { return encoder_->precision(); }
 int64_t Model::weight_bytes() const { return encoder_->WeightBytes(); }
 const std::string& Model::non_finite_warning() const { return encoder_->non_finite_warning(); }
+std::vector<std::string> Model::load_warnings() const { return encoder_->LoadWarnings(); }
 int64_t Model::position_offset() const { return encoder_->config().positional.offset; }
 std::string Model::config_json() const { return ConfigToJson(encoder_->config()); }
+
+namespace {
+
+// The largest idle workspace of a cache, given back when the call ends (also
+// by a throw).
+struct Lease {
+  explicit Lease(EncoderWorkspaceCache& c) : cache(c) {
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    auto& idle = cache.idle;
+    if (idle.empty()) return;
+    const auto largest = std::max_element(
+        idle.begin(), idle.end(),
+        [](const CorpusWorkspace& a, const CorpusWorkspace& b) { return a.budget < b.budget; });
+    ws = std::move(*largest);
+    idle.erase(largest);
+  }
+  ~Lease() {
+    try {
+      const std::lock_guard<std::mutex> lock(cache.mutex);
+      cache.idle.push_back(std::move(ws));
+    } catch (...) {  // no room to keep it: it is freed
+    }
+  }
+  EncoderWorkspaceCache& cache;
+  CorpusWorkspace ws;
+};
+
+CorpusOptions CorpusOptionsOf(const EncodeOptions& o) {
+  CorpusOptions c;
+  c.batch_tokens = o.batch_tokens;
+  c.stage = o.embeddings_only ? EncoderStage::kEmbeddings : EncoderStage::kFinal;
+  c.pool = o.pool;
+  c.normalize = o.normalize;
+  return c;
+}
+
+// Sequence b in messages of the C++ API and the Python module.
+const auto kSequenceName = [](int64_t b) { return "sequence " + std::to_string(b); };
+
+}  // namespace
 
 void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
                    const EncodeOptions& options) const {
@@ -67,42 +111,96 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
     throw UsageError("Encode: negative batch or sequence length (" + std::to_string(batch) + " x " +
                      std::to_string(seq) + ")");
   }
-  if (batch == 0 || seq == 0) return;
+  if (batch == 0 || seq == 0) {
+    throw Error("ids hold no token (" + std::to_string(batch) + " x " + std::to_string(seq) +
+                "): nothing to encode");
+  }
   CheckBuffer(ids, "Encode: ids");
   CheckBuffer(out, "Encode: out");
-  encoder_->CheckInput(ids, batch, seq);  // before any allocation for this batch
-  const int64_t tokens = batch * seq;
-  const EncoderStage stage =
-      options.embeddings_only ? EncoderStage::kEmbeddings : EncoderStage::kFinal;
-  // The largest idle workspace, given back when the call ends (also by a throw).
-  struct Lease {
-    EncoderWorkspaceCache& cache;
-    EncoderWorkspace ws;
-    ~Lease() {
-      try {
-        const std::lock_guard<std::mutex> lock(cache.mutex);
-        cache.idle.push_back(std::move(ws));
-      } catch (...) {  // no room to keep it: it is freed
+  const int64_t d = d_model();
+  const bool pooled = options.pool != Pooling::kNone;
+  if (seq > kMaxBatchTokens / batch || (!pooled && batch * seq > kMaxBatchValues / d)) {
+    throw Error("a batch of " + std::to_string(batch) + " x " + std::to_string(seq) +
+                " tokens is too large for one call (at most 2^26 tokens and 2^31 output values)");
+  }
+  std::vector<int64_t> start(static_cast<size_t>(batch)), given(static_cast<size_t>(batch));
+  for (int64_t b = 0; b < batch; ++b) {
+    start[b] = b * seq;
+    given[b] = options.lengths != nullptr ? options.lengths[b] : seq;
+    if (given[b] > seq || given[b] < 0) {
+      throw Error("length " + std::to_string(given[b]) + " of sequence " + std::to_string(b) +
+                  " is outside [1, " + std::to_string(seq) + "]");
+    }
+  }
+  SequenceRules rules;
+  rules.pad_id = pad_token_id();
+  rules.warn_trailing_pads = options.lengths != nullptr;
+  const RealTokens real =
+      ResolveRealTokens(ids, start.data(), given.data(), batch, rules, "ids", kSequenceName);
+  if (options.warning != nullptr) *options.warning = real.warning;
+  Lease lease(*cache_);
+  const CorpusEncoder corpus(*encoder_, CorpusOptionsOf(options));
+  corpus.Run(ids, start.data(), real.lengths.data(), batch, lease.ws, [&](const CorpusBatch& r) {
+    for (int64_t i = 0; i < r.size; ++i) {
+      const int64_t b = r.index[i];
+      if (pooled) {
+        std::copy(r.rows + i * d, r.rows + (i + 1) * d, out + b * d);
+        continue;
       }
+      const float* from = r.rows + r.offsets[i] * d;
+      const int64_t n = r.offsets[i + 1] - r.offsets[i];
+      std::copy(from, from + n * d, out + b * seq * d);
+      // Padding: 0, also at stage embeddings (no row of it is computed).
+      std::fill(out + (b * seq + n) * d, out + (b + 1) * seq * d, 0.0f);
     }
-  } lease{*cache_, {}};
-  {
-    const std::lock_guard<std::mutex> lock(cache_->mutex);
-    auto& idle = cache_->idle;
-    if (!idle.empty()) {
-      const auto largest = std::max_element(
-          idle.begin(), idle.end(), [](const EncoderWorkspace& a, const EncoderWorkspace& b) {
-            return a.max_tokens < b.max_tokens;
-          });
-      lease.ws = std::move(*largest);
-      idle.erase(largest);
+  });
+}
+
+void Model::EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t batch, float* out,
+                         const EncodeOptions& options) const {
+  if (batch < 0) throw UsageError("EncodePacked: negative batch " + std::to_string(batch));
+  CheckBuffer(offsets, "EncodePacked: offsets");
+  if (batch == 0) throw Error("ids hold no sequence: nothing to encode");
+  if (offsets[0] != 0) throw Error("offsets[0] must be 0, got " + std::to_string(offsets[0]));
+  const int64_t d = d_model();
+  const bool pooled = options.pool != Pooling::kNone;
+  std::vector<int64_t> given(static_cast<size_t>(batch));
+  for (int64_t b = 0; b < batch; ++b) {
+    given[b] = offsets[b + 1] - offsets[b];
+    if (given[b] < 0) {
+      throw Error("offsets must not decrease: offsets[" + std::to_string(b + 1) +
+                  "] = " + std::to_string(offsets[b + 1]) + " < offsets[" + std::to_string(b) +
+                  "] = " + std::to_string(offsets[b]));
     }
   }
-  if (lease.ws.max_tokens < tokens) {
-    lease.ws = EncoderWorkspace();  // free the old one before allocating
-    lease.ws = encoder_->MakeWorkspace(tokens);
+  const int64_t total = offsets[batch];
+  if (total > kMaxBatchTokens || (!pooled && total > kMaxBatchValues / d)) {
+    throw Error("a batch of " + std::to_string(total) +
+                " tokens is too large for one call (at most 2^26 tokens and 2^31 output values)");
   }
-  encoder_->Forward(ids, batch, seq, options.lengths, stage, out, lease.ws);
+  CheckBuffer(ids, "EncodePacked: ids");
+  CheckBuffer(out, "EncodePacked: out");
+  SequenceRules rules;
+  rules.pad_id = pad_token_id();
+  rules.padded_output = !pooled;
+  const RealTokens real =
+      ResolveRealTokens(ids, offsets, given.data(), batch, rules, "ids", kSequenceName);
+  if (options.warning != nullptr) *options.warning = real.warning;
+  Lease lease(*cache_);
+  const CorpusEncoder corpus(*encoder_, CorpusOptionsOf(options));
+  corpus.Run(ids, offsets, real.lengths.data(), batch, lease.ws, [&](const CorpusBatch& r) {
+    for (int64_t i = 0; i < r.size; ++i) {
+      const int64_t b = r.index[i];
+      if (pooled) {
+        std::copy(r.rows + i * d, r.rows + (i + 1) * d, out + b * d);
+        continue;
+      }
+      const float* from = r.rows + r.offsets[i] * d;
+      const int64_t n = r.offsets[i + 1] - r.offsets[i];
+      std::copy(from, from + n * d, out + offsets[b] * d);
+      std::fill(out + (offsets[b] + n) * d, out + offsets[b + 1] * d, 0.0f);
+    }
+  });
 }
 
 PositionalEncoding::PositionalEncoding(const PeOptions& options)

@@ -41,6 +41,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/cpu.h"         // SetIsa(name), ActiveIsa(), AvailableIsas()
 #include "engine/error.h"       // Error, UsageError
@@ -49,6 +50,7 @@
 #include "layers/positional.h"  // PeMode, PeLayout, PeDenominator, Parse*/ToString
 #include "layers/precision.h"   // Precision, ParsePrecision, ToString
 #include "layers/rope.h"        // RopeOptions, RopeLayout, RopeScaling, RopeScalingType
+#include "models/pooling.h"     // Pooling, ParsePooling, ToString
 
 namespace phasor {
 
@@ -60,15 +62,26 @@ class Encoder;                 // models/encoder.h
 class SinusoidalEncoding;      // layers/sinusoidal.h
 struct EncoderWorkspaceCache;  // models/phasor.cc
 
-// Per-call options of Model::Encode.
+// Per-call options of Model::Encode and Model::EncodePacked.
 struct EncodeOptions {
-  // [batch] real tokens per sequence; the rest of each row is padding, masked
-  // out of attention and 0 in the output. Null: every sequence has seq tokens.
-  // With a pad_token_id in the config, trailing pad ids are padding too.
+  // Encode only: [batch] tokens per sequence, in [1, seq]; the rest of each
+  // row is padding, masked out of attention and 0 in the output. Null: every
+  // sequence has seq tokens. With a pad_token_id in the config, trailing pad
+  // ids are padding too (models/input_rules.h).
   const int64_t* lengths = nullptr;
   // true: write the encoder's input x = embedding (× √d_model if
   // scale_embedding) + PE instead of the final hidden states.
   bool embeddings_only = false;
+  // kNone: every row. Else one row per sequence (models/pooling.h) over its
+  // real tokens, optionally of unit L2 norm: out is then [batch, d_model].
+  Pooling pool = Pooling::kNone;
+  bool normalize = false;
+  // Real tokens encoded at once at most (0: models/corpus.h's default, or the
+  // longest sequence if longer); memory is bounded by it, not by the call.
+  int64_t batch_tokens = 0;
+  // If set, receives the warning about trailing pad ids inside the given
+  // lengths (models/input_rules.h), or is cleared.
+  std::string* warning = nullptr;
 };
 
 // The options of Model::Load.
@@ -108,7 +121,10 @@ class Model {
   int64_t weight_bytes() const;
   // A warning about NaN or Inf in the weights as loaded (the line the CLI
   // prints after "phasor: warning: "); empty when all are finite.
-  const std::string& non_finite_warning() const;  // position of the first token of every sequence
+  const std::string& non_finite_warning() const;
+  // Every warning of the load, one line each: NaN or Inf in the weights,
+  // tensors the model does not use (as the CLI prints them).
+  std::vector<std::string> load_warnings() const;
   // The whole configuration, as config.json text (every key, defaults filled in).
   std::string config_json() const;
 
@@ -116,16 +132,27 @@ class Model {
   //   ids: [batch, seq] row-major token ids, in [0, vocab_size)
   //   out: [batch, seq, d_model] row-major, all batch·seq·d_model values written
   // Token j of every sequence sits at position position_offset() + j.
-  // batch or seq 0: nothing to do. Throws UsageError for a negative batch or
-  // seq, or a null ids or out; Error for an id outside the vocabulary (naming
+  // Only real tokens are computed, in batches of at most options.batch_tokens
+  // (models/corpus.h). Throws UsageError for a negative batch or seq, or a
+  // null ids or out; Error for no sequence (batch or seq 0), a sequence with
+  // no real token (models/input_rules.h), an id outside the vocabulary (naming
   // the sequence and position), a position the PE cannot produce (mode cached,
-  // past max_len), or a batch of more than 2^26 tokens or 2^31 output values.
+  // past max_len), or a batch of more than 2^31 output values.
   // Activations are kept between calls: one workspace for each call that runs
   // at the same time as others (as many as ever ran at once), each grown to
-  // the largest batch it served, so threads sharing a model allocate nothing
+  // the largest budget it served, so threads sharing a model allocate nothing
   // once warm.
   void Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
               const EncodeOptions& options = {}) const;
+
+  // Sequences of any lengths packed back to back (FlashAttention's
+  // cu_seqlens): sequence b is ids[offsets[b] .. offsets[b + 1]), offsets:
+  // [batch + 1] from 0, increasing. out: [offsets[batch], d_model], row i the
+  // output of id i (0 for trailing pad ids), or [batch, d_model] with pooling.
+  // A ragged batch costs its real tokens only, and a sequence's rows are the
+  // same bits as when it is encoded alone. Throws as Encode.
+  void EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t batch, float* out,
+                    const EncodeOptions& options = {}) const;
 
  private:
   explicit Model(std::unique_ptr<const Encoder> encoder);

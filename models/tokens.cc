@@ -27,15 +27,15 @@ std::string Printable(const std::string& token) { return json_text::Printable(to
 
 TokenBatch ParseTokens(const std::string& text, const std::string& source,
                        std::optional<int32_t> pad_id) {
-  std::vector<std::vector<int32_t>> lines;
-  std::vector<int64_t> line_numbers;
+  TokenBatch b;
+  b.offsets.push_back(0);
   int64_t line_no = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
     ++line_no;
-    std::vector<int32_t> ids;
+    const size_t first = b.ids.size();
     size_t k = pos;
     while (k < end) {
       while (k < end && IsSeparator(text[k])) ++k;
@@ -44,7 +44,7 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
       while (t < end && !IsSeparator(text[t])) ++t;
       const std::string token = text.substr(k, t - k);
       const std::string where = source + ": line " + std::to_string(line_no) + ", token " +
-                                std::to_string(ids.size() + 1);
+                                std::to_string(b.ids.size() - first + 1);
       // Digits with an optional '-': strtoll alone would also take leading
       // white space ("\v5"), a '+' and stop at a NUL byte.
       const size_t digits = token[0] == '-' ? 1 : 0;
@@ -58,52 +58,48 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
         throw Error(where + ": token id " + Printable(token) + " is out of range, expected " +
                     "a 32-bit integer");
       }
-      ids.push_back(static_cast<int32_t>(v));
+      b.ids.push_back(static_cast<int32_t>(v));
       k = t;
     }
-    if (!ids.empty()) {
-      lines.push_back(std::move(ids));
-      line_numbers.push_back(line_no);
+    const auto n = static_cast<int64_t>(b.ids.size() - first);
+    if (n > 0) {  // a blank line is no sequence
+      if (b.batch > 0 && n != b.lengths[0] && !pad_id) {
+        throw Error(source + ": line " + std::to_string(line_no) + " has " + std::to_string(n) +
+                    " tokens, line " + std::to_string(b.lines[0]) + " has " +
+                    std::to_string(b.lengths[0]) +
+                    "; ragged sequences need pad_token_id in the model config");
+      }
+      ++b.batch;
+      b.seq = std::max(b.seq, n);
+      b.lengths.push_back(n);
+      b.lines.push_back(line_no);
+      b.offsets.push_back(static_cast<int64_t>(b.ids.size()));
     }
     if (end == text.size()) break;
     pos = end + 1;
   }
-  if (lines.empty()) throw Error(source + ": holds no token ids");
-  TokenBatch b;
-  b.batch = static_cast<int64_t>(lines.size());
-  for (size_t i = 0; i < lines.size(); ++i) {
-    b.seq = std::max<int64_t>(b.seq, static_cast<int64_t>(lines[i].size()));
-  }
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const int64_t n = static_cast<int64_t>(lines[i].size());
-    if (n != b.seq && !pad_id) {
-      throw Error(source + ": line " + std::to_string(line_numbers[i]) + " has " +
-                  std::to_string(n) + " tokens, line " + std::to_string(line_numbers[0]) + " has " +
-                  std::to_string(lines[0].size()) +
-                  "; ragged sequences need pad_token_id in the model config");
-    }
-  }
-  // Ragged lines multiply: one long line and many short ones pad to batch x seq.
-  // batch and seq are each at most text.size(), so the product fits in 64 bits
-  // for any text that fits in memory; SaturatingMul guards the rest.
-  CheckAllocation(
-      SaturatingMul(SaturatingMul(static_cast<uint64_t>(b.batch), static_cast<uint64_t>(b.seq)),
-                    sizeof(int32_t)),
-      source + ": a padded batch of " + std::to_string(b.batch) + " x " + std::to_string(b.seq) +
-          " token ids");
-  b.ids.assign(static_cast<size_t>(b.batch * b.seq), pad_id.value_or(0));
-  for (int64_t i = 0; i < b.batch; ++i) {
-    std::copy(lines[i].begin(), lines[i].end(), b.ids.begin() + i * b.seq);
-    b.lengths.push_back(static_cast<int64_t>(lines[i].size()));
-  }
-  b.lines = std::move(line_numbers);
+  if (b.batch == 0) throw Error(source + ": holds no token ids");
   return b;
+}
+
+std::vector<int32_t> TokenBatch::Padded(int32_t pad) const {
+  // One long line and many short ones pad to batch x seq: checked against the
+  // memory limit first.
+  CheckAllocation(
+      SaturatingMul(SaturatingMul(static_cast<uint64_t>(batch), static_cast<uint64_t>(seq)),
+                    sizeof(int32_t)),
+      "a padded batch of " + std::to_string(batch) + " x " + std::to_string(seq) + " token ids");
+  std::vector<int32_t> padded(static_cast<size_t>(batch * seq), pad);
+  for (int64_t i = 0; i < batch; ++i) {
+    std::copy(ids.begin() + offsets[i], ids.begin() + offsets[i + 1], padded.begin() + i * seq);
+  }
+  return padded;
 }
 
 void CheckTokenIds(const TokenBatch& b, int64_t vocab, const std::string& source) {
   for (int64_t i = 0; i < b.batch; ++i) {
     for (int64_t j = 0; j < b.lengths[i]; ++j) {
-      const int32_t id = b.ids[i * b.seq + j];
+      const int32_t id = b.ids[b.offsets[i] + j];
       if (id < 0 || id >= vocab) {
         throw Error(source + ": line " + std::to_string(b.lines[i]) + ", token " +
                     std::to_string(j + 1) + ": token id " + std::to_string(id) +
@@ -116,7 +112,7 @@ void CheckTokenIds(const TokenBatch& b, int64_t vocab, const std::string& source
 std::vector<int64_t> RealLengths(const TokenBatch& b, std::optional<int32_t> pad_id) {
   std::vector<int64_t> real(b.lengths);
   for (int64_t i = 0; i < b.batch && pad_id; ++i) {
-    while (real[i] > 0 && b.ids[i * b.seq + real[i] - 1] == *pad_id) --real[i];
+    while (real[i] > 0 && b.ids[b.offsets[i] + real[i] - 1] == *pad_id) --real[i];
   }
   return real;
 }

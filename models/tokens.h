@@ -1,5 +1,6 @@
 // Token ids as users write them: one sequence a line, ids separated by spaces
-// or commas. Ragged lines are padded to the longest with the pad id.
+// or commas. Lines are kept packed, back to back; the padded form is made on
+// request.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +13,14 @@ namespace phasor {
 struct TokenBatch {
   int64_t batch = 0;
   int64_t seq = 0;               // the longest line
-  std::vector<int32_t> ids;      // [batch, seq], short lines padded with the pad id
-  std::vector<int64_t> lengths;  // [batch] tokens before padding
+  std::vector<int32_t> ids;      // [offsets[batch]] every line's ids, back to back
+  std::vector<int64_t> offsets;  // [batch + 1] line i is ids[offsets[i] .. offsets[i + 1])
+  std::vector<int64_t> lengths;  // [batch] tokens of each line
   std::vector<int64_t> lines;    // [batch] line of the text each sequence came from (from 1)
+
+  // [batch, seq]: each line padded to the longest with pad. Throws Error if
+  // that is past the memory limit (engine/memory_limit.h).
+  std::vector<int32_t> Padded(int32_t pad) const;
 };
 
 // Parses text (blank lines are skipped). source names the input in messages,

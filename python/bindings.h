@@ -4,6 +4,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 namespace phasor::python {
 
 namespace py = pybind11;
@@ -17,6 +19,10 @@ void BindRandomSequence(py::module_& m);  // phasor.RandomSequence (random_seque
 // threads (a Dask worker's, a ThreadPoolExecutor's) are not OpenMP's.
 // Call without the GIL held, right before the C++ call.
 void ApplyNumThreads();
+
+// warnings.warn(message, phasor.Warning): the CLI's "phasor: warning:" lines.
+// Call with the GIL held.
+void Warn(const std::string& message);
 
 // Values in one returned array at most: 2^31 float32 (8 GiB), as Model::Encode.
 constexpr int64_t kMaxOutputValues = int64_t{1} << 31;

@@ -1,5 +1,7 @@
 #include "python/convert.h"
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "models/phasor.h"
@@ -90,48 +92,165 @@ void CheckRange(const std::string& name, int64_t value, int64_t lo, int64_t hi) 
   }
 }
 
-Ids ToIds(py::handle ids, int64_t vocab_size) {
-  const py::array a = AsArray(ids, "ids");
+namespace {
+
+// "token id X at sequence b, position j is outside the vocabulary [0, V)".
+[[noreturn]] void ThrowOutOfVocabulary(const std::string& id, int64_t b, int64_t j, int64_t vocab) {
+  throw Error("token id " + id + " at sequence " + std::to_string(b) + ", position " +
+              std::to_string(j) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+}
+
+// a: an integer array of n ids, [rows, row_len] in C order once flattened,
+// sequence first_seq + r in row r. Copies it into to (n int32 values) after
+// checking every id against [0, vocab). The copy is made first, into an array
+// of the module's own, so that a caller's thread writing into a meanwhile can
+// change nothing that was checked.
+void CopyIds(const py::array& a, int64_t row_len, int64_t first_seq, int64_t vocab, int32_t* to) {
+  py::module_ np = py::module_::import("numpy");
+  const int64_t n = a.size();
+  if (n == 0) return;
+  const char kind = Kind(a);
+  if (kind == 'O') {  // Python ints of any size: each converted, or named
+    const py::list values = a.attr("reshape")(-1).attr("tolist")();
+    for (int64_t i = 0; i < n; ++i) {
+      const py::handle v = values[static_cast<size_t>(i)];
+      if (!py::isinstance<py::int_>(v) || IsBool(v)) {
+        throw Error("ids must be integers, got " + TypeName(v) + " at sequence " +
+                    std::to_string(first_seq + i / row_len) + ", position " +
+                    std::to_string(i % row_len));
+      }
+      if (Less(v, py::int_(0)) || !Less(v, py::int_(vocab))) {
+        ThrowOutOfVocabulary(py::str(v).cast<std::string>(), first_seq + i / row_len, i % row_len,
+                             vocab);
+      }
+      to[i] = v.cast<int32_t>();
+    }
+    return;
+  }
+  // The module's own copy, C order, in the caller's dtype (a cast first could
+  // wrap a value into the vocabulary).
+  const py::array own = np.attr("array")(a, py::arg("copy") = true, py::arg("order") = "C");
+  const py::object lo = own.attr("min")(), hi = own.attr("max")();
+  if (Less(lo, py::int_(0)) || !Less(hi, py::int_(vocab))) {
+    const py::array bad =
+        np.attr("logical_or")(np.attr("less")(own, 0), np.attr("greater_equal")(own, vocab));
+    const int64_t flat = np.attr("argmax")(bad).cast<int64_t>();
+    const py::object value = own.attr("reshape")(-1)[py::int_(flat)];
+    ThrowOutOfVocabulary(py::str(py::int_(value)).cast<std::string>(), first_seq + flat / row_len,
+                         flat % row_len, vocab);
+  }
+  const py::array as32 = np.attr("ascontiguousarray")(own, np.attr("int32"));
+  std::memcpy(to, as32.data(), static_cast<size_t>(n) * sizeof(int32_t));
+}
+
+// The shape of an array-like as NumPy reads it, without converting a list
+// (whose items may be ragged).
+bool IsSequenceList(py::handle ids) {
+  return (py::isinstance<py::list>(ids) || py::isinstance<py::tuple>(ids)) && py::len(ids) > 0;
+}
+
+std::string TooLarge(const std::string& what, int64_t max_tokens) {
+  return what + " is too large for one call (at most " + std::to_string(max_tokens) +
+         " tokens and 2^31 output values)";
+}
+
+}  // namespace
+
+Ids ToIds(py::handle ids_in, int64_t vocab_size, int64_t d_model, int64_t max_tokens,
+          int64_t max_values, bool pooled) {
+  Ids out;
+  py::module_ np = py::module_::import("numpy");
+  // A list of sequences of different lengths: each read on its own.
+  if (IsSequenceList(ids_in)) {
+    const py::sequence items = py::reinterpret_borrow<py::sequence>(ids_in);
+    const auto batch = static_cast<int64_t>(py::len(items));
+    std::vector<py::array> rows;
+    std::vector<int64_t> offsets = {0};
+    bool nested = true, equal = true;
+    for (int64_t b = 0; b < batch && nested; ++b) {
+      const py::handle item = items[static_cast<size_t>(b)];
+      nested =
+          py::isinstance<py::list>(item) || py::isinstance<py::tuple>(item) ||
+          (py::isinstance<py::array>(item) && py::reinterpret_borrow<py::array>(item).ndim() == 1);
+    }
+    if (nested) {
+      for (int64_t b = 0; b < batch; ++b) {
+        const py::array row =
+            AsArray(items[static_cast<size_t>(b)], "ids[" + std::to_string(b) + "]");
+        if (row.ndim() != 1) {
+          throw Error("ids[" + std::to_string(b) +
+                      "] must be a 1-D sequence of token ids, got shape " + ShapeText(row));
+        }
+        const char kind = Kind(row);
+        if (kind != 'i' && kind != 'u' && kind != 'O' && row.size() > 0) {
+          throw Error("ids[" + std::to_string(b) + "] must hold integers, got dtype " +
+                      py::str(row.dtype()).cast<std::string>());
+        }
+        const int64_t n = row.size();
+        if (n > max_tokens - offsets.back()) {
+          throw Error(TooLarge("a list of " + std::to_string(batch) + " sequences", max_tokens));
+        }
+        rows.push_back(row);
+        offsets.push_back(offsets.back() + n);
+      }
+      for (const py::array& row : rows) equal = equal && row.size() == rows[0].size();
+      out.form = equal ? Ids::Form::kBatch : Ids::Form::kList;
+      out.batch = batch;
+      for (const py::array& row : rows) out.seq = std::max<int64_t>(out.seq, row.size());
+      if (!pooled && offsets.back() > max_values / d_model) {
+        throw Error(TooLarge("a list of " + std::to_string(batch) + " sequences", max_tokens));
+      }
+      out.ids.resize(static_cast<size_t>(offsets.back()));
+      for (int64_t b = 0; b < batch; ++b) {
+        CopyIds(rows[b], std::max<int64_t>(rows[b].size(), 1), b, vocab_size,
+                out.ids.data() + offsets[b]);
+      }
+      out.offsets = std::move(offsets);
+      return out;
+    }
+  }
+  if (ids_in.is_none() || py::isinstance<py::str>(ids_in) || py::isinstance<py::bytes>(ids_in) ||
+      py::isinstance<py::dict>(ids_in)) {
+    throw Error("ids must be token ids: a 1-D or 2-D integer array, or a list of sequences, got " +
+                TypeName(ids_in));
+  }
+  const py::array a = AsArray(ids_in, "ids");
   if (a.ndim() != 1 && a.ndim() != 2) {
+    if (a.ndim() == 0) {
+      throw Error(
+          "ids must be token ids: a 1-D or 2-D integer array, or a list of sequences, got " +
+          TypeName(ids_in) + (py::isinstance<py::array>(ids_in) ? " of shape ()" : ""));
+    }
     throw Error("ids must be 1-D [seq] or 2-D [batch, seq], got shape " + ShapeText(a));
   }
-  Ids out;
-  out.one_sequence = a.ndim() == 1;
-  out.batch = out.one_sequence ? 1 : a.shape(0);
-  out.seq = out.one_sequence ? a.shape(0) : a.shape(1);
+  out.form = a.ndim() == 1 ? Ids::Form::kOne : Ids::Form::kBatch;
+  out.batch = a.ndim() == 1 ? 1 : a.shape(0);
+  out.seq = a.ndim() == 1 ? a.shape(0) : a.shape(1);
+  // The shape against the limits before anything its size is made.
+  if (out.batch > 0 && (out.seq > max_tokens / out.batch ||
+                        (!pooled && out.batch * out.seq > max_values / d_model))) {
+    throw Error(TooLarge("ids of shape " + ShapeText(a), max_tokens));
+  }
   const char kind = Kind(a);
-  const bool integer = kind == 'i' || kind == 'u';
+  const bool integer = kind == 'i' || kind == 'u' || kind == 'O';
   const bool empty = a.size() == 0;
   if (!integer && !(empty && (kind == 'f' || kind == 'b'))) {
     throw Error("ids must be integers, got dtype " + py::str(a.dtype()).cast<std::string>());
   }
-  using Int32C = py::array_t<int32_t, py::array::c_style>;
-  const bool aligned = a.attr("flags").attr("aligned").cast<bool>();
-  if (integer && aligned && py::isinstance<Int32C>(a)) {
-    out.array = a;  // the caller's buffer; Model::Encode checks the ids
-    return out;
-  }
-  py::module_ np = py::module_::import("numpy");
-  if (!empty) {
-    // Any id outside [0, vocab_size), found before a cast could wrap it.
-    const py::array bad =
-        np.attr("logical_or")(np.attr("less")(a, 0), np.attr("greater_equal")(a, vocab_size));
-    if (bad.attr("any")().cast<bool>()) {
-      const int64_t flat = np.attr("argmax")(bad).cast<int64_t>();
-      const py::object value = a.attr("reshape")(-1)[py::int_(flat)];
-      throw Error("token id " + py::str(py::int_(value)).cast<std::string>() + " at sequence " +
-                  std::to_string(flat / out.seq) + ", position " + std::to_string(flat % out.seq) +
-                  " is outside the vocabulary [0, " + std::to_string(vocab_size) + ")");
-    }
-  }
-  out.array = np.attr("ascontiguousarray")(a, np.attr("int32"));
+  out.ids.resize(static_cast<size_t>(out.batch * out.seq));
+  CopyIds(a, std::max<int64_t>(out.seq, 1), 0, vocab_size, out.ids.data());
+  out.offsets.resize(static_cast<size_t>(out.batch) + 1);
+  for (int64_t b = 0; b <= out.batch; ++b) out.offsets[b] = b * out.seq;
   return out;
 }
 
 std::vector<int64_t> ToLengths(py::handle lengths, const Ids& ids) {
+  if (ids.form == Ids::Form::kList) {
+    throw Error("lengths goes with array ids; a list of sequences gives each its own length");
+  }
   const py::array a = AsArray(lengths, "lengths");
-  const bool shape_ok =
-      (a.ndim() == 1 && a.shape(0) == ids.batch) || (a.ndim() == 0 && ids.one_sequence);
+  const bool one = ids.form == Ids::Form::kOne;
+  const bool shape_ok = (a.ndim() == 1 && a.shape(0) == ids.batch) || (a.ndim() == 0 && one);
   if (!shape_ok) {
     throw Error("lengths must have shape (" + std::to_string(ids.batch) + ",), one per sequence, " +
                 "got shape " + ShapeText(a));
@@ -144,8 +263,8 @@ std::vector<int64_t> ToLengths(py::handle lengths, const Ids& ids) {
   const py::list values = a.attr("reshape")(-1).attr("tolist")();
   for (size_t b = 0; b < values.size(); ++b) {
     const py::int_ v = values[b].cast<py::int_>();
-    if (Less(v, py::int_(0)) || Less(py::int_(ids.seq), v)) {
-      throw Error("lengths[" + std::to_string(b) + "] must be in [0, " + std::to_string(ids.seq) +
+    if (Less(v, py::int_(1)) || Less(py::int_(ids.seq), v)) {
+      throw Error("lengths[" + std::to_string(b) + "] must be in [1, " + std::to_string(ids.seq) +
                   "], got " + py::repr(v).cast<std::string>());
     }
     out.push_back(v.cast<int64_t>());

@@ -23,24 +23,33 @@ std::string ToStr(py::handle value, const std::string& name);
 // Error unless lo <= value <= hi: "<name> must be in [lo, hi], got value".
 void CheckRange(const std::string& name, int64_t value, int64_t lo, int64_t hi);
 
-// Token ids [batch, seq] as int32, from a 1-D or 2-D integer array-like.
+// Token ids as the module takes them, copied into memory of its own: nothing
+// the caller can change while the GIL is released is read.
 struct Ids {
-  py::array array;  // int32, C order: the caller's own array (no copy) or a converted one
+  enum class Form {
+    kOne,    // a 1-D array or list: one sequence, [seq]
+    kBatch,  // a 2-D array, or a list of equal-length sequences: [batch, seq]
+    kList,   // a list of 1-D sequences of different lengths
+  };
+  Form form = Form::kBatch;
   int64_t batch = 0;
-  int64_t seq = 0;
-  bool one_sequence = false;  // the input was 1-D: [seq]
-  const int32_t* data() const { return static_cast<const int32_t*>(array.data()); }
+  int64_t seq = 0;               // the longest sequence
+  std::vector<int32_t> ids;      // kOne, kBatch: [batch, seq]; kList: packed
+  std::vector<int64_t> offsets;  // [batch + 1]: sequence b is ids[offsets[b] .. offsets[b + 1])
 };
 
-// Views ids without a copy when they are an aligned, C-contiguous int32 array
-// in native byte order; otherwise converts them, after checking that every id
-// is in [0, vocab_size) (the C++ check's message, naming sequence and
-// position), so that no value wraps around on the way to int32. Error for a
-// rank other than 1 or 2, a non-integer dtype (an empty array of any numeric
-// dtype is accepted), or a ragged list of lists.
-Ids ToIds(py::handle ids, int64_t vocab_size);
+// Reads ids: a 1-D or 2-D integer array-like, or a list (or tuple) of 1-D
+// integer sequences of different lengths. Sizes are checked against
+// max_tokens (and the output against max_values floats of d_model each)
+// before anything the size of the input is allocated, and every id against
+// [0, vocab_size) before a cast could wrap it (the C++ check's message, naming
+// sequence and position). Error naming the type, shape or dtype for anything
+// else.
+Ids ToIds(py::handle ids, int64_t vocab_size, int64_t d_model, int64_t max_tokens,
+          int64_t max_values, bool pooled);
 
-// lengths: [batch] integers in [0, seq] (for 1-D ids, a single int or [1]).
+// lengths: [batch] integers in [1, seq] (for 1-D ids, a single int or [1]),
+// for array ids only.
 std::vector<int64_t> ToLengths(py::handle lengths, const Ids& ids);
 
 }  // namespace phasor::python

@@ -40,40 +40,106 @@ Model LoadModel(py::handle path, py::handle pe_mode, py::handle precision) {
   } catch (const Error& e) {
     throw Error(std::string("precision: ") + e.what());
   }
-  py::gil_scoped_release release;
-  return Model::Load(dir, options);
+  Model model = [&] {
+    py::gil_scoped_release release;
+    return Model::Load(dir, options);
+  }();
+  for (const std::string& w : model.load_warnings()) Warn(w);
+  return model;
 }
 
-py::array_t<float> Encode(const Model& model, py::handle ids_in, py::handle lengths_in,
-                          py::handle stage_in) {
+// pool: None or "none" (every row), "mean", "cls", "max".
+Pooling ToPooling(py::handle pool) {
+  if (pool.is_none()) return Pooling::kNone;
+  const std::string name = ToStr(pool, "pool");
+  try {
+    return ParsePooling(name);
+  } catch (const Error& e) {
+    throw Error(std::string("pool: ") + e.what());
+  }
+}
+
+py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, py::handle stage_in,
+                  py::handle pool_in, py::handle normalize_in, py::handle packed_in,
+                  py::handle batch_tokens_in) {
   const std::string stage = ToStr(stage_in, "stage");
   if (stage != "final" && stage != "embeddings") {
     throw Error("stage must be 'embeddings' or 'final', got '" + stage + "'");
   }
-  const Ids ids = ToIds(ids_in, model.vocab_size());
+  EncodeOptions options;
+  options.embeddings_only = stage == "embeddings";
+  options.pool = ToPooling(pool_in);
+  if (!py::isinstance<py::bool_>(normalize_in)) {
+    throw Error("normalize must be True or False, got " +
+                py::str(py::type::handle_of(normalize_in).attr("__name__")).cast<std::string>());
+  }
+  options.normalize = normalize_in.cast<bool>();
+  if (options.normalize && options.pool == Pooling::kNone) {
+    throw Error("normalize=True needs pool='mean', 'cls' or 'max'");
+  }
+  if (!py::isinstance<py::bool_>(packed_in)) throw Error("packed must be True or False");
+  const bool packed = packed_in.cast<bool>();
+  const bool pooled = options.pool != Pooling::kNone;
+  if (packed && pooled)
+    throw Error("packed=True and pool do not go together: pooled rows are one a sequence");
+  options.batch_tokens = ToInt(batch_tokens_in, "batch_tokens");
+  CheckRange("batch_tokens", options.batch_tokens, 0, kMaxTokens);
+  const int64_t d = model.d_model();
+  Ids ids = ToIds(ids_in, model.vocab_size(), d, kMaxTokens, kMaxOutputValues, pooled);
   std::vector<int64_t> lengths;
   if (!lengths_in.is_none()) lengths = ToLengths(lengths_in, ids);
-  const int64_t d = model.d_model();
-  if (ids.batch > 0 &&
-      (ids.seq > kMaxTokens / ids.batch || ids.batch * ids.seq > kMaxOutputValues / d)) {
-    throw Error("a batch of " + std::to_string(ids.batch) + " x " + std::to_string(ids.seq) +
-                " tokens is too large for one call");
+  // A padded array with lengths, asked for packed rows: its real tokens packed.
+  if ((packed || ids.form == Ids::Form::kList) && !lengths.empty()) {
+    std::vector<int32_t> kept;
+    std::vector<int64_t> offsets = {0};
+    for (int64_t b = 0; b < ids.batch; ++b) {
+      kept.insert(kept.end(), ids.ids.begin() + b * ids.seq,
+                  ids.ids.begin() + b * ids.seq + lengths[b]);
+      offsets.push_back(static_cast<int64_t>(kept.size()));
+    }
+    ids.ids = std::move(kept);
+    ids.offsets = std::move(offsets);
   }
-  std::vector<py::ssize_t> shape = {ids.batch, ids.seq, d};
-  if (ids.one_sequence) shape.erase(shape.begin());
+  const bool by_offsets = packed || ids.form == Ids::Form::kList;
+  const int64_t total = ids.offsets.back();
+
+  // The output, allocated with the GIL held, before the GIL is released.
+  std::vector<py::ssize_t> shape;
+  if (pooled) {
+    shape = {ids.batch, d};
+  } else if (by_offsets) {
+    shape = {total, d};
+  } else {
+    shape = {ids.batch, ids.seq, d};
+  }
+  if (ids.form == Ids::Form::kOne && !packed) shape.erase(shape.begin());
   py::array_t<float> out(shape);
-  EncodeOptions options;
   options.lengths = lengths.empty() ? nullptr : lengths.data();
-  options.embeddings_only = stage == "embeddings";
-  const int32_t* id_data = ids.data();
+  std::string warning;
+  options.warning = &warning;
   float* out_data = out.mutable_data();
   {
-    // Every Python object was read above; ids.array and out stay referenced.
+    // Every Python object was read above; ids are the module's own copy.
     py::gil_scoped_release release;
     ApplyNumThreads();
-    model.Encode(id_data, ids.batch, ids.seq, out_data, options);
+    if (by_offsets) {
+      model.EncodePacked(ids.ids.data(), ids.offsets.data(), ids.batch, out_data, options);
+    } else {
+      model.Encode(ids.ids.data(), ids.batch, ids.seq, out_data, options);
+    }
   }
-  return out;
+  if (!warning.empty()) Warn(warning);
+  if (packed) {
+    py::array_t<int64_t> offsets(static_cast<py::ssize_t>(ids.offsets.size()));
+    std::copy(ids.offsets.begin(), ids.offsets.end(), offsets.mutable_data());
+    return py::make_tuple(out, offsets);
+  }
+  if (ids.form != Ids::Form::kList || pooled) return out;
+  py::list rows;  // [len_b, d_model] each: views of one array
+  for (int64_t b = 0; b < ids.batch; ++b) {
+    rows.append(out[py::slice(ids.offsets[b], ids.offsets[b + 1], 1)]);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -107,12 +173,18 @@ void BindModel(py::module_& m) {
           },
           "The configuration as a dict: every key of config.json, defaults filled in.")
       .def("encode", &Encode, py::arg("ids"), py::arg("lengths") = py::none(),
-           py::arg("stage") = "final",
-           "ids: [batch, seq] integers (any integer dtype, or a list of equal-length lists), or "
-           "[seq] for one sequence; int32 C-contiguous arrays are read without a copy. lengths: "
-           "[batch] real tokens per sequence, the rest masked as padding. Returns float32 "
-           "[batch, seq, d_model] ([seq, d_model] for 1-D ids): the final hidden states, or "
-           "with stage='embeddings' the encoder's input.")
+           py::arg("stage") = "final", py::arg("pool") = py::none(), py::arg("normalize") = false,
+           py::arg("packed") = false, py::arg("batch_tokens") = 0,
+           "ids: [batch, seq] integers (any integer dtype, or a list of equal-length lists), "
+           "[seq] for one sequence, or a list of 1-D sequences of different lengths. lengths: "
+           "[batch] tokens per sequence of array ids, the rest masked as padding. Only real "
+           "tokens are computed, in batches of at most batch_tokens (0: 8192, or the longest "
+           "sequence). Returns float32 [batch, seq, d_model] ([seq, d_model] for 1-D ids; a "
+           "list of [len_i, d_model] arrays for a list of different lengths): the final hidden "
+           "states, or with stage='embeddings' the encoder's input; padding rows are 0. "
+           "pool='mean', 'cls' or 'max': one row per sequence, [batch, d_model] (normalize=True: "
+           "unit L2 norm). packed=True: (rows [total tokens, d_model], offsets [batch + 1]). "
+           "Trailing pad ids inside given lengths or list items warn (phasor.Warning).")
       .def("__repr__", [](const Model& model) {
         return "phasor.Model(vocab_size=" + std::to_string(model.vocab_size()) +
                ", d_model=" + std::to_string(model.d_model()) +

@@ -16,6 +16,11 @@ std::atomic<int> g_num_threads{-1};
 
 }  // namespace
 
+void Warn(const std::string& message) {
+  const py::object category = py::module_::import("phasor").attr("Warning");
+  if (PyErr_WarnEx(category.ptr(), message.c_str(), 1) != 0) throw py::error_already_set();
+}
+
 void ApplyNumThreads() {
   const int n = g_num_threads.load(std::memory_order_relaxed);
   if (n >= 0) SetNumThreads(n);
@@ -32,6 +37,10 @@ PYBIND11_MODULE(phasor, m) {
   m.attr("__version__") = phasor::Version();
   // Error, a ValueError; UsageError (a bad argument) is one too.
   py::register_exception<phasor::Error>(m, "Error", PyExc_ValueError);
+  // Warning, a UserWarning: what the CLI prints as "phasor: warning: ...".
+  m.attr("Warning") = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
+      "phasor.Warning", "What the CLI prints as 'phasor: warning: ...' (a UserWarning).",
+      PyExc_UserWarning, nullptr));
 
   m.def(
       "set_num_threads",

@@ -13,7 +13,10 @@
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
 #include "engine/parallel.h"
+#include "engine/size_limits.h"
+#include "models/corpus.h"
 #include "models/encoder.h"
+#include "models/input_rules.h"
 #include "models/tokens.h"
 #include "models/toy.h"
 #include "tools/cli_util.h"
@@ -29,9 +32,14 @@ struct EncodeArgs {
   std::string tokens;
   std::string tokens_file;
   std::string output;
+  std::string offsets;
+  std::string layout = "padded";
   std::string stage = "final";
   std::string pe_mode;
   std::string precision = "fp32";
+  std::string pool = "none";
+  bool normalize = false;
+  int64_t batch_tokens = 0;
   int64_t threads = 0;
   int64_t repeat = 1;
   bool json = false;
@@ -39,46 +47,28 @@ struct EncodeArgs {
   const CLI::Option* tokens_file_opt = nullptr;
 };
 
-// One warning for the lines whose trailing pad ids are taken as padding;
-// Error for a line that is nothing but padding.
-void CheckPadding(const TokenBatch& tb, const std::vector<int64_t>& real, int32_t pad_id,
-                  const std::string& source, EncoderStage stage) {
-  int64_t lines = 0, pads = 0, first = -1;
-  for (int64_t b = 0; b < tb.batch; ++b) {
-    if (real[b] == 0) {
-      throw Error(source + ": line " + std::to_string(tb.lines[b]) + " holds only the pad id " +
-                  std::to_string(pad_id) + " (pad_token_id): nothing to encode");
-    }
-    if (real[b] < tb.lengths[b]) {
-      if (first < 0) first = b;
-      ++lines;
-      pads += tb.lengths[b] - real[b];
-    }
-  }
-  if (lines == 0) return;
-  const std::string what = stage == EncoderStage::kFinal
-                               ? "taken as padding: masked, and their output rows are 0"
-                               : "taken as padding";
-  std::cerr << "phasor: warning: " << source << ": line " << tb.lines[first] << " ends in "
-            << Plural(tb.lengths[first] - real[first], "pad id") << " (pad_token_id " << pad_id
-            << ")";
-  if (lines > 1) {
-    std::cerr << ", and " << Plural(lines - 1, "more line") << " (" << Plural(pads, "pad id")
-              << " in all)";
-  }
-  std::cerr << ", " << what << "\n";
+// Fails now, before any work, if path's directory cannot take a new file.
+void CheckWritable(const std::string& path) { NpyWriter probe(path, {0}); }
+
+// The offsets file beside a packed output: OUT.npy -> OUT.offsets.npy.
+std::string OffsetsPath(const EncodeArgs& a) {
+  if (!a.offsets.empty()) return a.offsets;
+  return a.output.substr(0, a.output.size() - 4) + ".offsets.npy";
 }
 
 void RunEncode(const EncodeArgs& a) {
   if ((a.tokens_opt->count() > 0) == (a.tokens_file_opt->count() > 0)) {
     throw UsageError("give exactly one of --tokens and --tokens-file");
   }
-  if (!a.output.empty()) OutputFormat("--output", a.output, {".npy"});
   if (a.stage != "final" && a.stage != "embeddings") {
     throw UsageError("--stage must be 'embeddings' or 'final', got '" + a.stage + "'");
   }
+  if (a.layout != "padded" && a.layout != "packed") {
+    throw UsageError("--layout must be 'padded' or 'packed', got '" + a.layout + "'");
+  }
   CheckRange("--threads", a.threads, 0, 1024);
   CheckRange("--repeat", a.repeat, 1, 1000000);
+  CheckRange("--batch-tokens", a.batch_tokens, 0, kMaxBatchTokens);
   std::optional<PeMode> mode;
   if (!a.pe_mode.empty()) {
     try {
@@ -93,6 +83,27 @@ void RunEncode(const EncodeArgs& a) {
   } catch (const Error& e) {
     throw UsageError(std::string("--precision: ") + e.what());
   }
+  Pooling pool = Pooling::kNone;
+  try {
+    pool = ParsePooling(a.pool);
+  } catch (const Error& e) {
+    throw UsageError(std::string("--pool: ") + e.what());
+  }
+  if (a.normalize && pool == Pooling::kNone) throw UsageError("--normalize needs --pool");
+  const bool packed = a.layout == "packed";
+  if (packed && pool != Pooling::kNone) {
+    throw UsageError("--layout packed and --pool do not go together: pooled rows are one a line");
+  }
+  if (!a.offsets.empty() && !packed) throw UsageError("--offsets needs --layout packed");
+  // Output paths are checked before anything is loaded or computed.
+  if (!a.output.empty()) {
+    OutputFormat("--output", a.output, {".npy"});
+    if (packed) OutputFormat("--offsets", OffsetsPath(a), {".npy"});
+    CheckWritable(a.output);
+    if (packed) CheckWritable(OffsetsPath(a));
+  } else if (!a.offsets.empty()) {
+    throw UsageError("--offsets needs --output");
+  }
   SetNumThreads(static_cast<int>(a.threads));
 
   std::unique_ptr<Encoder> enc;
@@ -105,74 +116,117 @@ void RunEncode(const EncodeArgs& a) {
   } else {
     enc = Encoder::Load(a.model, mode, precision);
     model_name = a.model;
-    const std::string& non_finite = enc->non_finite_warning();
-    if (!non_finite.empty()) std::cerr << "phasor: warning: " << non_finite << "\n";
-    // A tensor nothing asked for is most often a misspelt name.
-    const auto unused = enc->weights().UnusedNames();
-    if (!unused.empty()) {
-      std::cerr << "phasor: warning: " << enc->weights().source() << ": " << unused.size()
-                << " tensor(s) not used by the model, first '" << unused[0] << "'\n";
-    }
+    for (const std::string& w : enc->LoadWarnings()) std::cerr << "phasor: warning: " << w << "\n";
   }
   const ModelConfig& c = enc->config();
+  const int64_t d = c.d_model;
   const bool from_file = a.tokens_file_opt->count() > 0;
   const std::string source = from_file ? a.tokens_file : std::string("--tokens");
   const TokenBatch tb = from_file ? LoadTokens(a.tokens_file, c.pad_token_id)
                                   : ParseTokens(a.tokens, source, c.pad_token_id);
   CheckTokenIds(tb, c.vocab_size, source);  // naming the file's line and token
   const EncoderStage stage = a.stage == "final" ? EncoderStage::kFinal : EncoderStage::kEmbeddings;
-  // The tokens encoded: each line less its trailing pad ids, as Forward masks them.
-  const std::vector<int64_t> real_lengths = RealLengths(tb, c.pad_token_id);
-  if (c.pad_token_id) CheckPadding(tb, real_lengths, *c.pad_token_id, source, stage);
-  // Positions and sizes are checked before anything is allocated for the batch.
-  enc->CheckInput(tb.ids.data(), tb.batch, tb.seq);
-  const int64_t tokens = tb.batch * tb.seq;
-  const uint64_t out_bytes =
-      SaturatingMul(static_cast<uint64_t>(tokens), 4 * static_cast<uint64_t>(c.d_model));
-  CheckAllocation(enc->WorkspaceBytes(tokens) + out_bytes,
-                  "a batch of " + std::to_string(tb.batch) + " x " + std::to_string(tb.seq) +
-                      " tokens (workspace and output)");
-  EncoderWorkspace ws = enc->MakeWorkspace(tokens);
-  AlignedFloats out(static_cast<size_t>(tokens * c.d_model));  // [batch·seq, d_model]
+  // The tokens encoded: each line less its trailing pad ids (models/input_rules.h).
+  SequenceRules rules;
+  rules.pad_id = c.pad_token_id;
+  rules.padded_output = !packed && pool == Pooling::kNone;
+  rules.unit = "line";
+  const RealTokens real = ResolveRealTokens(
+      tb.ids.data(), tb.offsets.data(), tb.lengths.data(), tb.batch, rules, source,
+      [&](int64_t b) { return source + ": line " + std::to_string(tb.lines[b]); });
+  if (!real.warning.empty()) std::cerr << "phasor: warning: " << real.warning << "\n";
+
+  CorpusOptions co;
+  co.batch_tokens = a.batch_tokens;
+  co.stage = stage;
+  co.pool = pool;
+  co.normalize = a.normalize;
+  const CorpusEncoder corpus(*enc, co);
+  const int64_t longest = *std::max_element(real.lengths.begin(), real.lengths.end());
+  const int64_t budget = corpus.BudgetFor(longest, real.total);
+
+  // The output, written batch by batch as they finish, each line at its place.
+  std::vector<int64_t> shape = {tb.batch, tb.seq, d};
+  if (pool != Pooling::kNone) shape = {tb.batch, d};
+  if (packed) shape = {real.total, d};
+  std::vector<int64_t> out_offsets(static_cast<size_t>(tb.batch) + 1, 0);  // packed rows
+  for (int64_t b = 0; b < tb.batch; ++b) out_offsets[b + 1] = out_offsets[b] + real.lengths[b];
+  std::unique_ptr<NpyWriter> writer;
+  if (!a.output.empty()) writer = std::make_unique<NpyWriter>(a.output, shape);
+
+  CorpusWorkspace ws;
   std::vector<double> seconds;
-  // Layers done, over every run: the unit of progress a long sequence shows.
-  const int64_t layers = std::max<int64_t>(c.n_layers, 1);
-  Progress progress(a.repeat * layers, "layers", !a.json);
-  int64_t run = 0;
-  const std::function<void(int64_t)> on_layer = [&](int64_t done) {
-    progress.Update(run * layers + done);
-  };
-  for (run = 0; run < a.repeat; ++run) {
+  std::vector<float> first_rows(static_cast<size_t>(2 * d));  // line 1's first and last rows
+  int64_t batches = 0;
+  Progress progress(a.repeat * real.total, "tokens", !a.json);
+  for (int64_t run = 0; run < a.repeat; ++run) {
     const double t0 = Now();
-    enc->Forward(tb.ids.data(), tb.batch, tb.seq, tb.lengths.data(), stage, out.data(), ws,
-                 on_layer);
+    batches = 0;
+    corpus.Run(
+        tb.ids.data(), tb.offsets.data(), real.lengths.data(), tb.batch, ws,
+        [&](const CorpusBatch& r) {
+          ++batches;
+          if (run > 0) return;
+          for (int64_t i = 0; i < r.size; ++i) {
+            const int64_t b = r.index[i];
+            const int64_t n = pool != Pooling::kNone ? 1 : r.offsets[i + 1] - r.offsets[i];
+            const float* rows = r.rows + (pool != Pooling::kNone ? i : r.offsets[i]) * d;
+            if (b == 0) {
+              std::copy(rows, rows + d, first_rows.begin());
+              std::copy(rows + (n - 1) * d, rows + n * d, first_rows.begin() + d);
+            }
+            if (!writer) continue;
+            const int64_t at = pool != Pooling::kNone ? b * d
+                               : packed               ? out_offsets[b] * d
+                                                      : b * tb.seq * d;
+            writer->WriteValues(at, rows, n * d);
+          }
+        },
+        [&](int64_t lines, int64_t tokens) {
+          progress.Update(run * real.total + tokens,
+                          std::to_string(lines) + "/" + std::to_string(tb.batch) + " lines");
+        });
     seconds.push_back(Now() - t0);
   }
   progress.Finish();
-  if (!a.output.empty()) {
-    WriteNpy(a.output, {tb.batch, tb.seq, c.d_model}, out.data());
-    ReportWrote(a.output,
-                "float32 [" + std::to_string(tb.batch) + ", " + std::to_string(tb.seq) + ", " +
-                    std::to_string(c.d_model) + "], " +
-                    (stage == EncoderStage::kFinal ? "final hidden states" : "embeddings"));
+  if (writer) {
+    writer->Commit();
+    std::string what = "float32 [";
+    for (size_t k = 0; k < shape.size(); ++k) what += (k ? ", " : "") + std::to_string(shape[k]);
+    what += "], ";
+    what += stage == EncoderStage::kFinal ? "final hidden states" : "embeddings";
+    if (pool != Pooling::kNone) {
+      what += std::string(", ") + ToString(pool) + " pooled" + (a.normalize ? ", normalized" : "");
+    }
+    if (packed) what += ", real tokens packed";
+    ReportWrote(a.output, what);
+    if (packed) {
+      WriteNpyInt64(OffsetsPath(a), {tb.batch + 1}, out_offsets.data());
+      ReportWrote(OffsetsPath(a), "int64 [" + std::to_string(tb.batch + 1) +
+                                      "], line i in rows offsets[i] .. offsets[i + 1]");
+    }
   }
 
   const double s = Median(seconds);
-  const int64_t real = std::accumulate(real_lengths.begin(), real_lengths.end(), int64_t{0});
-  const double tokens_per_s = static_cast<double>(real) / s;
+  const double tokens_per_s = static_cast<double>(real.total) / s;
   if (a.json) {
     nlohmann::json j = {{"model", model_name},
                         {"batch", tb.batch},
                         {"seq_len", tb.seq},
-                        {"d_model", c.d_model},
+                        {"d_model", d},
                         {"n_layers", c.n_layers},
                         {"stage", a.stage},
+                        {"layout", pool != Pooling::kNone ? "pooled" : a.layout},
+                        {"pool", ToString(pool)},
+                        {"normalize", a.normalize},
                         {"pe_mode", ToString(c.positional.mode)},
                         {"precision", ToString(precision)},
                         {"weight_bytes", enc->WeightBytes()},
                         {"threads", NumThreads()},
                         {"repeat", a.repeat},
-                        {"real_tokens", real},
+                        {"real_tokens", real.total},
+                        {"batch_tokens", budget},
+                        {"batches", batches},
                         {"seconds", s},
                         {"tokens_per_s", tokens_per_s}};
     j["isa"] = IsaName(ActiveIsa());
@@ -184,28 +238,37 @@ void RunEncode(const EncodeArgs& a) {
   }
   std::printf(
       "model      %s: vocab %lld, d_model %lld, %lld heads, %lld layers, d_ff %lld, %s, %s\n",
-      model_name.c_str(), static_cast<long long>(c.vocab_size), static_cast<long long>(c.d_model),
+      model_name.c_str(), static_cast<long long>(c.vocab_size), static_cast<long long>(d),
       static_cast<long long>(c.n_heads), static_cast<long long>(c.n_layers),
       static_cast<long long>(c.d_ff), ToString(c.activation), c.norm_first ? "pre-LN" : "post-LN");
   std::printf("positional %s, PE mode %s\n", ToString(c.positional.kind),
               ToString(c.positional.mode));
   std::printf("precision  %s (weights %s bytes)\n", ToString(precision),
               FormatSi(static_cast<double>(enc->WeightBytes())).c_str());
-  std::printf("input      %lld sequence(s) x %lld tokens (%lld real)\n",
+  std::printf("input      %lld sequence(s), longest %lld tokens (%lld real in all)\n",
               static_cast<long long>(tb.batch), static_cast<long long>(tb.seq),
-              static_cast<long long>(real));
-  std::printf("output     %s [%lld, %lld, %lld]%s%s\n", a.stage.c_str(),
-              static_cast<long long>(tb.batch), static_cast<long long>(tb.seq),
-              static_cast<long long>(c.d_model), a.output.empty() ? "" : " -> ", a.output.c_str());
+              static_cast<long long>(real.total));
+  std::printf("batches    %lld of at most %lld real tokens\n", static_cast<long long>(batches),
+              static_cast<long long>(budget));
+  std::string dims;
+  for (size_t k = 0; k < shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(shape[k]);
+  std::printf(
+      "output     %s%s%s [%s]%s%s\n", a.stage.c_str(),
+      pool != Pooling::kNone ? (std::string(", ") + ToString(pool) + " pooled").c_str() : "",
+      packed ? ", packed" : "", dims.c_str(), a.output.empty() ? "" : " -> ", a.output.c_str());
   std::printf("time       %.3f ms (median of %lld), %s tokens/s (real tokens), %s\n", s * 1e3,
               static_cast<long long>(a.repeat), FormatSi(tokens_per_s).c_str(),
               Plural(NumThreads(), "thread").c_str());
-  const int64_t show = std::min<int64_t>(4, c.d_model);
-  for (int64_t j : {int64_t{0}, real_lengths[0] - 1}) {
-    std::printf("seq 0, token %lld:", static_cast<long long>(j));
-    for (int64_t k = 0; k < show; ++k) std::printf(" %9.5f", out[j * c.d_model + k]);
+  const int64_t show = std::min<int64_t>(4, d);
+  const bool one_row = pool != Pooling::kNone || real.lengths[0] == 1;
+  for (int64_t r = 0; r < (one_row ? 1 : 2); ++r) {
+    if (pool != Pooling::kNone) {
+      std::printf("seq 0, %s:", ToString(pool));
+    } else {
+      std::printf("seq 0, token %lld:", static_cast<long long>(r == 0 ? 0 : real.lengths[0] - 1));
+    }
+    for (int64_t k = 0; k < show; ++k) std::printf(" %9.5f", first_rows[r * d + k]);
     std::printf(" ...\n");
-    if (real_lengths[0] == 1) break;
   }
 }
 
@@ -224,7 +287,24 @@ void AddEncodeCommand(CLI::App& app) {
       "A file with one sequence a line, ids separated by spaces or commas; ragged lines "
       "are padded and masked (needs pad_token_id)");
   cmd->add_option("--output", args->output,
-                  "FILE.npy: float32 [batch, seq, d_model]; padded positions are 0 in stage final");
+                  "FILE.npy: float32 [batch, seq, d_model] (padding 0), or with --layout packed "
+                  "[real tokens, d_model], or with --pool [batch, d_model]; written as batches "
+                  "finish");
+  cmd->add_option("--layout", args->layout,
+                  "padded ([batch, seq, d_model]) or packed (the real tokens' rows back to back, "
+                  "and their offsets in --offsets)")
+      ->capture_default_str();
+  cmd->add_option("--offsets", args->offsets,
+                  "With --layout packed: FILE.npy for int64 [batch + 1], line i in rows "
+                  "offsets[i] .. offsets[i + 1] (default: OUTPUT's name with .offsets.npy)");
+  cmd->add_option("--pool", args->pool,
+                  "One vector a line: mean or max over its real tokens, or cls (its first); "
+                  "none: every row")
+      ->capture_default_str();
+  cmd->add_flag("--normalize", args->normalize, "With --pool: scale each vector to unit L2 norm");
+  AddSizeOption(cmd, "--batch-tokens", &args->batch_tokens,
+                "Real tokens encoded at once at most; memory is bounded by it (0: 8K, or the "
+                "longest line if longer)");
   cmd->add_option("--stage", args->stage, "embeddings (the encoder's input) or final")
       ->capture_default_str();
   cmd->add_option("--pe-mode", args->pe_mode, "cached, on_the_fly or auto (default: the config's)");

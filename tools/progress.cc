@@ -25,7 +25,7 @@ void Progress::Finish() {
   enabled_ = false;
 }
 
-void Progress::Update(int64_t done) {
+void Progress::Update(int64_t done, const std::string& note) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
@@ -43,8 +43,8 @@ void Progress::Update(int64_t done) {
   char bar[kWidth + 1];
   for (int k = 0; k < kWidth; ++k) bar[k] = k < filled ? '#' : '.';
   bar[kWidth] = '\0';
-  std::fprintf(options_.out, "\r[%s] %5.1f%%  %s %s/s  %.0f s left\033[K", bar, 100.0 * frac,
-               FormatSi(rate).c_str(), unit_.c_str(), left);
+  std::fprintf(options_.out, "\r[%s] %5.1f%%  %s %s/s%s%s  %.0f s left\033[K", bar, 100.0 * frac,
+               FormatSi(rate).c_str(), unit_.c_str(), note.empty() ? "" : "  ", note.c_str(), left);
   std::fflush(options_.out);
 }
 

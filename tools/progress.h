@@ -29,8 +29,10 @@ class Progress {
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
-  void Update(int64_t done);  // cheap; redraws at most every redraw_seconds
-  void Finish();              // wipes the bar's line if one was drawn; idempotent
+  // Cheap; redraws at most every redraw_seconds. note, if any, is shown after
+  // the rate (e.g. "1,204 lines").
+  void Update(int64_t done, const std::string& note = "");
+  void Finish();  // wipes the bar's line if one was drawn; idempotent
 
  private:
   int64_t total_;

@@ -151,7 +151,8 @@ ROPE_CASES = [
      dict(seed=24, d_model=48, n_heads=3, d_ff=64, lengths=[9, 9],
           positional=dict(kind="rope", base=500.0, scaling=dict(type="ntk", factor=8.0)))),
     ("rope_dynamic_ragged",
-     "RoPE, dynamic factor 2 with original_max_len 8: L = 12 > L0; ragged padded batch",
+     "RoPE, dynamic factor 2 with original_max_len 8, ragged: L per sequence (12 and 9 > L0, "
+     "5 < L0)",
      dict(seed=25, d_model=32, n_heads=4, d_ff=64, lengths=[12, 5, 9], pad_token_id=0,
           positional=dict(kind="rope", scaling=dict(type="dynamic", factor=2.0,
                                                     original_max_len=8)))),
@@ -535,6 +536,16 @@ def make_case(name: str, description: str, seed: int, d_model: int, n_heads: int
         identity[padded] = 0.0
         torch_own[padded] = 0.0
         extra["reference_layers_vs_torch_max_abs"] = float(np.abs(identity - torch_own).max())
+        if (pos_written.get("scaling") or {}).get("type") == "dynamic":
+            # phasor scales each sequence by its own length, so that its output does not
+            # depend on the rest of its batch: each sequence's reference is computed alone.
+            y = np.zeros_like(y)
+            y64 = np.zeros_like(y64)
+            for b, n in enumerate(lengths):
+                xb = torch.from_numpy(np.ascontiguousarray(x[b:b + 1, :n]))
+                y[b, :n] = rope_reference_output(encoder, xb, None, pos_written).numpy()[0]
+                y64[b, :n] = rope_reference_output(copy.deepcopy(encoder).double(), xb.double(),
+                                                   None, pos_written).numpy()[0]
     else:
         y = reference_output(encoder, torch.from_numpy(x), mask).numpy().astype(np.float32)
         y64 = reference_output(encoder.double(), torch.from_numpy(x).double(), mask).numpy()

@@ -160,15 +160,14 @@ inline Outcome FuzzTokens(const uint8_t* data, size_t size) {
   } catch (const Error& e) {
     return Outcome::Refused(e);
   }
-  Expect(b.batch >= 1 && b.seq >= 1 && static_cast<int64_t>(b.ids.size()) == b.batch * b.seq &&
-             static_cast<int64_t>(b.lengths.size()) == b.batch,
+  Expect(b.batch >= 1 && b.seq >= 1 && static_cast<int64_t>(b.lengths.size()) == b.batch &&
+             static_cast<int64_t>(b.offsets.size()) == b.batch + 1 && b.offsets[0] == 0 &&
+             b.offsets[b.batch] == static_cast<int64_t>(b.ids.size()),
          "batch shape");
   for (int64_t i = 0; i < b.batch; ++i) {
     const int64_t n = b.lengths[static_cast<size_t>(i)];
     Expect(n >= 1 && n <= b.seq && (n == b.seq || pad), "line length");
-    for (int64_t j = n; j < b.seq; ++j) {
-      Expect(b.ids[static_cast<size_t>(i * b.seq + j)] == *pad, "padding is the pad id");
-    }
+    Expect(b.offsets[i + 1] - b.offsets[i] == n, "line offsets");
   }
   return {};
 }

@@ -81,20 +81,19 @@ TEST(Limits, ModelWithinTheLimitStillFailsOnlyForItsMissingWeights) {
   EXPECT_NE(ErrorOf([&] { Encoder::Load(dir); }).find("missing tensor"), std::string::npos);
 }
 
-// One long line and many short ones pad to batch x seq ids.
+// One long line and many short ones: parsed packed (2,000 ids), while their
+// padded form (1001 x 1000 ids) is checked against the limit.
 TEST(Limits, PaddedTokenBatchIsCheckedAgainstTheLimit) {
   std::string text(2000, ' ');
   for (size_t i = 0; i < text.size(); i += 2) text[i] = '1';
   for (int i = 0; i < 1000; ++i) text += "\n1";
-  {
-    const ScopedLimit limit(uint64_t{8} << 20);
-    EXPECT_NO_THROW(ParseTokens(text, "t.txt", 0));  // 1001 x 1000 ids, 4 MB
-  }
   const ScopedLimit limit(uint64_t{1} << 20);
-  EXPECT_NE(ErrorOf([&] {
-              ParseTokens(text, "t.txt", 0);
-            }).find("t.txt: a padded batch of 1001 x 1000 token ids needs 3.8 MiB"),
-            std::string::npos);
+  TokenBatch b;
+  ASSERT_NO_THROW(b = ParseTokens(text, "t.txt", 0));
+  EXPECT_EQ(b.ids.size(), 2000u);
+  EXPECT_NE(
+      ErrorOf([&] { b.Padded(0); }).find("a padded batch of 1001 x 1000 token ids needs 3.8 MiB"),
+      std::string::npos);
 }
 
 TEST(Limits, TokenIdsAreDigitsOnly) {
@@ -110,8 +109,8 @@ TEST(Limits, TokenIdsAreDigitsOnly) {
 TEST(Limits, EncoderWorkspaceIsCheckedAgainstTheLimit) {
   const ModelConfig c = ToyConfig();
   Encoder enc(c, ToyWeights(c));
-  // Per token: 7·d_model floats of activations and one int64 length.
-  EXPECT_EQ(enc.WorkspaceBytes(1000), 1000u * (7u * 4u * static_cast<uint64_t>(c.d_model) + 8u));
+  // Per token: 7·d_model floats of activations, one int64 length and one int32 id.
+  EXPECT_EQ(enc.WorkspaceBytes(1000), 1000u * (7u * 4u * static_cast<uint64_t>(c.d_model) + 12u));
   EXPECT_EQ(enc.WorkspaceBytes(int64_t{1} << 62), UINT64_MAX);
   ScopedLimit limit(uint64_t{1} << 20);
   const std::string e = ErrorOf([&] { enc.MakeWorkspace(100000); });

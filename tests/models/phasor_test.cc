@@ -16,6 +16,7 @@
 #include "models/config.h"
 #include "models/encoder.h"
 #include "models/toy.h"
+#include "tests/support/limits.h"
 
 namespace {
 
@@ -83,7 +84,9 @@ TEST(PublicApiTest, EncodeMatchesTheEncoder) {
   options = EncodeOptions();
   options.embeddings_only = true;
   model.Encode(ids.data(), 2, 4, out.data(), options);
-  EXPECT_EQ(out, Reference(ids, 2, 4, nullptr, phasor::EncoderStage::kEmbeddings));
+  std::vector<float> want = Reference(ids, 2, 4, nullptr, phasor::EncoderStage::kEmbeddings);
+  std::fill(want.end() - 16, want.end(), 0.0f);  // the trailing pad id: padding, 0 at every stage
+  EXPECT_EQ(out, want);
 
   // A smaller batch after a larger one reuses the activations and gives the same bits.
   std::vector<float> one(4 * 16);
@@ -107,7 +110,19 @@ TEST(PublicApiTest, EncodeErrors) {
   EXPECT_THROW(model.Encode(ids.data(), -1, 2, out.data()), UsageError);
   EXPECT_THROW(model.Encode(nullptr, 1, 2, out.data()), UsageError);
   EXPECT_THROW(model.Encode(ids.data(), 1, 2, nullptr), UsageError);
-  EXPECT_NO_THROW(model.Encode(nullptr, 0, 2, nullptr));
+  // No token, or a sequence of pad ids only: nothing to encode (models/input_rules.h).
+  EXPECT_THROW(model.Encode(nullptr, 0, 2, nullptr), Error);
+  const std::vector<int32_t> pads = {3, 14, 0, 0};
+  const std::string pad_only =
+      phasor::testing::ErrorOf([&] { model.Encode(pads.data(), 2, 2, out.data()); });
+  EXPECT_NE(pad_only.find("sequence 1 holds only the pad id 0"), std::string::npos) << pad_only;
+  const int64_t zero[] = {1, 0};
+  EncodeOptions o;
+  o.lengths = zero;
+  EXPECT_NE(phasor::testing::ErrorOf([&] {
+              model.Encode(ids.data(), 2, 1, out.data(), o);
+            }).find("sequence 1 is empty"),
+            std::string::npos);
   EXPECT_THROW(model.Encode(ids.data(), int64_t{1} << 40, int64_t{1} << 40, out.data()), Error);
   EXPECT_THROW(Model::Load(::testing::TempDir() + "phasor_api_no_such_model"), Error);
 }

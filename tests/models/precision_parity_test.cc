@@ -97,13 +97,24 @@ TEST_P(PrecisionParityTest, CloseToPyTorchFloat32) {
     const TokenBatch tb = LoadTokens(dir + "/tokens.txt", c.pad_token_id);
     const NpyArray y = ReadNpy(dir + "/expected.npy");
     EncoderWorkspace ws = enc->MakeWorkspace(tb.batch * tb.seq);
+    const std::vector<int32_t> ids = tb.Padded(c.pad_token_id.value_or(0));  // [batch, seq]
     std::vector<float> out(y.data.size()), out1(y.data.size());  // [batch, seq, d_model]
     SetNumThreads(1);
-    enc->Forward(tb.ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal,
-                 out1.data(), ws);
+    enc->Forward(ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal, out1.data(),
+                 ws);
     SetNumThreads(2);
-    enc->Forward(tb.ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal,
-                 out.data(), ws);
+    enc->Forward(ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal, out.data(),
+                 ws);
+    // Packed, every sequence's rows are the bits of its padded rows.
+    std::vector<float> packed(tb.ids.size() * c.d_model);  // [tokens, d_model]
+    enc->ForwardPacked(tb.ids.data(), tb.offsets.data(), tb.batch, EncoderStage::kFinal,
+                       packed.data(), ws);
+    for (int64_t b = 0; b < tb.batch; ++b) {
+      EXPECT_TRUE(std::equal(packed.begin() + tb.offsets[b] * c.d_model,
+                             packed.begin() + tb.offsets[b + 1] * c.d_model,
+                             out.begin() + b * tb.seq * c.d_model))
+          << name << " " << precision << ": packed rows of sequence " << b;
+    }
     SetNumThreads(0);
     EXPECT_EQ(out, out1) << name << " " << precision << ": 1 and 2 threads differ";
     const Accuracy a = Compare(out, y.data, tb, c.d_model);

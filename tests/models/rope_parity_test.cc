@@ -58,8 +58,9 @@ TEST(RopeParityTest, OffsetNear2p24GivesTheSameOutput) {
   const int64_t d = zero->config().d_model;
   std::vector<float> a(tb.batch * tb.seq * d), b(a.size());  // [batch, seq, d_model]
   EncoderWorkspace ws = zero->MakeWorkspace(tb.batch * tb.seq);
-  zero->Forward(tb.ids.data(), tb.batch, tb.seq, nullptr, EncoderStage::kFinal, a.data(), ws);
-  near->Forward(tb.ids.data(), tb.batch, tb.seq, nullptr, EncoderStage::kFinal, b.data(), ws);
+  const std::vector<int32_t> ids = tb.Padded(0);
+  zero->Forward(ids.data(), tb.batch, tb.seq, nullptr, EncoderStage::kFinal, a.data(), ws);
+  near->Forward(ids.data(), tb.batch, tb.seq, nullptr, EncoderStage::kFinal, b.data(), ws);
   EXPECT_LE(testing::RealTokenError(b.data(), a.data(), tb, d), testing::kGoldenOutputTol);
 }
 

@@ -28,7 +28,9 @@ TEST(TokensTest, SpacesCommasAndBlankLines) {
 TEST(TokensTest, RaggedLinesArePaddedWithThePadId) {
   const TokenBatch b = ParseTokens("1 2 3 4\n5\n6 7", "t.txt", 9);
   EXPECT_EQ(b.seq, 4);
-  EXPECT_EQ(b.ids, (std::vector<int32_t>{1, 2, 3, 4, 5, 9, 9, 9, 6, 7, 9, 9}));
+  EXPECT_EQ(b.ids, (std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7}));  // packed
+  EXPECT_EQ(b.offsets, (std::vector<int64_t>{0, 4, 5, 7}));
+  EXPECT_EQ(b.Padded(9), (std::vector<int32_t>{1, 2, 3, 4, 5, 9, 9, 9, 6, 7, 9, 9}));
   EXPECT_EQ(b.lengths, (std::vector<int64_t>{4, 1, 2}));
 }
 

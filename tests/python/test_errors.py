@@ -74,10 +74,16 @@ def test_ids_that_do_not_fit_int32_are_refused(toy_dir):
     (np.array([[1.5, 2.0]], dtype=np.float32), "integers, got dtype float32"),
     (np.array([[True, False]]), "integers, got dtype bool"),
     (np.zeros((1, 2, 3), dtype=np.int32), r"1-D \[seq\] or 2-D \[batch, seq\], got shape \(1, 2, 3\)"),
-    (np.int32(5), r"got shape \(\)"),
-    ([[1, 2, 3], [4, 5]], "cannot be read as an array"),
+    (np.int32(5), r"a 1-D or 2-D integer array, or a list of sequences, got int32"),
+    (np.array(5), r"got ndarray of shape \(\)"),
+    ([[1, 2, 3], [4, [5]]], r"ids\[1\] cannot be read as an array"),
+    ([[1, 2, 3], [[4, 5]]], r"ids\[1\] must be a 1-D sequence of token ids, got shape \(1, 2\)"),
+    ([[1, 2], ["a"]], r"ids\[1\] must hold integers, got dtype <U1"),
+    ([[3, 2**70]], "token id 1180591620717411303424 at sequence 0, position 1 is outside"),
     (["a", "b"], "integers, got dtype <U1"),
-    (None, r"got shape \(\)"),
+    (None, "or a list of sequences, got NoneType"),
+    ("3 14 15", "or a list of sequences, got str"),
+    ({"ids": [3]}, "or a list of sequences, got dict"),
 ])
 def test_bad_ids(toy_dir, ids, match):
     model = phasor.Model(toy_dir)
@@ -88,19 +94,22 @@ def test_bad_ids(toy_dir, ids, match):
 def test_bad_lengths_and_stage(toy_dir):
     model = phasor.Model(toy_dir)
     ids = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int32)
-    with pytest.raises(phasor.Error, match=r"lengths\[1\] must be in \[0, 3\], got 4"):
+    with pytest.raises(phasor.Error, match=r"lengths\[1\] must be in \[1, 3\], got 4"):
         model.encode(ids, lengths=[3, 4])
-    with pytest.raises(phasor.Error, match=r"lengths\[0\] must be in \[0, 3\], got -1"):
+    with pytest.raises(phasor.Error, match=r"lengths\[0\] must be in \[1, 3\], got -1"):
         model.encode(ids, lengths=[-1, 3])
+    with pytest.raises(phasor.Error, match=r"lengths\[0\] must be in \[1, 3\], got 0"):
+        model.encode(ids, lengths=[0, 3])
     with pytest.raises(phasor.Error, match=r"shape \(2,\)"):
         model.encode(ids, lengths=[3])
     with pytest.raises(phasor.Error, match="lengths must be integers"):
         model.encode(ids, lengths=[3.0, 2.0])
     with pytest.raises(phasor.Error, match="stage must be 'embeddings' or 'final', got 'middle'"):
         model.encode(ids, stage="middle")
-    # Empty input: nothing to do, an empty result.
-    assert model.encode(np.zeros((0, 5), dtype=np.int32)).shape == (0, 5, model.d_model)
-    assert model.encode([]).shape == (0, model.d_model)
+    # Empty input, as in the CLI: nothing to encode is an error, not an empty result.
+    for empty in (np.zeros((0, 5), dtype=np.int32), np.zeros((2, 0), dtype=np.int32), [], [[]]):
+        with pytest.raises(phasor.Error, match="nothing to encode"):
+            model.encode(empty)
 
 
 def test_bad_positional_arguments():

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -57,17 +58,29 @@ inline void ExpectMatchesGolden(const std::string& name) {
   ASSERT_EQ(x.shape, (std::vector<int64_t>{tb.batch, tb.seq, c.d_model}));
   ASSERT_EQ(y.shape, x.shape);
   EncoderWorkspace ws = enc->MakeWorkspace(tb.batch * tb.seq);
-  std::vector<float> out(x.data.size());  // [batch, seq, d_model]
+  const std::vector<int32_t> ids = tb.Padded(c.pad_token_id.value_or(0));  // [batch, seq]
+  std::vector<float> out(x.data.size());                                   // [batch, seq, d_model]
+  // The real tokens packed back to back: the same bits as the padded rows.
+  std::vector<float> packed(tb.ids.size() * c.d_model);  // [tokens, d_model]
   for (int threads : {1, 2}) {
     SetNumThreads(threads);
-    enc->Forward(tb.ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kEmbeddings,
+    enc->Forward(ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kEmbeddings,
                  out.data(), ws);
     const MaxError ex = RealTokenError(out.data(), x.data.data(), tb, c.d_model);
     EXPECT_LE(ex, kGoldenEmbeddingTol) << name << ", embeddings, " << threads << " threads";
-    enc->Forward(tb.ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal,
-                 out.data(), ws);
+    enc->Forward(ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal, out.data(),
+                 ws);
     const MaxError ey = RealTokenError(out.data(), y.data.data(), tb, c.d_model);
     EXPECT_LE(ey, kGoldenOutputTol) << name << ", output, " << threads << " threads";
+    enc->ForwardPacked(tb.ids.data(), tb.offsets.data(), tb.batch, EncoderStage::kFinal,
+                       packed.data(), ws);
+    for (int64_t b = 0; b < tb.batch; ++b) {
+      const int64_t n = tb.lengths[b] * c.d_model;
+      ASSERT_TRUE(std::equal(packed.begin() + tb.offsets[b] * c.d_model,
+                             packed.begin() + tb.offsets[b] * c.d_model + n,
+                             out.begin() + b * tb.seq * c.d_model))
+          << name << ", packed rows of sequence " << b << " differ from its padded rows";
+    }
     for (int64_t b = 0; b < tb.batch; ++b) {
       for (int64_t k = tb.lengths[b] * c.d_model; k < tb.seq * c.d_model; ++k) {
         ASSERT_EQ(out[b * tb.seq * c.d_model + k], 0.0f) << name << ", padding of sequence " << b;

@@ -245,9 +245,19 @@ TEST(EncodeCliTest, BatchOverTheMemoryLimitIsOneErrorLine) {
                            " --tokens-file " + file);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   testing::ExpectOneErrorLine(r);
-  EXPECT_NE(r.err.find("a batch of 3000 x 3 tokens (workspace and output) needs 4.5 MiB"),
+  EXPECT_NE(r.err.find("batches of 8192 tokens (the encoder's workspace and the batch's rows) "
+                       "needs 4.2 MiB, more than the memory limit of 1 MiB"),
             std::string::npos)
       << r.err;
+  // Memory is bounded by the token budget, not by the file: 64 tokens a batch fit.
+  const std::string out = ::testing::TempDir() + "memcap_out.npy";
+  const auto fits =
+      RunPhasor("--max-memory 1M encode --model " + MakeSmallModel("memcap") + " --tokens-file " +
+                file + " --batch-tokens 64 --output " + out + " --json");
+  ASSERT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_EQ(nlohmann::json::parse(fits.out)["batches"], (3000 + 20) / 21);  // 21 lines a batch
+  EXPECT_EQ(ReadNpy(out).shape, (std::vector<int64_t>{3000, 3, 16}));
+  std::remove(out.c_str());
 }
 
 // The toy model's pad_token_id is 0: trailing 0s are padding. The counts say
@@ -266,7 +276,8 @@ TEST(EncodeCliTest, TrailingPadIdsAreCountedWarnedAndRefusedAlone) {
 
   r = RunPhasor("encode --tokens \"5 7 0\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("1 sequence(s) x 3 tokens (2 real)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 sequence(s), longest 3 tokens (2 real in all)"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("seq 0, token 1:"), std::string::npos) << r.out;  // the last real one
   EXPECT_EQ(r.out.find("seq 0, token 2:"), std::string::npos) << r.out;
 
@@ -293,7 +304,7 @@ TEST(EncodeCliTest, TrailingPadIdsAreCountedWarnedAndRefusedAlone) {
   EXPECT_EQ(r.err,
             "phasor: warning: " + file +
                 ": line 1 ends in 2 pad ids (pad_token_id 0), and 1 more line (3 pad ids in all), "
-                "taken as padding\n");
+                "taken as padding: masked, and their output rows are 0\n");
   WriteFile(file, "5 7\n0\n");
   ExpectDataError("encode --tokens-file " + file, file + ": line 2 holds only the pad id 0");
 }

@@ -1,0 +1,96 @@
+// A corpus: any number of sequences of any lengths, encoded in batches chosen
+// under a budget of real tokens, so that memory is bounded by the budget and
+// not by the corpus or by batch × longest sequence.
+//
+// Sequences are taken in input order and cut into batches of at most
+// batch_tokens real tokens; each batch runs packed (Encoder::ForwardPacked), so
+// a ragged corpus costs its real tokens whatever the mix of lengths in a batch
+// (no grouping by length is needed: no row is padding), and a sequence's rows
+// are the same bits whatever batch it lands in. Results reach the caller batch
+// by batch, each sequence named by its input index.
+//
+//   CorpusEncoder corpus(encoder, options);
+//   corpus.Run(ids, offsets, real, n, [&](const CorpusBatch& b) { ... });
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/aligned_allocator.h"
+#include "engine/parallel.h"
+#include "models/encoder.h"
+#include "models/pooling.h"
+
+namespace phasor {
+
+// Real tokens a batch holds at most unless told otherwise: large enough that
+// the products run at their full rate (the d512 encoder gains nothing from
+// more), small enough that the workspace of a d512 model stays near 150 MB.
+constexpr int64_t kDefaultBatchTokens = 8192;
+
+struct CorpusOptions {
+  // Real tokens per batch at most; 0: kDefaultBatchTokens, raised to the
+  // longest sequence if that is longer. An explicit budget below the longest
+  // sequence is an error.
+  int64_t batch_tokens = 0;
+  EncoderStage stage = EncoderStage::kFinal;
+  Pooling pool = Pooling::kNone;  // kNone: every row; else one row a sequence
+  bool normalize = false;         // with pool: unit L2 norm
+};
+
+// The result of one batch, valid during the callback only.
+struct CorpusBatch {
+  int64_t size = 0;                // sequences in this batch
+  const int64_t* index = nullptr;  // [size] their input indices
+  // Without pooling: [offsets[size], d_model] packed rows, sequence i of the
+  // batch in rows offsets[i] .. offsets[i + 1]; with pooling: [size, d_model].
+  const float* rows = nullptr;
+  const int64_t* offsets = nullptr;  // [size + 1]
+  int64_t tokens = 0;                // real tokens in the batch
+};
+
+// The buffers of Run, grown to the largest budget they served and reused:
+// once warm, a run allocates nothing. One per concurrent caller.
+struct CorpusWorkspace {
+  int64_t budget = 0;
+  EncoderWorkspace encoder;
+  std::vector<int32_t> ids;      // [budget] a batch's ids, packed
+  std::vector<int64_t> index;    // [budget] its sequences' input indices
+  std::vector<int64_t> offsets;  // [budget + 1]
+  AlignedFloats rows;            // [budget, d_model]
+  AlignedFloats pooled;          // [budget, d_model], with pooling only
+};
+
+class CorpusEncoder {
+ public:
+  // The budget is settled by Run (it depends on the longest sequence).
+  CorpusEncoder(const Encoder& encoder, const CorpusOptions& options);
+
+  // The budget Run uses for sequences of `total` real tokens whose longest has
+  // `longest`: the explicit one, or kDefaultBatchTokens (no more than total,
+  // no less than longest). UsageError for an explicit budget below longest or
+  // outside [1, 2^26].
+  int64_t BudgetFor(int64_t longest, int64_t total) const;
+
+  // Bytes Run holds for a budget: the encoder's workspace and the batch's ids
+  // and rows.
+  uint64_t BytesFor(int64_t budget) const;
+
+  // ids: sequence i is ids[offsets[i] .. offsets[i] + real[i]) (its real
+  // tokens, ResolveRealTokens; ids past them are ignored); n sequences. Calls
+  // sink once per batch, in the order run, and progress(sequences, tokens)
+  // done so far after each. Checks every id and position first (Error naming
+  // sequence i), and the memory for the budget (engine/memory_limit.h), before
+  // anything is computed.
+  // ws: the buffers, grown here if smaller than the budget.
+  void Run(
+      const int32_t* ids, const int64_t* offsets, const int64_t* real, int64_t n,
+      CorpusWorkspace& ws, FunctionRef<void(const CorpusBatch&)> sink,
+      FunctionRef<void(int64_t, int64_t)> progress = [](int64_t, int64_t) {}) const;
+
+ private:
+  const Encoder& encoder_;
+  CorpusOptions options_;
+};
+
+}  // namespace phasor

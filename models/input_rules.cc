@@ -1,0 +1,52 @@
+#include "models/input_rules.h"
+
+#include "engine/error.h"
+
+namespace phasor {
+namespace {
+
+std::string Count(int64_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+RealTokens ResolveRealTokens(const int32_t* ids, const int64_t* start, const int64_t* given,
+                             int64_t batch, const SequenceRules& rules, const std::string& input,
+                             FunctionRef<std::string(int64_t)> name) {
+  if (batch <= 0) throw Error(input + " holds no sequence: nothing to encode");
+  RealTokens r;
+  r.lengths.resize(static_cast<size_t>(batch));
+  int64_t warned = 0, pads = 0, first = -1;
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t n = given[b];
+    if (n <= 0) throw Error(name(b) + " is empty: nothing to encode");
+    if (rules.pad_id) {
+      while (n > 0 && ids[start[b] + n - 1] == *rules.pad_id) --n;
+      if (n == 0) {
+        throw Error(name(b) + " holds only the pad id " + std::to_string(*rules.pad_id) +
+                    " (pad_token_id): nothing to encode");
+      }
+    }
+    if (n < given[b] && rules.warn_trailing_pads) {
+      if (first < 0) first = b;
+      ++warned;
+      pads += given[b] - n;
+    }
+    r.lengths[b] = n;
+    r.total += n;
+  }
+  if (warned > 0) {
+    r.warning = name(first) + " ends in " + Count(given[first] - r.lengths[first], "pad id") +
+                " (pad_token_id " + std::to_string(*rules.pad_id) + ")";
+    if (warned > 1) {
+      r.warning += ", and " + Count(warned - 1, "more " + rules.unit) + " (" +
+                   Count(pads, "pad id") + " in all)";
+    }
+    r.warning += rules.padded_output ? ", taken as padding: masked, and their output rows are 0"
+                                     : ", taken as padding: masked, and left out of the output";
+  }
+  return r;
+}
+
+}  // namespace phasor

@@ -1,0 +1,54 @@
+// The one definition of valid encoder input, shared by the C++ API
+// (models/phasor.h), the CLI, the Python module and the Dask tools; README
+// "Valid input" says the same in words.
+//
+//   - An input holds at least one sequence: an empty one is refused.
+//   - A sequence's real tokens are its tokens less its trailing pad ids (with a
+//     pad_token_id in the config): those are padding, masked out of attention
+//     and absent from the output (0 in a padded array).
+//   - A sequence with no real token (empty, or pad ids only) is refused: there
+//     is nothing to encode, and a row of zeros would pass for a result.
+//   - Trailing pad ids inside the tokens a caller gave as real (a line of a
+//     file, a list item, a sequence's given length) are still padding, with
+//     one warning for the whole input.
+//   - Ids lie in [0, vocab_size), positions within what the PE or RoPE can
+//     produce, and a batch within the limits of one call (engine/size_limits.h):
+//     the encoder checks those (Encoder::CheckInput, CheckPacked).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/parallel.h"
+
+namespace phasor {
+
+struct RealTokens {
+  std::vector<int64_t> lengths;  // [batch] real tokens of each sequence
+  int64_t total = 0;             // their sum
+  std::string warning;           // empty, or one line about trailing pad ids
+};
+
+struct SequenceRules {
+  std::optional<int32_t> pad_id;  // the config's pad_token_id
+  // Whether the given tokens of a sequence were meant as real (a file's line,
+  // a list item, an explicit length), so that trailing pad ids in them deserve
+  // a warning; false for a padded array whose padding is the pad id.
+  bool warn_trailing_pads = true;
+  // The output has padded rows (made 0) rather than none.
+  bool padded_output = true;
+  // What a sequence is called in the warning's count: "line" for a file.
+  std::string unit = "sequence";
+};
+
+// ids: sequence b is ids[start[b] .. start[b] + given[b]). input: the whole
+// input in messages ("tokens.txt", "ids"); name(b): sequence b in messages
+// ("tokens.txt: line 5", "sequence 3"). Throws Error for no sequence or a
+// sequence with no real token.
+RealTokens ResolveRealTokens(const int32_t* ids, const int64_t* start, const int64_t* given,
+                             int64_t batch, const SequenceRules& rules, const std::string& input,
+                             FunctionRef<std::string(int64_t)> name);
+
+}  // namespace phasor

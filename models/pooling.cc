@@ -1,0 +1,74 @@
+#include "models/pooling.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <vector>
+
+#include "engine/error.h"
+
+namespace phasor {
+
+Pooling ParsePooling(const std::string& name) {
+  if (name == "none") return Pooling::kNone;
+  if (name == "mean") return Pooling::kMean;
+  if (name == "cls") return Pooling::kCls;
+  if (name == "max") return Pooling::kMax;
+  throw Error("unknown pooling '" + name + "', expected mean, cls or max");
+}
+
+const char* ToString(Pooling pooling) {
+  switch (pooling) {
+    case Pooling::kNone:
+      return "none";
+    case Pooling::kMean:
+      return "mean";
+    case Pooling::kCls:
+      return "cls";
+    case Pooling::kMax:
+      return "max";
+  }
+  return "?";
+}
+
+void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t d, Pooling pooling,
+              bool normalize, float* out) {
+  assert(pooling != Pooling::kNone);
+  std::vector<double> sum(static_cast<size_t>(d));
+  for (int64_t b = 0; b < batch; ++b) {
+    const float* x = rows + offsets[b] * d;  // [n, d]
+    const int64_t n = offsets[b + 1] - offsets[b];
+    assert(n > 0);
+    float* y = out + b * d;
+    switch (pooling) {
+      case Pooling::kNone:
+      case Pooling::kCls:
+        std::copy(x, x + d, y);
+        break;
+      case Pooling::kMean:
+        std::fill(sum.begin(), sum.end(), 0.0);
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t k = 0; k < d; ++k) sum[k] += x[j * d + k];
+        }
+        for (int64_t k = 0; k < d; ++k) y[k] = static_cast<float>(sum[k] / static_cast<double>(n));
+        break;
+      case Pooling::kMax:
+        std::copy(x, x + d, y);
+        for (int64_t j = 1; j < n; ++j) {
+          for (int64_t k = 0; k < d; ++k) {
+            const float v = x[j * d + k];
+            if (v > y[k] || std::isnan(v)) y[k] = std::isnan(y[k]) ? y[k] : v;
+          }
+        }
+        break;
+    }
+    if (normalize) {
+      double norm = 0.0;
+      for (int64_t k = 0; k < d; ++k) norm += static_cast<double>(y[k]) * y[k];
+      const double scale = 1.0 / std::max(std::sqrt(norm), 1e-12);
+      for (int64_t k = 0; k < d; ++k) y[k] = static_cast<float>(y[k] * scale);
+    }
+  }
+}
+
+}  // namespace phasor

@@ -1,0 +1,29 @@
+// One vector per sequence from its final rows (sentence embeddings): the mean
+// or the max of its rows, or its first row (a [CLS] token), optionally scaled
+// to unit L2 norm.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace phasor {
+
+enum class Pooling {
+  kNone,  // every row, no pooling
+  kMean,  // the mean of the sequence's rows (sums in double)
+  kCls,   // its first row
+  kMax,   // the largest value of each column (NaN if any is NaN)
+};
+
+// "none", "mean", "cls", "max"; Error naming the value and the choices.
+Pooling ParsePooling(const std::string& name);
+const char* ToString(Pooling pooling);
+
+// rows: [offsets[batch], d] packed rows, sequence b in rows offsets[b] ..
+// offsets[b + 1] (at least one each); out: [batch, d]. normalize: each output
+// row divided by max(its L2 norm, 1e-12), as torch.nn.functional.normalize.
+// pooling must not be kNone. Serial: a pass over the rows.
+void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t d, Pooling pooling,
+              bool normalize, float* out);
+
+}  // namespace phasor
