@@ -20,8 +20,10 @@ thread_local bool t_in_task = false;
 }  // namespace
 
 void SetNumThreads(int n) {
-  if (n <= 0) n = omp_get_num_procs();
-  omp_set_num_threads(n);
+  // 0: OpenMP's own default, read before any call changed it: OMP_NUM_THREADS
+  // if set, else one per processor.
+  static const int default_threads = omp_get_max_threads();
+  omp_set_num_threads(n > 0 ? n : default_threads);
 }
 
 int NumThreads() { return omp_get_max_threads(); }

@@ -44,7 +44,8 @@ class FunctionRef<R(Args...)> {
   R (*call_)(void*, Args...);
 };
 
-// Sets how many threads ParallelTasks may use (0: one per processor).
+// Sets how many threads ParallelTasks may use (0: OMP_NUM_THREADS if set, else
+// one per processor).
 void SetNumThreads(int n);
 // The number of threads ParallelTasks uses at most.
 int NumThreads();

@@ -3,8 +3,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cmath>
 #include <string>
 
+#include "engine/size_limits.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
 #include "python/convert.h"
@@ -26,12 +28,19 @@ auto Parsed(py::handle value, const std::string& name, Parse parse) {
   }
 }
 
-void CheckTable(int64_t start, int64_t length, int64_t width) {
+// start and length of a table of width columns (named width_name, the
+// argument it comes from): Error unless both >= 0, the positions end by 2^40
+// (as `phasor pe --start`) and the table holds at most 2^30 values.
+void CheckTable(int64_t start, int64_t length, int64_t width, const std::string& width_name) {
   if (start < 0) throw Error("start must be >= 0, got " + std::to_string(start));
   if (length < 0) throw Error("length must be >= 0, got " + std::to_string(length));
+  if (start > kMaxPosition - length) {
+    throw Error("start " + std::to_string(start) + " + length " + std::to_string(length) +
+                " is past the largest position (2^40)");
+  }
   if (width > 0 && length > kMaxTableValues / width) {
-    throw Error("length " + std::to_string(length) + " x " + std::to_string(width) +
-                " is too large for one table (limit 2^30 values)");
+    throw Error("length " + std::to_string(length) + " x " + width_name + " " +
+                std::to_string(width) + " is too large for one table (limit 2^30 values)");
   }
 }
 
@@ -50,7 +59,11 @@ py::array_t<float> PositionalRows(py::handle d_model, py::handle length, py::han
   if (o.d_model < 2 || o.d_model % 2 != 0) {
     throw Error("d_model must be even and >= 2, got " + std::to_string(o.d_model));
   }
-  CheckTable(first, n, o.d_model);
+  if (o.d_model > kMaxTableValues) {
+    throw Error("d_model " + std::to_string(o.d_model) +
+                " is too large for one table (limit 2^30 values)");
+  }
+  CheckTable(first, n, o.d_model, "d_model");
   if (o.mode != PeMode::kOnTheFly && o.max_len > kMaxTableValues / o.d_model) {
     throw Error("max_len " + std::to_string(o.max_len) +
                 " is too large for a cached table; use mode 'on_the_fly'");
@@ -73,6 +86,14 @@ RopeScaling Scaling(py::handle scaling) {
         "scaling must be a dict with the keys of config.json's positional.scaling, or "
         "None, got " +
         py::str(py::type::handle_of(scaling).attr("__name__")).cast<std::string>());
+  }
+  // Each value as the JSON of config.json holds it: a number that is not
+  // finite has no JSON form, so it is named here rather than in a parse error.
+  for (const auto& [key, value] : scaling.cast<py::dict>()) {
+    if (py::isinstance<py::float_>(value) && !std::isfinite(value.cast<double>())) {
+      throw Error("scaling: '" + py::str(key).cast<std::string>() +
+                  "' must be a finite number, got " + py::repr(value).cast<std::string>());
+    }
   }
   std::string text;
   try {
@@ -99,7 +120,12 @@ py::array_t<float> RopeRows(py::handle head_dim, py::handle length, py::handle s
   if (!rotary_dim.is_none() && o.rotary_dim < 1) {
     throw Error("rotary_dim must be >= 2 (or None: head_dim), got " + std::to_string(o.rotary_dim));
   }
-  CheckTable(first, n, o.r());
+  // rotary_dim None rotates the whole head: an odd head_dim is the caller's.
+  if (rotary_dim.is_none() && o.d_head % 2 != 0) {
+    throw Error("head_dim must be even (rotary_dim None rotates all of it), got " +
+                std::to_string(o.d_head));
+  }
+  CheckTable(first, n, o.r(), rotary_dim.is_none() ? "head_dim" : "rotary_dim");
   const RotaryEncoding rope(o);  // Error "<key>: <what>" for bad options
   py::array_t<float> out({n, rope.rotary_dim()});
   float* data = out.mutable_data();

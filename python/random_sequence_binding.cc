@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "engine/size_limits.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
 #include "python/convert.h"
@@ -33,6 +34,12 @@ std::pair<int64_t, int64_t> Range(py::handle start, py::handle length, int64_t w
   const int64_t n = ToInt(length, "length");
   if (first < 0) throw Error("start must be >= 0, got " + std::to_string(first));
   if (n < 0) throw Error("length must be >= 0, got " + std::to_string(n));
+  // Token j of the sequence is at position j: the last one asked for is a
+  // position too (and first + n must not wrap).
+  if (first > kMaxPosition - n) {
+    throw Error("start " + std::to_string(first) + " + length " + std::to_string(n) +
+                " is past the largest position (2^40)");
+  }
   if (n > kMaxOutputValues / width) {
     throw Error("length " + std::to_string(n) + " x " + std::to_string(width) +
                 " is too large for one call");

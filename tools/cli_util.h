@@ -1,10 +1,15 @@
 // Small helpers shared by the subcommands.
 #pragma once
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -31,6 +36,13 @@ inline void CheckRange(const std::string& flag, int64_t value, int64_t lo, int64
   }
 }
 
+// A number as a user would type it back: 0.2, -1, nan.
+inline std::string FormatNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 constexpr int64_t kGiB = int64_t{1} << 30;
 
 inline bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -51,6 +63,25 @@ inline std::string OutputFormat(const std::string& option, const std::string& pa
     list += (k == 0 ? "" : k + 1 == allowed.size() ? " or " : ", ") + allowed[k];
   }
   throw UsageError(option + " must end in " + list + ", got '" + path + "'");
+}
+
+// Checks, before any work, that a file can be written at path: its directory
+// exists and is writable, and path is not a directory itself. Throws Error
+// with the message the write itself would give ("cannot write PATH: No such
+// file or directory", exit 1), so that a long run is never lost to a typo in
+// its output path.
+inline void CheckWritable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const auto fail = [&](int err) {
+    return Error("cannot write " + path + ": " + std::strerror(err));
+  };
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw fail(EISDIR);
+  const fs::path parent = fs::path(path).parent_path();
+  const std::string dir = parent.empty() ? "." : parent.string();
+  if (!fs::exists(dir, ec)) throw fail(ENOENT);
+  if (!fs::is_directory(dir, ec)) throw fail(ENOTDIR);
+  if (access(dir.c_str(), W_OK) != 0) throw fail(errno);
 }
 
 // The one line every command prints on stderr for each file it writes.

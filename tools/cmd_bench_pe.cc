@@ -1,6 +1,7 @@
 // phasor bench-pe: cached versus recomputed PE, side by side in one run, with
 // the memory bounds each is measured against.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -90,6 +91,15 @@ std::vector<double> TimeInRounds(const std::vector<std::function<void()>>& fns,
   return medians;
 }
 
+// Why a cached row is skipped: "skipped: table 4.5 GiB > --max-table-gib 4",
+// three significant digits (a table of 0.0003 GiB is not "0.0 GiB").
+std::string SkipNote(double table_gib, double max_table_gib) {
+  char note[128];
+  std::snprintf(note, sizeof note, "skipped: table %.3g GiB > --max-table-gib %.3g", table_gib,
+                max_table_gib);
+  return note;
+}
+
 // Median seconds of fn over the whole length: enough calls for min_seconds.
 double TimeIt(const std::function<void()>& fn, double min_seconds) {
   fn();  // warm-up: page in the buffers, start the threads
@@ -106,19 +116,20 @@ double TimeIt(const std::function<void()>& fn, double min_seconds) {
 // Throughput against length: a panel per group, each in one hue (its bound
 // dashed, then cached, on_the_fly and direct from dark to light, each with a
 // marker of its own), sharing the axes.
-void WriteChart(const std::string& path, const std::vector<Row>& rows, int64_t d) {
+void WriteChart(const std::string& path, const std::vector<Row>& rows, int64_t d, int64_t heads) {
   LinePlotSpec spec;
-  spec.title = "PE throughput, d_model " + std::to_string(d) + ", " +
-               Plural(NumThreads(), "thread") + "; dashed: the bound measured in the same run";
+  const bool rope = !rows.empty() && rows.front().group == "rope";
+  spec.title =
+      (rope ? "RoPE throughput, d_model " + std::to_string(d) + ", " + Plural(heads, "head")
+            : "PE throughput, d_model " + std::to_string(d)) +
+      ", " + Plural(NumThreads(), "thread") + "; dashed: the bound measured in the same run";
   spec.x_label = "sequence length (tokens; K = 1024, M = 1024^2)";
-  spec.y_label = "GB/s written";
+  spec.y_label = rope ? "GB/s of q and k, read and written" : "GB/s written";
   spec.log_x = true;
   spec.binary_x = true;
-  const bool rope = !rows.empty() && rows.front().group == "rope";
   spec.panels =
       rope ? std::vector<std::string>{"rope: q and k rotated"}
            : std::vector<std::string>{"pe: the PE rows alone", "embedding+pe: token rows plus PE"};
-  if (rope) spec.y_label = "GB/s of q and k, read and written";
   struct Style {
     const char* mode;
     Marker marker;
@@ -129,7 +140,9 @@ void WriteChart(const std::string& path, const std::vector<Row>& rows, int64_t d
                                   {"gather", Marker::kNone, -1, 0x7f2704},
                                   {"cached", Marker::kCircle, 0x2171b5, 0xd94801},
                                   {"on_the_fly", Marker::kSquare, 0x4292c6, 0xf16913},
-                                  {"direct", Marker::kTriangle, 0x9ecae1, 0xfdae6b}};
+                                  {"direct", Marker::kTriangle, 0x9ecae1, 0xfdae6b},
+                                  {"table_build", Marker::kDiamond, 0x41ab5d, -1}};
+  double lo = INFINITY, hi = 0;
   for (int panel = 0; panel < static_cast<int>(spec.panels.size()); ++panel) {
     const std::string group = rope ? "rope" : panel == 0 ? "pe" : "embedding+pe";
     for (const Style& st : kStyles) {
@@ -140,18 +153,27 @@ void WriteChart(const std::string& path, const std::vector<Row>& rows, int64_t d
       s.rgb = rgb;
       s.marker = st.marker;
       s.dashed = st.marker == Marker::kNone;
-      s.name = group + " " + st.mode + (s.dashed ? " (bound)" : "");
+      s.name = group + " " + st.mode +
+               (s.dashed                                ? " (bound)"
+                : std::string(st.mode) == "table_build" ? " (cached table made)"
+                                                        : "");
       for (const Row& r : rows) {
-        if (r.group == group && r.mode == st.mode && r.note.empty()) {
+        if (r.group == group && r.mode == st.mode && r.note.empty() && r.gb_per_s > 0) {
           s.x.push_back(static_cast<double>(r.length));
           s.y.push_back(r.gb_per_s);
+          lo = std::min(lo, r.gb_per_s);
+          hi = std::max(hi, r.gb_per_s);
         }
       }
       if (!s.x.empty()) spec.series.push_back(std::move(s));
     }
   }
+  // On a linear axis a rate 100 times below the fastest sits on zero.
+  spec.log_y = hi >= 100 * lo;
+  const std::string what = spec.y_label;
+  if (spec.log_y) spec.y_label += " (log scale)";
   WriteLinePlotPng(path, spec);
-  ReportWrote(path, std::string("GB/s written against sequence length, ") +
+  ReportWrote(path, what + " against sequence length" + (spec.log_y ? " (log scale), " : ", ") +
                         (rope ? "rope" : "pe and embedding+pe side by side") + ", " +
                         std::to_string(spec.series.size()) + " series");
 }
@@ -255,9 +277,7 @@ void SinusoidalRows(const BenchArgs& a, int64_t len, const Weights& w,
     add("embedding+pe", "cached", t[7]);
     add("pe", "table_build", build_seconds);
   } else {
-    char note[128];
-    std::snprintf(note, sizeof note, "skipped: table %.1f GiB > --max-table-gib %.1f", table_gib,
-                  a.max_table_gib);
+    const std::string note = SkipNote(table_gib, a.max_table_gib);
     for (const char* group : {"pe", "embedding+pe"}) {
       rows.push_back(Row{group, "cached", len, 0, 0, 0, 0, note});
     }
@@ -327,9 +347,7 @@ void RopeRows(const BenchArgs& a, int64_t len, AlignedFloats& qkv, std::vector<R
   if (cached) {
     add("cached", t[2]);
   } else {
-    char note[128];
-    std::snprintf(note, sizeof note, "skipped: table %.1f GiB > --max-table-gib %.1f", table_gib,
-                  a.max_table_gib);
+    const std::string note = SkipNote(table_gib, a.max_table_gib);
     rows.push_back(Row{"rope", "cached", len, 0, 0, 0, 0, note});
   }
   add("on_the_fly", t[1]);
@@ -351,8 +369,26 @@ void RunBenchPe(const BenchArgs& a) {
   CheckRange("--vocab", a.vocab, 1, int64_t{1} << 31);
   if (a.vocab * a.d_model > kGiB) throw UsageError("--vocab × --d-model is over 2^30 floats");
   const std::vector<int64_t> lengths = ParseSizeList("--lengths", a.lengths);
-  for (const int64_t len : lengths) CheckRange("--lengths", len, 1, int64_t{1} << 34);
-  if (!a.png.empty()) OutputFormat("--png", a.png, {".png"});
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    CheckRange("--lengths", lengths[k], 1, int64_t{1} << 34);
+    // A length twice would be measured twice and drawn as a vertical line.
+    if (std::find(lengths.begin(), lengths.begin() + k, lengths[k]) != lengths.begin() + k) {
+      throw UsageError("--lengths: " + std::to_string(lengths[k]) + " is given twice in '" +
+                       a.lengths + "'");
+    }
+  }
+  if (!(a.min_seconds > 0 && a.min_seconds <= 3600)) {
+    throw UsageError("--min-seconds must be greater than 0 and at most 3600, got " +
+                     FormatNumber(a.min_seconds));
+  }
+  if (!(a.max_table_gib > 0)) {
+    throw UsageError("--max-table-gib must be greater than 0, got " +
+                     FormatNumber(a.max_table_gib));
+  }
+  if (!a.png.empty()) {
+    OutputFormat("--png", a.png, {".png"});
+    CheckWritable(a.png);
+  }
   SetNumThreads(static_cast<int>(a.threads));
   const int64_t d = a.d_model;
   const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
@@ -435,7 +471,7 @@ void RunBenchPe(const BenchArgs& a) {
                   r.of_bound);
     }
   }
-  if (!a.png.empty()) WriteChart(a.png, rows, d);
+  if (!a.png.empty()) WriteChart(a.png, rows, d, a.heads);
 }
 
 }  // namespace

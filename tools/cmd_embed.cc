@@ -71,6 +71,7 @@ void RunEmbed(const EmbedArgs& a) {
           std::to_string(a.seq_len) + " × " + std::to_string(a.d_model));
     }
     OutputFormat("--output", a.output, {".npy"});
+    CheckWritable(a.output);
   }
   // The token table, the cached PE table, one chunk of output and the --output rows.
   const uint64_t d = static_cast<uint64_t>(a.d_model);

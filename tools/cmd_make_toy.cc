@@ -80,7 +80,8 @@ void AddMakeToyCommand(CLI::App& app) {
   auto args = std::make_shared<ToyArgs>();
   CLI::App* cmd =
       app.add_subcommand("make-toy", "Write the built-in toy model as a model directory");
-  cmd->add_option("--out", args->out,
+  // --output too, the name every other command gives what it writes.
+  cmd->add_option("--out,--output", args->out,
                   "Directory to write (created if missing; one holding a model needs --force)")
       ->required();
   cmd->add_option("--seed", args->seed, "Weight seed (the built-in model uses 1)")

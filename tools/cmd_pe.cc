@@ -149,33 +149,56 @@ std::vector<int64_t> SimilarityStarts(int64_t start, int64_t length) {
   return starts;
 }
 
-// A line per first position p, widest first, so that coinciding curves show
-// as one striped line; the title gives their largest difference.
+// One curve per first position p against the distance k. Curves that differ
+// by less than a pixel (1/1000 of the peak) would hide one another: they are
+// drawn as one, and the title says they coincide and by how much at most;
+// otherwise each is drawn thin in a colour of its own. The caption says what
+// the y values are and their scale.
 void WriteSimilarity(const std::string& path, const std::string& title, const std::string& y_label,
-                     const std::vector<int64_t>& starts,
+                     const std::string& what, const std::vector<int64_t>& starts,
                      const std::vector<std::vector<double>>& y) {
   LinePlotSpec spec;
-  spec.x_label =
-      "relative distance k (second position - first position); one curve per p, widest first";
+  spec.x_label = "distance k (second position - first position)";
   spec.y_label = y_label;
-  double spread = 0;
+  double spread = 0, peak = 0;
   for (size_t s = 0; s < starts.size(); ++s) {
+    for (size_t k = 0; k < y[s].size(); ++k) {
+      spread = std::max(spread, std::fabs(y[s][k] - y[0][k]));
+      peak = std::max(peak, std::fabs(y[s][k]));
+    }
+  }
+  const bool coincide = spread <= 1e-3 * peak;
+  std::string ps;
+  for (size_t s = 0; s < starts.size(); ++s) {
+    ps += (s == 0 ? "" : s + 1 == starts.size() ? " and " : ", ") + std::to_string(starts[s]);
+  }
+  for (size_t s = 0; s < (coincide ? 1 : starts.size()); ++s) {
     Series series;
-    series.name = "p = " + std::to_string(starts[s]);
+    series.name = coincide && starts.size() > 1 ? "every p (they coincide)"
+                                                : "p = " + std::to_string(starts[s]);
     series.marker = Marker::kNone;
-    series.width = 1 + static_cast<int>(starts.size() - 1 - s);
+    series.width = 1;
     for (size_t k = 0; k < y[s].size(); ++k) {
       series.x.push_back(static_cast<double>(k));
       series.y.push_back(y[s][k]);
-      spread = std::max(spread, std::fabs(y[s][k] - y[0][k]));
     }
     spec.series.push_back(std::move(series));
   }
-  spec.title = title + "; curves differ by at most " + Short(spread);
+  if (starts.size() == 1) {
+    spec.title = title + "; first position p = " + ps;
+  } else if (coincide) {
+    spec.title = title + "; the " + std::to_string(starts.size()) +
+                 " curves coincide (largest difference " + Short(spread) + ")";
+  } else {
+    spec.title = title + "; curves differ by up to " + Short(spread);
+  }
+  spec.caption =
+      "y: " + what + "; " + Short(y[0][0]) + " at k = 0\none curve per first position p = " + ps;
   const std::string note = WriteLinePlotPng(path, spec);
-  ReportWrote(path, y_label + " against distance k for " + std::to_string(starts.size()) +
-                        " first positions (largest difference " + Short(spread) + ")" +
-                        (note.empty() ? "" : "; " + note));
+  ReportWrote(path,
+              y_label + " against distance k for " + std::to_string(starts.size()) +
+                  " first positions (" + (coincide && starts.size() > 1 ? "they coincide, " : "") +
+                  "largest difference " + Short(spread) + ")" + (note.empty() ? "" : "; " + note));
 }
 
 // Refuses a cached table that does not hold every position asked for, and a
@@ -214,9 +237,20 @@ void RunPe(const PeArgs& a) {
   if (a.kind != "sinusoidal" && a.kind != "rope") {
     throw UsageError("--kind must be sinusoidal or rope, got '" + a.kind + "'");
   }
-  if (!a.similarity.empty()) OutputFormat("--similarity", a.similarity, {".png"});
+  if (!a.similarity.empty()) {
+    OutputFormat("--similarity", a.similarity, {".png"});
+    // One distance is a point, not a curve.
+    if (a.length < 2) {
+      throw UsageError(
+          "--similarity draws distances 0..--length - 1: --length must be 2 or "
+          "more, got " +
+          std::to_string(a.length));
+    }
+    CheckWritable(a.similarity);
+  }
   const std::string format =
       a.output.empty() ? "" : OutputFormat("--output", a.output, {".npy", ".csv", ".png"});
+  if (!a.output.empty()) CheckWritable(a.output);
   if (!std::isfinite(a.base) || a.base <= 1) {
     throw UsageError("--base must be a finite number greater than 1, got " + Short(a.base));
   }
@@ -307,6 +341,10 @@ void RunPe(const PeArgs& a) {
                        {second + ": dims " + std::to_string(h) + ".." + std::to_string(width - 1),
                         h, 1, h, h}};
       }
+      spec.caption = paired
+                         ? first + " in even dims (2i), " + second + " in odd dims (2i+1)"
+                         : first + " in dims 0.." + std::to_string(h - 1) + ", " + second +
+                               " in dims " + std::to_string(h) + ".." + std::to_string(width - 1);
       const std::string note = WriteHeatmapPng(a.output, table.data(), a.length, width, spec);
       ReportWrote(
           a.output,
@@ -358,9 +396,13 @@ void RunPe(const PeArgs& a) {
       y.push_back(std::move(curve));
     }
     if (rope) {
-      WriteSimilarity(a.similarity, title, "score q(p).k(p+k), q = k = all ones", starts, y);
+      WriteSimilarity(a.similarity, title, "score q(p).k(p+k), q = k = all ones",
+                      "q(p).k(p+k), q = k = all ones: 2 cos(k theta_i) per rotated pair, 1 per "
+                      "other dim",
+                      starts, y);
     } else {
-      WriteSimilarity(a.similarity, title, "PE(p).PE(p+k)", starts, y);
+      WriteSimilarity(a.similarity, title, "PE(p).PE(p+k)",
+                      "PE(p).PE(p+k) = sum over the d_model/2 pairs of cos(k freq_i)", starts, y);
     }
   }
 }

@@ -7,7 +7,9 @@ cluster (`dask scheduler` + `dask worker ADDRESS` on each machine, with
 PYTHONPATH reaching the phasor module there); without it a LocalCluster of
 --workers processes runs on this machine.
 """
+import argparse
 import os
+import re
 import sys
 
 import cloudpickle
@@ -18,6 +20,56 @@ from distributed import Client, LocalCluster, WorkerPlugin, get_worker, wait
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 PLUGIN_NAME = "phasor-state"
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with phasor's one-line usage errors: `phasor: error: ...`, exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"phasor: error: {message}\n")
+
+
+def fail(message):
+    """A data error as the CLI reports one: `phasor: error: ...` on stderr; returns exit code 1."""
+    print(f"phasor: error: {message}", file=sys.stderr)
+    return 1
+
+
+_SIZE = re.compile(r"[ \t]*(-?)([0-9]+)([kKmMgG]?)[ \t]*")
+_SUFFIX = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def parse_size(text):
+    """A size as the CLI reads one (tools/sizes.cc ParseSize): an integer with an optional
+    sign and suffix K, M or G (1024, 1024^2, 1024^3, either case): "100K" -> 102400.
+    For argparse's type=: ValueError (argparse.ArgumentTypeError) with the CLI's words."""
+    m = _SIZE.fullmatch(text)
+    if not m:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a size (e.g. 4096, 16K, 1M)")
+    value = int(m.group(2)) * _SUFFIX[m.group(3).lower()]
+    if value >= 2**63:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is too large")
+    return -value if m.group(1) else value
+
+
+def check_output_file(parser, option, path, ext):
+    """Usage error unless path ends in ext; data error (SystemExit 1) unless its directory
+    exists and is writable: checked before any work, as the CLI does."""
+    if not str(path).endswith(ext):
+        parser.error(f"{option} must end in {ext}, got '{path}'")
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        reason = ("Is a directory" if os.path.isdir(path) else
+                  "No such file or directory" if not os.path.isdir(parent) else "Permission denied")
+        raise SystemExit(fail(f"cannot write {path}: {reason}"))
+
+
+def clear_previous_run(out_dir, pattern):
+    """Removes the files of an earlier run (names matching the glob pattern, and index.json)
+    from out_dir, so that none is left beside this run's."""
+    for old in list(out_dir.glob(pattern)) + [out_dir / "index.json"]:
+        if old.is_file():
+            old.unlink()
 
 
 def add_cluster_arguments(parser):

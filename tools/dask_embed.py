@@ -9,8 +9,10 @@ The sequence is the one `phasor embed --seq-len N` embeds (the same random
 tokens, token table and PE; phasor.RandomSequence). Each worker builds it once,
 then embeds whole ranges of positions: a range starts at its own position, and
 since PE depends on the position alone, the rows are the same bits as one pass
-over the sequence. Each range's rows go to OUT/range_NNNNN.npy (with --out-dir)
-and their SHA-256 back to the client; --check runs `phasor embed ... --output`
+over the sequence. Each range's rows go to OUT/range_NNNNN.npy (with --out-dir;
+the ranges and index.json of an earlier run there are removed first) and
+their SHA-256 back to the client; sizes are read as the CLI reads them
+(--seq-len 100K: K = 1024, M = 1024^2); --check runs `phasor embed ... --output`
 once on this machine and compares every range with its rows, bit for bit.
 """
 import argparse
@@ -38,7 +40,11 @@ def make_sequence(d_model, vocab, pe_mode, max_len):
 def embed_range(start, length, out_path):
     """On a worker: rows start .. start+length-1 of the worker's sequence; their SHA-256,
     and with out_path a .npy of them."""
-    rows = dask_cluster.state().embed(start, length)
+    import phasor
+    try:
+        rows = dask_cluster.state().embed(start, length)
+    except phasor.Error as e:  # returned, not raised: no failure dump in the worker's log
+        return {"error": str(e)}
     if out_path:
         np.save(out_path, rows)
     return {"start": start, "length": length, "sha256": hashlib.sha256(rows.tobytes()).hexdigest(),
@@ -69,13 +75,15 @@ def check_against_cli(args, max_len, results):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    p = dask_cluster.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--seq-len", type=int, required=True, help="tokens in the sequence")
-    p.add_argument("--d-model", type=int, default=512)
-    p.add_argument("--vocab", type=int, default=32000)
+    size = dask_cluster.parse_size
+    p.add_argument("--seq-len", type=size, required=True,
+                   help="tokens in the sequence, e.g. 100000 or 100K (K = 1024, M = 1024^2)")
+    p.add_argument("--d-model", type=size, default=512)
+    p.add_argument("--vocab", type=size, default=32000)
     p.add_argument("--pe-mode", choices=["on_the_fly", "cached", "auto"], default="on_the_fly")
-    p.add_argument("--max-len", type=int, default=4096,
+    p.add_argument("--max-len", type=size, default=4096,
                    help="rows of the PE table in mode auto (cached: --seq-len), as phasor embed")
     p.add_argument("--ranges", type=int, default=0,
                    help="position ranges (default: 4 per worker)")
@@ -94,7 +102,11 @@ def main(argv=None):
     max_len = args.seq_len if args.pe_mode == "cached" else args.max_len
     out_dir = Path(args.out_dir).resolve() if args.out_dir else None
     if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            dask_cluster.clear_previous_run(out_dir, "range_*.npy")
+        except OSError as e:
+            return dask_cluster.fail(f"--out-dir {args.out_dir}: {e}")
 
     t0 = time.perf_counter()
     client, cluster, threads = dask_cluster.connect(args)
@@ -110,13 +122,15 @@ def main(argv=None):
                    for i, (a, b) in enumerate(zip(cuts, cuts[1:])) if b > a]
         results = dask_cluster.gather(client, futures, args.timeout)
     except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
-        print(f"dask_embed: error: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
+        return dask_cluster.fail(e if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
     seconds = time.perf_counter() - t0
+    for r in results:
+        if "error" in r:
+            return dask_cluster.fail(r["error"])
     used = sorted({r["worker"] for r in results})
     print(f"dask_embed: {args.seq_len} tokens x d_model {args.d_model} ({args.pe_mode}) in "
           f"{len(results)} ranges on {len(used)} of {workers} workers ({threads} threads each), "
@@ -132,8 +146,7 @@ def main(argv=None):
             if check_against_cli(args, max_len, results):
                 return 1
         except (OSError, subprocess.SubprocessError) as e:
-            print(f"dask_embed: error: the check could not run: {e}", file=sys.stderr)
-            return 1
+            return dask_cluster.fail(f"the check could not run: {e}")
     return 0
 
 

@@ -10,9 +10,14 @@ ids separated by spaces or commas, blank lines skipped, ragged lines padded with
 the model's pad_token_id to the longest line of the whole file). Each worker
 loads the model once; each shard is encoded in one call and written to
 OUT/shard_NNNNN.npy, float32 [lines, seq_len, d_model]; OUT/index.json lists the
-shards in order. Put together (--merge), they are the array `phasor encode
---output` writes for the same file, bit for bit. With --scheduler, OUT and the
-model directory must be visible to every worker at the same path.
+shards in order (each with first_row, its first row in the whole array, and
+first_line, the file line of that row, from 1 as the CLI counts them); the
+shards and index.json of an earlier run in OUT are removed first. Put together
+(--merge ALL.npy), they are the array `phasor encode --output` writes for the
+same file, bit for bit. Bad input is refused before anything is sent to the
+cluster, with the CLI's message (`phasor: error: FILE: line 5, token 3: ...`).
+With --scheduler, OUT and the model directory must be visible to every worker
+at the same path.
 """
 import argparse
 import json
@@ -50,6 +55,15 @@ def parse_tokens(text, source):
     return lines
 
 
+def check_ids(lines, vocab, source):
+    """ValueError with the CLI's message for the first id outside [0, vocab)."""
+    for line_no, ids in lines:
+        for k, value in enumerate(ids):
+            if not 0 <= value < vocab:
+                raise ValueError(f"{source}: line {line_no}, token {k + 1}: token id {value} is "
+                                 f"outside the vocabulary [0, {vocab})")
+
+
 def load_model(path, pe_mode):
     import phasor
     return phasor.Model(path, pe_mode)
@@ -57,19 +71,24 @@ def load_model(path, pe_mode):
 
 def encode_shard(lines, seq, pad_id, stage, out_path):
     """On a worker: encodes lines (padded to seq with pad_id) with the worker's model
-    and saves [len(lines), seq, d_model] to out_path."""
+    and saves [len(lines), seq, d_model] to out_path. A phasor.Error comes back as
+    {"error": message}, not raised, so that the worker logs no failure dump."""
+    import phasor
     model = dask_cluster.state()
     ids = np.full((len(lines), seq), 0 if pad_id is None else pad_id, dtype=np.int32)
     lengths = np.array([len(line) for line in lines], dtype=np.int64)
     for b, line in enumerate(lines):
         ids[b, :len(line)] = line
-    out = model.encode(ids, lengths, stage=stage)
+    try:
+        out = model.encode(ids, lengths, stage=stage)
+    except phasor.Error as e:
+        return {"error": str(e)}
     np.save(out_path, out)
     return {"file": Path(out_path).name, "lines": len(lines), "worker": dask_cluster.get_worker().address}
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    p = dask_cluster.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, help="model directory (config.json, "
                    "model.safetensors); `phasor make-toy --out DIR` writes the toy model")
@@ -85,24 +104,32 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.shard_lines < 1:
         p.error("--shard-lines must be >= 1")
+    if args.merge:
+        dask_cluster.check_output_file(p, "--merge", args.merge, ".npy")
 
     model_dir = Path(args.model).resolve()
     try:
-        pad_id = json.loads((model_dir / "config.json").read_text()).get("pad_token_id")
+        config = json.loads((model_dir / "config.json").read_text())
+        pad_id = config.get("pad_token_id")
         lines = parse_tokens(Path(args.tokens_file).read_text(), args.tokens_file)
+        if isinstance(config.get("vocab_size"), int):
+            check_ids(lines, config["vocab_size"], args.tokens_file)
     except (OSError, ValueError) as e:
-        print(f"dask_encode: error: {e}", file=sys.stderr)
-        return 1
+        return dask_cluster.fail(e)
     seq = max(len(ids) for _, ids in lines)
     if pad_id is None:
         for line_no, ids in lines:
             if len(ids) != seq:
-                print(f"dask_encode: error: {args.tokens_file}: line {line_no} has {len(ids)} "
-                      f"tokens, line {lines[0][0]} has {len(lines[0][1])}; ragged sequences need "
-                      "pad_token_id in the model config", file=sys.stderr)
-                return 1
+                return dask_cluster.fail(
+                    f"{args.tokens_file}: line {line_no} has {len(ids)} tokens, line "
+                    f"{lines[0][0]} has {len(lines[0][1])}; ragged sequences need pad_token_id "
+                    "in the model config")
     out_dir = Path(args.out_dir).resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        dask_cluster.clear_previous_run(out_dir, "shard_*.npy")
+    except OSError as e:
+        return dask_cluster.fail(f"--out-dir {args.out_dir}: {e}")
 
     t0 = time.perf_counter()
     client, cluster, threads = dask_cluster.connect(args)
@@ -117,17 +144,20 @@ def main(argv=None):
                                          pure=False))
         results = dask_cluster.gather(client, futures, args.timeout)
     except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
-        print(f"dask_encode: error: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
+        return dask_cluster.fail(e if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
     seconds = time.perf_counter() - t0
+    for r in results:
+        if "error" in r:
+            return dask_cluster.fail(r["error"])
 
     shards, first = [], 0
     for r in results:
-        shards.append({"file": r["file"], "first_line": first, "lines": r["lines"]})
+        shards.append({"file": r["file"], "first_row": first, "first_line": lines[first][0],
+                       "lines": r["lines"]})
         first += r["lines"]
     d_model = int(np.load(out_dir / shards[0]["file"], mmap_mode="r").shape[2])
     index = {"tokens_file": str(Path(args.tokens_file).resolve()), "model": str(model_dir),
@@ -138,7 +168,7 @@ def main(argv=None):
         merged = np.lib.format.open_memmap(args.merge, mode="w+", dtype=np.float32,
                                            shape=(len(lines), seq, d_model))
         for s in shards:
-            merged[s["first_line"]:s["first_line"] + s["lines"]] = np.load(out_dir / s["file"])
+            merged[s["first_row"]:s["first_row"] + s["lines"]] = np.load(out_dir / s["file"])
         merged.flush()
         del merged
     used = sorted({r["worker"] for r in results})

@@ -506,7 +506,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         description="Export a freshly initialised nn.TransformerEncoder as a phasor "
                     "model directory (and optionally PyTorch's output for some tokens).")
-    ap.add_argument("--out", required=True, help="model directory to write")
+    ap.add_argument("--out", "--output", dest="out", required=True,
+                    help="model directory to write (one holding a model needs --force)")
+    ap.add_argument("--force", action="store_true",
+                    help="overwrite the model the directory already holds")
     ap.add_argument("--d-model", type=int, default=64)
     ap.add_argument("--n-heads", type=int, default=4)
     ap.add_argument("--n-layers", type=int, default=2)
@@ -522,6 +525,16 @@ def main(argv=None) -> int:
                     help="where to write PyTorch's output for --check-tokens "
                          "(default: OUT/expected.npy)")
     args = ap.parse_args(argv)
+    # Checked before any work, as phasor make-toy does: the names of what is written.
+    if args.check_output is not None and not args.check_output.endswith(".npy"):
+        print(f"export_torch: error: --check-output must end in .npy, got '{args.check_output}'",
+              file=sys.stderr)
+        return 2
+    for name in ("config.json", "model.safetensors"):
+        if not args.force and os.path.exists(os.path.join(args.out, name)):
+            print(f"export_torch: error: --out {args.out} already holds a model ({name}); pass "
+                  "--force to overwrite it", file=sys.stderr)
+            return 2
     if _MISSING:
         print(f"export_torch: error: this command needs torch and numpy; '{_MISSING}' is not "
               "installed (Debian: apt install python3-torch python3-numpy)", file=sys.stderr)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "engine/error.h"
@@ -64,7 +65,14 @@ std::string WriteHeatmapPng(const std::string& path, const float* values, int64_
     if (n_groups > 1) note += " of one panel";
   }
 
-  const int left = 70, top = note.empty() ? 36 : 52, right = 90;
+  std::vector<std::string> under_title;  // the caption and the note, a line each
+  for (size_t a = 0; a < spec.caption.size();) {
+    const size_t b = std::min(spec.caption.find('\n', a), spec.caption.size());
+    under_title.push_back(spec.caption.substr(a, b - a));
+    a = b + 1;
+  }
+  if (!note.empty()) under_title.push_back(note);
+  const int left = 70, top = 36 + 16 * static_cast<int>(under_title.size()), right = 90;
   const int bottom = n_groups > 1 ? 64 : 50;
   const int width = left + map_w + right, height = top + map_h + bottom;
   plot::ImagePtr im = plot::NewImage(std::max(width, 560), height);
@@ -99,17 +107,22 @@ std::string WriteHeatmapPng(const std::string& path, const float* values, int64_
 
   gdFontPtr small = gdFontGetSmall(), bold = gdFontGetMediumBold();
   Text(img, bold, left, 10, spec.title, black);
-  if (!note.empty()) Text(img, small, left, 28, note, black);
+  for (size_t k = 0; k < under_title.size(); ++k) {
+    Text(img, small, left, 28 + 16 * static_cast<int>(k), under_title[k], black);
+  }
   // Each panel: its frame, its name and its column ticks.
   int x_panel = left;
   for (size_t g = 0; g < groups.size(); ++g) {
     const ColumnGroup& grp = groups[g];
     const int w = panel_w[g];
     gdImageRectangle(img, x_panel - 1, top - 1, x_panel + w, top + map_h, black);
-    for (double v : plot::Ticks(0, static_cast<double>(grp.count - 1), n_groups > 1 ? 4 : 8)) {
-      const int x = x_panel + static_cast<int>((v + 0.5) * w / static_cast<double>(grp.count));
+    // Ticks at round labels (not round offsets from the first one).
+    const double l0 = static_cast<double>(grp.label_first);
+    for (double v :
+         plot::Ticks(l0, l0 + static_cast<double>(grp.count - 1), n_groups > 1 ? 4 : 8)) {
+      const int x = x_panel + static_cast<int>((v - l0 + 0.5) * w / static_cast<double>(grp.count));
       gdImageLine(img, x, top + map_h, x, top + map_h + 4, black);
-      const std::string s = Label(v + static_cast<double>(grp.label_first));
+      const std::string s = Label(v);
       Text(img, small, x - TextWidth(small, s) / 2, top + map_h + 6, s, black);
     }
     if (n_groups > 1) {
@@ -122,10 +135,11 @@ std::string WriteHeatmapPng(const std::string& path, const float* values, int64_
       n_groups > 1 && !spec.group_x_label.empty() ? spec.group_x_label : spec.x_label;
   Text(img, small, left + map_w / 2 - TextWidth(small, x_label) / 2,
        top + map_h + (n_groups > 1 ? 38 : 24), x_label, black);
-  for (double v : plot::Ticks(0, static_cast<double>(rows - 1), 8)) {
-    const int y = top + static_cast<int>((v + 0.5) * map_h / static_cast<double>(rows));
+  const double r0 = static_cast<double>(spec.first_row);
+  for (double v : plot::Ticks(r0, r0 + static_cast<double>(rows - 1), 8)) {
+    const int y = top + static_cast<int>((v - r0 + 0.5) * map_h / static_cast<double>(rows));
     gdImageLine(img, left - 5, y, left - 1, y, black);
-    const std::string s = Label(v + static_cast<double>(spec.first_row));
+    const std::string s = Label(v);
     Text(img, small, left - 8 - TextWidth(small, s), y - small->h / 2, s, black);
   }
   plot::TextUp(img, small, 6, top + map_h / 2 + TextWidth(small, spec.y_label) / 2, spec.y_label,

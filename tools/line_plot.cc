@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "engine/error.h"
@@ -107,7 +108,14 @@ std::string WriteLinePlotPng(const std::string& path, const LinePlotSpec& spec) 
            " points: a light band from their least to their greatest value, a line through "
            "their mean";
   }
-  const int top = note.empty() ? 40 : 56;
+  std::vector<std::string> under_title;  // the caption and the note, a line each
+  for (size_t a = 0; a < spec.caption.size();) {
+    const size_t b = std::min(spec.caption.find('\n', a), spec.caption.size());
+    under_title.push_back(spec.caption.substr(a, b - a));
+    a = b + 1;
+  }
+  if (!note.empty()) under_title.push_back(note);
+  const int top = 40 + 16 * static_cast<int>(under_title.size());
   const int width = left + n_panels * plot_w + (n_panels - 1) * gap + 20 + legend_w;
   const int height = top + plot_h + bottom;
   plot::ImagePtr im = plot::NewImage(width, height);
@@ -157,7 +165,9 @@ std::string WriteLinePlotPng(const std::string& path, const LinePlotSpec& spec) 
     }
   }
   Text(img, bold, left, 8, spec.title, black);
-  if (!note.empty()) Text(img, small, left, 24, note, black);
+  for (size_t k = 0; k < under_title.size(); ++k) {
+    Text(img, small, left, 24 + 16 * static_cast<int>(k), under_title[k], black);
+  }
   const int all_w = n_panels * plot_w + (n_panels - 1) * gap;
   Text(img, small, left + all_w / 2 - TextWidth(small, spec.x_label) / 2, top + plot_h + 26,
        spec.x_label, black);
@@ -187,7 +197,9 @@ std::string WriteLinePlotPng(const std::string& path, const LinePlotSpec& spec) 
           sum[c] += s.y[k];
           count[c] += 1;
         }
-        gdImageSetThickness(img, pass == 0 ? 1 : std::max(1, s.width));
+        // The mean of a curve that oscillates within a pixel column moves
+        // from column to column: a thin line, so that it does not hide the band.
+        gdImageSetThickness(img, 1);
         const int band = Resolve(img, Tint(colors[i], 0.25));
         int last_x = -1, last_y = 0;
         for (int c = 0; c <= plot_w; ++c) {
@@ -211,7 +223,8 @@ std::string WriteLinePlotPng(const std::string& path, const LinePlotSpec& spec) 
         }
       }
       gdImageSetThickness(img, 1);
-      for (size_t k = 0; k < n; ++k) DrawMarker(img, s.marker, px(p, s.x[k]), py(s.y[k]), color);
+      const Marker marker = n == 1 && s.marker == Marker::kNone ? Marker::kCircle : s.marker;
+      for (size_t k = 0; k < n; ++k) DrawMarker(img, marker, px(p, s.x[k]), py(s.y[k]), color);
     }
   }
   // The legend: a sample of each series' line and marker, and its name.

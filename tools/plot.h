@@ -20,6 +20,7 @@ struct ColumnGroup {
 
 struct HeatmapSpec {
   std::string title;
+  std::string caption;  // lines ('\n') under the title, e.g. which columns hold sin
   std::string x_label = "dimension";
   std::string y_label = "position";
   int64_t first_row = 0;  // the label of row 0 (e.g. the first position)
@@ -34,8 +35,8 @@ struct HeatmapSpec {
 // values: [rows, cols] row-major; rows top to bottom, columns left to right, a
 // diverging colour map (blue vmin, white midway, red vmax) with a colour bar.
 // A table larger than max_pixels a side is reduced: each pixel is the mean of
-// the block of values it covers (within one group), as the picture's second
-// title line says. Returns that note ("" if nothing was reduced).
+// the block of values it covers (within one group), as a line under the title
+// (and under the caption, if any) says. Returns that note ("" if nothing was reduced).
 // Throws Error if the file cannot be written.
 std::string WriteHeatmapPng(const std::string& path, const float* values, int64_t rows,
                             int64_t cols, const HeatmapSpec& spec);
@@ -54,6 +55,7 @@ struct Series {
 
 struct LinePlotSpec {
   std::string title, x_label, y_label;
+  std::string caption;  // lines ('\n') under the title: what the curves are, the y scale
   bool log_x = false, log_y = false;
   bool binary_x = false;            // x tick labels as counts with binary suffixes (1K = 1024)
   std::vector<std::string> panels;  // titles of panels side by side sharing the axes
@@ -62,8 +64,9 @@ struct LinePlotSpec {
 
 // A line chart, legend at the right. A series with more points than its
 // panel has pixels across is drawn as a light band from the least to the
-// greatest value in each pixel column, with a line through their means (the
-// picture's second title line says so). Returns that note ("" if none).
+// greatest value in each pixel column, with a thin line through their means
+// (a line under the title, and under the caption if any, says so). A series
+// of one point is drawn as a marker even if it has none. Returns that note ("" if none).
 // Throws Error if the file cannot be written or nothing is plottable.
 std::string WriteLinePlotPng(const std::string& path, const LinePlotSpec& spec);
 

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "engine/error.h"
@@ -45,7 +46,12 @@ int TextWidth(gdFontPtr font, const std::string& s) { return font->w * static_ca
 
 std::vector<double> Ticks(double lo, double hi, int target) {
   if (!(hi > lo)) return {lo};
-  const double raw = (hi - lo) / target;
+  // Counts of a thousand and more are ticked in K, M, ... (powers of 1024), so
+  // that every label is exact: 0, 20K, 40K rather than 0, 20000, 40000 drawn
+  // as 19.53K, 39.06K.
+  double unit = 1;
+  for (int p = 0; p < 4 && (hi - lo) >= 1024 * unit; ++p) unit *= 1024;
+  const double raw = (hi - lo) / unit / target;
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
   double step = 10 * mag;
   for (double m : {1.0, 2.0, 5.0}) {
@@ -54,6 +60,7 @@ std::vector<double> Ticks(double lo, double hi, int target) {
       break;
     }
   }
+  step *= unit;
   std::vector<double> out;
   // Multiples of step by integer count, so that no rounding error builds up.
   for (double n = std::ceil(lo / step - 1e-9); n * step <= hi + 1e-9 * step; n += 1) {
@@ -66,11 +73,25 @@ std::vector<double> Ticks(double lo, double hi, int target) {
 std::string Label(double v) {
   if (v == 0 || !std::isfinite(v)) return v == 0 ? "0" : std::to_string(v);
   const double a = std::fabs(v);
-  static const char* kSuffix[] = {"", "K", "M", "G", "T"};
-  int p = 0;
-  while (a / std::pow(1000.0, p) >= 1000 && p < 4) ++p;
   char buf[32];
-  if (p == 0 && a < 1e-3) {
+  if (a >= 1024) {
+    // A suffix where it is exact (1.5K = 1536, 4M), else every digit: a
+    // label never rounds a count (1048586 is not 1M).
+    static const char* kSuffix[] = {"K", "M", "G", "T"};
+    for (int p = 3; p >= 0; --p) {
+      const double unit = std::pow(1024.0, p + 1);
+      if (a < unit) continue;
+      std::snprintf(buf, sizeof buf, "%.3f", v / unit);
+      if (std::strtod(buf, nullptr) * unit != v) break;
+      std::string s = buf;
+      s.erase(s.find_last_not_of('0') + 1);
+      if (s.back() == '.') s.pop_back();
+      return s + kSuffix[p];
+    }
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  if (a < 1e-3) {
     // Small values keep a plain decimal form too: 0.0001.
     std::snprintf(buf, sizeof buf, "%.12f", v);
     std::string s = buf;
@@ -78,7 +99,7 @@ std::string Label(double v) {
     if (s.back() == '.') s.pop_back();
     return s == "-0" ? "0" : s;
   }
-  std::snprintf(buf, sizeof buf, "%.4g%s", v / std::pow(1000.0, p), kSuffix[p]);
+  std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 

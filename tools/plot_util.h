@@ -22,13 +22,16 @@ void Text(gdImagePtr im, gdFontPtr font, int x, int y, const std::string& s, int
 void TextUp(gdImagePtr im, gdFontPtr font, int x, int y, const std::string& s, int color);
 int TextWidth(gdFontPtr font, const std::string& s);
 
-// Round tick values (1, 2 or 5 times a power of ten) covering [lo, hi],
-// about target of them; a tick within rounding of 0 is exactly 0.
+// Round tick values (1, 2 or 5 times a power of ten, times a power of 1024
+// where the range spans 1024 or more) covering [lo, hi], about target of
+// them; a tick within rounding of 0 is exactly 0. Ticks(0, 99999, 5):
+// 0, 20K, 40K, 60K, 80K (K = 1024), each labelled exactly by Label.
 std::vector<double> Ticks(double lo, double hi, int target);
 
-// A tick label in one notation for every axis: SI suffixes from a thousand
-// up (1.5K, 20K, 1M, with K = 1000), up to four significant digits below;
-// never "-0" or an exponent.
+// A tick label in one notation for every axis, with phasor's one meaning of
+// K, M, G, T (powers of 1024, as sizes are typed): from 1024 up a suffix
+// where it is exact (1536 -> "1.5K", 4194304 -> "4M"), else every digit
+// (1048586); up to four significant digits below; never "-0" or an exponent.
 std::string Label(double v);
 
 // A count with binary suffixes where exact, as --lengths takes it:

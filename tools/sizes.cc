@@ -83,20 +83,21 @@ CLI::Option* AddSizeOption(CLI::App* cmd, const std::string& name, int64_t* targ
 }
 
 std::string FormatSi(double value) {
-  const double a = std::fabs(value);
   if (!std::isfinite(value)) return std::to_string(value);
   static const char* kPrefixes[] = {"", "K", "M", "G", "T", "P"};
   int p = 0;
   double v = value;
-  while (std::fabs(v) >= 999.5 && p < 5) {
-    v /= 1000;
+  while (std::fabs(v) >= 1024 && p < 5) {
+    v /= 1024;
     ++p;
   }
   char buf[32];
+  const double a = std::fabs(v);
   if (p == 0 && a == std::floor(a)) {
     std::snprintf(buf, sizeof buf, "%.0f", value);
   } else {
-    std::snprintf(buf, sizeof buf, "%.3g%s", v, kPrefixes[p]);
+    // Three significant digits, and every digit before the point (1000K, never 1e+03K).
+    std::snprintf(buf, sizeof buf, a >= 99.95 ? "%.0f%s" : "%.3g%s", v, kPrefixes[p]);
   }
   return buf;
 }

@@ -1,9 +1,11 @@
 // Sizes and lists of sizes as users type them, parsed one way by every
-// subcommand, and counts printed one way (SI prefixes).
+// subcommand, and counts printed one way. K, M, G mean 1024, 1024², 1024³
+// everywhere phasor reads or prints a count: sizes typed, rates printed
+// ("1.5K tokens/s" is 1536 a second) and the ticks of its pictures.
 //
 //   ParseSize("--seq-len", "1M")            -> 1048576  (K, M, G: 1024, 1024², 1024³)
 //   ParseSizeList("--lengths", "4K, 64K")   -> {4096, 65536}
-//   FormatSi(34215000)                      -> "34.2M"
+//   FormatSi(35875635)                      -> "34.2M"
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -28,8 +30,9 @@ std::vector<int64_t> ParseSizeList(const std::string& option, const std::string&
 CLI::Option* AddSizeOption(CLI::App* cmd, const std::string& name, int64_t* target,
                            const std::string& help);
 
-// A count or rate with an SI prefix and three significant digits:
-// 950 -> "950", 34215000 -> "34.2M", 1.5e9 -> "1.5G".
+// A count or rate with a binary prefix (K = 1024, as ParseSize) and three
+// significant digits: 950 -> "950", 1004 -> "1004", 1536 -> "1.5K",
+// 35875635 -> "34.2M".
 std::string FormatSi(double value);
 
 // "1 thread", "2 threads".

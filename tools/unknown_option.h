@@ -10,9 +10,11 @@ namespace phasor::cli {
 
 // The first "--name" (or "--name=value") in argv[1..argc) that neither the
 // chosen subcommand nor the app defines, as a message with the nearest known
-// option of the two; or, when no subcommand is named, the first word that
-// is not one ("unknown command 'encdoe' (did you mean encode?)"); "" if every
-// name is known.
+// option of the two (or the one known name it begins: --out, --output); or,
+// when no subcommand is named, the first word that is not one ("unknown
+// command 'encdoe' (did you mean encode?)"); or the words that stand where
+// only options are taken, in the order given ("encode takes options only, got
+// the arguments '3 14 15' (did you mean --tokens "3 14 15"?)"); "" if none.
 std::string UnknownOptionMessage(const CLI::App& app, int argc, const char* const* argv);
 
 }  // namespace phasor::cli

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import CLI, GOLDEN_DIR, SOURCE_DIR, assert_same_bits, run_cli
+from conftest import CLI, GOLDEN_DIR, SOURCE_DIR, assert_same_bits, cli_error, run_cli
 
 pytest.importorskip("distributed")
 TOOLS = SOURCE_DIR / "tools"
@@ -50,9 +50,10 @@ def test_dask_encode_in_process_workers(tmp_path, stage):
     assert_same_bits(np.load(merged), want)
     index = json.loads((out / "index.json").read_text())
     assert (index["lines"], index["seq_len"], index["d_model"]) == want.shape
-    assert [s["first_line"] for s in index["shards"]] == list(range(0, 45, 7))
+    assert [s["first_row"] for s in index["shards"]] == list(range(0, 45, 7))
+    assert [s["first_line"] for s in index["shards"]] == list(range(1, 46, 7))  # file lines
     for s in index["shards"]:  # each shard file alone, too
-        assert_same_bits(np.load(out / s["file"]), want[s["first_line"]:s["first_line"] + s["lines"]])
+        assert_same_bits(np.load(out / s["file"]), want[s["first_row"]:s["first_row"] + s["lines"]])
 
 
 def test_dask_encode_process_workers(tmp_path, toy_dir):
@@ -70,15 +71,75 @@ def test_dask_encode_process_workers(tmp_path, toy_dir):
     assert_same_bits(np.load(merged), np.load(want))
 
 
-def test_dask_encode_reports_errors(tmp_path, toy_dir):
+def run_tool_failing(script, *args, timeout=90):
+    """Runs a Dask tool that must fail; returns (exit code, stderr)."""
+    proc = subprocess.run([sys.executable, str(TOOLS / script), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env=os.environ.copy())
+    return proc.returncode, proc.stderr
+
+
+def test_dask_encode_reports_errors_as_the_cli(tmp_path, toy_dir):
     tokens = tmp_path / "tokens.txt"
-    tokens.write_text("1 2 3\n4 5000 6\n")
-    args = ["--model", toy_dir, "--tokens-file", tokens, "--out-dir", tmp_path / "o",
-            "--workers", 1, "--in-process", "--timeout", 60]
-    proc = subprocess.run([sys.executable, str(TOOLS / "dask_encode.py"), *map(str, args)],
-                          capture_output=True, text=True, timeout=90)
-    assert proc.returncode == 1
-    assert "token id 5000 at sequence 1, position 1 is outside the vocabulary" in proc.stderr
+    tokens.write_text("1 2 3\n\n4 5 6\n\n7 8 5000\n")
+    cli = cli_error("encode", "--model", toy_dir, "--tokens-file", tokens)
+    assert cli == f"{tokens}: line 5, token 3: token id 5000 is outside the vocabulary [0, 1000)"
+    code, err = run_tool_failing("dask_encode.py", "--model", toy_dir, "--tokens-file", tokens,
+                                 "--out-dir", tmp_path / "o", "--workers", 1, "--in-process",
+                                 "--timeout", 60)
+    assert code == 1
+    assert err == f"phasor: error: {cli}\n"  # one line, no scheduler dump before it
+
+
+def test_dask_encode_index_counts_file_lines_and_clears_the_out_dir(tmp_path, toy_dir):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("1 2 3\n\n4 5 6\n7 8 9\n\n\n10 11 12\n")  # lines 1, 3, 4, 7
+    out = tmp_path / "o"
+    out.mkdir()
+    for k in range(5):  # an earlier run's shards, more of them
+        np.save(out / f"shard_{k:05d}.npy", np.zeros(1, np.float32))
+    (out / "notes.txt").write_text("kept")
+    run_tool("dask_encode.py", "--model", toy_dir, "--tokens-file", tokens, "--out-dir", out,
+             "--shard-lines", 2, "--workers", 1, "--in-process", "--threads", 1, "--timeout", 60)
+    index = json.loads((out / "index.json").read_text())
+    assert [(s["first_row"], s["first_line"], s["lines"]) for s in index["shards"]] == \
+        [(0, 1, 2), (2, 4, 2)]
+    assert sorted(p.name for p in out.glob("shard_*.npy")) == ["shard_00000.npy",
+                                                              "shard_00001.npy"]
+    assert (out / "notes.txt").read_text() == "kept"
+
+
+def test_dask_encode_merge_must_be_npy(tmp_path, toy_dir):
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("1 2 3\n")
+    for merge, message in [(tmp_path / "all.csv", f"--merge must end in .npy, got '{tmp_path / 'all.csv'}'"),
+                           (tmp_path / "no" / "all.npy", "No such file or directory")]:
+        code, err = run_tool_failing("dask_encode.py", "--model", toy_dir, "--tokens-file", tokens,
+                                     "--out-dir", tmp_path / "o", "--merge", merge, "--workers", 1,
+                                     "--in-process", "--timeout", 60)
+        assert code in (1, 2) and err.startswith("phasor: error: ") and message in err, err
+        assert err.count("\n") == 1, err
+        assert not (tmp_path / "all.csv").exists()
+
+
+def test_dask_embed_takes_sizes_as_the_cli(tmp_path):
+    text = run_tool("dask_embed.py", "--seq-len", "5K", "--d-model", 16, "--vocab", "1K",
+                    "--ranges", 3, "--workers", 1, "--in-process", "--threads", 1, "--timeout", 60)
+    assert "5120 tokens x d_model 16" in text, text
+    code, err = run_tool_failing("dask_embed.py", "--seq-len", "5Q", "--workers", 1,
+                                 "--in-process")
+    assert code == 2
+    assert err == "phasor: error: argument --seq-len: '5Q' is not a size (e.g. 4096, 16K, 1M)\n"
+
+
+def test_dask_embed_clears_the_out_dir(tmp_path):
+    out = tmp_path / "ranges"
+    out.mkdir()
+    for k in range(6):
+        np.save(out / f"range_{k:05d}.npy", np.zeros(1, np.float32))
+    run_tool("dask_embed.py", "--seq-len", 300, "--d-model", 8, "--vocab", 50, "--ranges", 2,
+             "--out-dir", out, "--workers", 1, "--in-process", "--threads", 1, "--timeout", 60)
+    assert sorted(p.name for p in out.glob("range_*.npy")) == ["range_00000.npy",
+                                                              "range_00001.npy"]
 
 
 @pytest.mark.parametrize("mode", ["on_the_fly", "cached", "auto"])
