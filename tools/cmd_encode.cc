@@ -47,9 +47,6 @@ struct EncodeArgs {
   const CLI::Option* tokens_file_opt = nullptr;
 };
 
-// Fails now, before any work, if path's directory cannot take a new file.
-void CheckWritable(const std::string& path) { NpyWriter probe(path, {0}); }
-
 // The offsets file beside a packed output: OUT.npy -> OUT.offsets.npy.
 std::string OffsetsPath(const EncodeArgs& a) {
   if (!a.offsets.empty()) return a.offsets;
