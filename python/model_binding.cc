@@ -1,11 +1,13 @@
 // phasor.Model: a model directory, encoded from NumPy token ids.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "models/input_rules.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
 #include "python/convert.h"
@@ -144,7 +146,35 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
 
 }  // namespace
 
+// phasor._input_rules: models/input_rules.h for the Dask tools, which check a
+// tokens file on the client as the CLI does, naming its lines.
+py::tuple InputRules(const std::vector<std::vector<int32_t>>& sequences, py::handle pad_in,
+                     const std::string& input, const std::vector<int64_t>& line_numbers) {
+  SequenceRules rules;
+  if (!pad_in.is_none()) rules.pad_id = static_cast<int32_t>(ToInt(pad_in, "pad_token_id"));
+  rules.unit = "line";
+  const auto batch = static_cast<int64_t>(sequences.size());
+  if (static_cast<int64_t>(line_numbers.size()) != batch) {
+    throw Error("line_numbers must hold one number per sequence");
+  }
+  std::vector<int32_t> ids;
+  std::vector<int64_t> start, given;
+  for (const auto& s : sequences) {
+    start.push_back(static_cast<int64_t>(ids.size()));
+    given.push_back(static_cast<int64_t>(s.size()));
+    ids.insert(ids.end(), s.begin(), s.end());
+  }
+  const RealTokens real = ResolveRealTokens(
+      ids.data(), start.data(), given.data(), batch, rules, input,
+      [&](int64_t b) { return input + ": line " + std::to_string(line_numbers[b]); });
+  return py::make_tuple(real.lengths, real.warning);
+}
+
 void BindModel(py::module_& m) {
+  m.def("_input_rules", &InputRules, py::arg("sequences"), py::arg("pad_token_id"),
+        py::arg("input"), py::arg("line_numbers"),
+        "The input rules of the CLI (README 'Valid input') for the lines of a tokens file: "
+        "(real lengths, warning or ''); phasor.Error for a line of pad ids only.");
   py::class_<Model>(m, "Model",
                     "An encoder model directory (config.json, model.safetensors). Its methods "
                     "may be called from several Python threads at once.")

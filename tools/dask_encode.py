@@ -69,14 +69,16 @@ def load_model(path, pe_mode):
     return phasor.Model(path, pe_mode)
 
 
-def encode_shard(lines, seq, pad_id, stage, out_path):
-    """On a worker: encodes lines (padded to seq with pad_id) with the worker's model
-    and saves [len(lines), seq, d_model] to out_path. A phasor.Error comes back as
-    {"error": message}, not raised, so that the worker logs no failure dump."""
+def encode_shard(lines, real, seq, pad_id, stage, out_path):
+    """On a worker: encodes lines (padded to seq with pad_id; real: each line's real
+    tokens, the input rules applied on the client) with the worker's model and saves
+    [len(lines), seq, d_model] to out_path, in batches under the module's token budget
+    (only real tokens are computed). A phasor.Error comes back as {"error": message},
+    not raised, so that the worker logs no failure dump."""
     import phasor
     model = dask_cluster.state()
     ids = np.full((len(lines), seq), 0 if pad_id is None else pad_id, dtype=np.int32)
-    lengths = np.array([len(line) for line in lines], dtype=np.int64)
+    lengths = np.array(real, dtype=np.int64)
     for b, line in enumerate(lines):
         ids[b, :len(line)] = line
     try:
@@ -117,6 +119,15 @@ def main(argv=None):
     except (OSError, ValueError) as e:
         return dask_cluster.fail(e)
     seq = max(len(ids) for _, ids in lines)
+    import phasor  # the CLI's input rules, phasor's own
+    try:
+        # A line of pad ids only is refused, trailing pad ids warn once.
+        real, warning = phasor._input_rules([ids for _, ids in lines], pad_id, args.tokens_file,
+                                            [n for n, _ in lines])
+    except phasor.Error as e:
+        return dask_cluster.fail(e)
+    if warning:
+        print(f"phasor: warning: {warning}", file=sys.stderr)
     if pad_id is None:
         for line_no, ids in lines:
             if len(ids) != seq:
@@ -140,8 +151,8 @@ def main(argv=None):
         for first in range(0, len(lines), args.shard_lines):
             shard = [ids for _, ids in lines[first:first + args.shard_lines]]
             path = out_dir / f"shard_{first // args.shard_lines:05d}.npy"
-            futures.append(client.submit(encode_shard, shard, seq, pad_id, args.stage, str(path),
-                                         pure=False))
+            futures.append(client.submit(encode_shard, shard, real[first:first + args.shard_lines],
+                                         seq, pad_id, args.stage, str(path), pure=False))
         results = dask_cluster.gather(client, futures, args.timeout)
     except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
         return dask_cluster.fail(e if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")

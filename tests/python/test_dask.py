@@ -157,3 +157,29 @@ def test_dask_embed_equals_phasor_embed(tmp_path, mode):
     index = json.loads((out / "index.json").read_text())
     rows = np.concatenate([np.load(out / r["file"]) for r in index["ranges"]])
     assert_same_bits(rows, ref)
+
+
+def test_dask_encode_holds_to_the_cli_input_rules(tmp_path):
+    """A line of pad ids only is refused with the CLI's message; trailing pad ids warn with
+    the CLI's warning, and the merged array is still the CLI's, bit for bit."""
+    model = GOLDEN_DIR / "ragged_padding"  # pad_token_id 0
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("5 7 9\n\n0 0\n3 4\n")
+    code, err = run_tool_failing("dask_encode.py", "--model", model, "--tokens-file", tokens,
+                                 "--out-dir", tmp_path / "o", "--workers", 1, "--in-process")
+    assert code == 1
+    assert err.strip().splitlines()[-1] == "phasor: error: " + cli_error(
+        "encode", "--model", model, "--tokens-file", tokens)
+    tokens.write_text("5 7 9 0 0\n\n3 4\n8 0\n")
+    want = tmp_path / "want.npy"
+    cli = run_cli("encode", "--model", model, "--tokens-file", tokens, "--output", want)
+    cli_warning = [l for l in cli.stderr.splitlines() if l.startswith("phasor: warning:")]
+    merged = tmp_path / "merged.npy"
+    proc = subprocess.run([sys.executable, str(TOOLS / "dask_encode.py"), *map(str, [
+                           "--model", model, "--tokens-file", tokens, "--out-dir", tmp_path / "o",
+                           "--merge", merged, "--shard-lines", 2, "--workers", 1, "--in-process"])],
+                          capture_output=True, text=True, timeout=90, env=os.environ.copy())
+    assert proc.returncode == 0, proc.stderr
+    assert [l for l in proc.stderr.splitlines() if l.startswith("phasor: warning:")] == cli_warning
+    assert len(cli_warning) == 1
+    assert_same_bits(np.load(merged), np.load(want))
