@@ -32,6 +32,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model")
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--padded", action="store_true",
+                   help="give the ragged batch as a padded array with lengths")
     p.add_argument("--cli", default=str(Path(__file__).resolve().parents[1] / "build/bin/phasor"))
     args = p.parse_args()
     tmp = None
@@ -49,8 +51,15 @@ def main():
     dense_len = int(round(np.median(lengths)))
     dense = rng.integers(1, model.vocab_size, (total // dense_len, dense_len)).astype(np.int32)
 
+    padded = np.zeros((len(lines), max(lengths)), dtype=np.int32)
+    for b, line in enumerate(lines):
+        padded[b, :len(line)] = line
+
     def ragged():
-        model.encode(lines)
+        if args.padded:  # a padded array with lengths, as a user of a padding engine has it
+            model.encode(padded, lengths=lengths)
+        else:
+            model.encode(lines)
         return total
 
     def one_per_call():

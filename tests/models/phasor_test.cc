@@ -94,6 +94,59 @@ TEST(PublicApiTest, EncodeMatchesTheEncoder) {
   EXPECT_EQ(one, Reference(ids, 1, 4, nullptr, phasor::EncoderStage::kFinal));
 }
 
+// Packed sequences: each the bits of its padded rows (and of itself alone), in
+// batches of any budget; pooled rows against means and maxima taken here in double.
+TEST(PublicApiTest, EncodePackedAndPooled) {
+  const Model model = Model::Load(WriteSmallModel("packed"));
+  const int64_t d = 16;
+  const std::vector<int32_t> packed = {3, 14, 15, 9, 2, 6, 5, 1, 7};  // lengths 4, 1, 4
+  const std::vector<int64_t> offsets = {0, 4, 5, 9};
+  const std::vector<int32_t> padded = {3, 14, 15, 9, 2, 0, 0, 0, 6, 5, 1, 7};  // [3, 4]
+  std::vector<float> want(3 * 4 * d);
+  model.Encode(padded.data(), 3, 4, want.data());
+  for (int64_t budget : {0, 4, 5, 9}) {
+    std::vector<float> got(9 * d, NAN);
+    EncodeOptions o;
+    o.batch_tokens = budget;
+    model.EncodePacked(packed.data(), offsets.data(), 3, got.data(), o);
+    for (int64_t b = 0; b < 3; ++b) {
+      const int64_t n = offsets[b + 1] - offsets[b];
+      EXPECT_TRUE(std::equal(got.begin() + offsets[b] * d, got.begin() + offsets[b + 1] * d,
+                             want.begin() + b * 4 * d))
+          << "sequence " << b << ", budget " << budget;
+      std::vector<float> one(n * d);
+      model.Encode(packed.data() + offsets[b], 1, n, one.data());
+      EXPECT_TRUE(std::equal(one.begin(), one.end(), got.begin() + offsets[b] * d)) << b;
+    }
+  }
+  for (phasor::Pooling pool :
+       {phasor::Pooling::kMean, phasor::Pooling::kCls, phasor::Pooling::kMax}) {
+    std::vector<float> pooled(3 * d);
+    EncodeOptions o;
+    o.pool = pool;
+    model.EncodePacked(packed.data(), offsets.data(), 3, pooled.data(), o);
+    for (int64_t b = 0; b < 3; ++b) {
+      for (int64_t k = 0; k < d; ++k) {
+        double sum = 0, max = -INFINITY;
+        for (int64_t j = offsets[b]; j < offsets[b + 1]; ++j) {
+          const double v = want[(b * 4 + j - offsets[b]) * d + k];
+          sum += v;
+          max = std::max(max, v);
+        }
+        const double expect = pool == phasor::Pooling::kMean  ? sum / (offsets[b + 1] - offsets[b])
+                              : pool == phasor::Pooling::kCls ? want[b * 4 * d + k]
+                                                              : max;
+        EXPECT_NEAR(pooled[b * d + k], expect, 1e-6) << phasor::ToString(pool) << " " << b;
+      }
+    }
+  }
+  // A budget below the longest sequence is refused.
+  EncodeOptions small;
+  small.batch_tokens = 3;
+  std::vector<float> out(9 * d);
+  EXPECT_THROW(model.EncodePacked(packed.data(), offsets.data(), 3, out.data(), small), Error);
+}
+
 TEST(PublicApiTest, EncodeErrors) {
   const Model model = Model::Load(WriteSmallModel("errors"));
   std::vector<float> out(64);
