@@ -15,7 +15,8 @@ phasor=build/bin/phasor
 model=${2:-$work/d512}
 [ -f "$model/config.json" ] || $phasor make-toy --out "$model" --vocab 32000 --d-model 512 \
   --n-heads 8 --n-layers 6 --d-ff 2048 > /dev/null
-python3 bench/make_corpus.py --lines "$lines" "$work/ragged.txt" "$work/dense.txt"
+vocab=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["vocab_size"])' "$model/config.json")
+python3 bench/make_corpus.py --lines "$lines" --vocab "$vocab" "$work/ragged.txt" "$work/dense.txt"
 lscpu | grep -m1 'Model name' || true
 for round in 1 2; do
   for f in ragged dense; do

@@ -22,10 +22,15 @@ constexpr int64_t kMaxTokens = int64_t{1} << 26;
 Model LoadModel(py::handle path, py::handle pe_mode, py::handle precision) {
   std::string dir;
   try {
-    dir = py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+    // os.fsdecode: str, bytes and os.PathLike alike (b"/m" names the directory /m).
+    dir = py::module_::import("os").attr("fsdecode")(path).cast<std::string>();
   } catch (py::error_already_set&) {
-    throw Error("path must be a str or os.PathLike, got " +
+    throw Error("path must be a str, bytes or os.PathLike, got " +
                 py::str(py::type::handle_of(path).attr("__name__")).cast<std::string>());
+  }
+  if (dir.find('\0') != std::string::npos) {
+    throw Error("path " + py::repr(py::str(dir)).cast<std::string>() +
+                " holds a NUL character, which no file name can");
   }
   LoadOptions options;
   if (!pe_mode.is_none()) {

@@ -244,3 +244,12 @@ def test_absurd_shapes_are_refused_before_anything_is_allocated(toy_dir, shape):
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20
+
+
+def test_model_paths_as_bytes_and_with_nul(toy_dir):
+    assert phasor.Model(str(toy_dir).encode()).d_model == phasor.Model(toy_dir).d_model
+    with pytest.raises(phasor.Error, match=r"holds a NUL character") as e:
+        phasor.Model(str(toy_dir) + "\x00junk")
+    assert "junk" in str(e.value)  # the whole path, not cut at the NUL
+    with pytest.raises(phasor.Error, match="path must be a str, bytes or os.PathLike, got float"):
+        phasor.Model(3.5)
