@@ -5,9 +5,13 @@
 //   node bench/ort_compare.mjs --onnx M.onnx --tokens-file F [--threads 2]
 //        [--repeat 10] [--warmup 2] [--ort-dir /tmp/ort] [--output OUT.f32]
 //
-// F holds one sequence a line (ids separated by spaces or commas; all lines the
-// same length). Prints one JSON object: batch, seq_len, seconds, tokens_per_s,
-// threads. --output writes the last run's hidden states as raw float32
+// F holds one sequence a line (ids separated by spaces or commas). Lines of
+// different lengths need a graph with a padding_mask input (export_onnx.py
+// --padding-mask): they are padded with id 0 to the longest of their batch and
+// masked. --batch-lines N runs the file in batches of N lines (0: one batch of
+// all), --sort first orders the lines by length (as sentence-transformers does).
+// Prints one JSON object: batch, seq_len, seconds (one pass over the file),
+// tokens_per_s (real tokens, padding excluded), threads. --output writes the last run's hidden states as raw float32
 // [batch, seq, d_model] (for checking that both engines compute the same).
 // onnxruntime-node is loaded from --ort-dir (npm install --ignore-scripts
 // onnxruntime-node there), never from the repository.
@@ -28,6 +32,8 @@ function parseArgs(argv) {
       case '--warmup': a.warmup = Number(value); break;
       case '--ort-dir': a.ortDir = value; break;
       case '--output': a.output = value; break;
+      case '--batch-lines': a.batchLines = Number(value); break;
+      case '--sort': a.sort = value === '1' || value === 'true'; break;
       default: throw new Error(`unknown option ${key}`);
     }
   }
@@ -48,10 +54,11 @@ async function main() {
 
   const lines = readFileSync(a.tokensFile, 'utf8').split('\n').map((l) => l.trim())
     .filter((l) => l.length > 0).map((l) => l.split(/[\s,]+/).map(Number));
-  const batch = lines.length, seq = lines[0].length;
-  if (lines.some((l) => l.length !== seq)) throw new Error('ragged token lines');
-  const ids = new BigInt64Array(batch * seq);
-  lines.flat().forEach((v, i) => { ids[i] = BigInt(v); });
+  const batch = lines.length, seq = Math.max(...lines.map((l) => l.length));
+  const realTokens = lines.reduce((n, l) => n + l.length, 0);
+  const order = lines.map((_, i) => i);
+  if (a.sort) order.sort((p, q) => lines[q].length - lines[p].length);
+  const per = a.batchLines > 0 ? a.batchLines : batch;
 
   const session = await ort.InferenceSession.create(a.onnx, {
     executionProviders: ['cpu'],
@@ -60,22 +67,48 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });
-  const feeds = { input_ids: new ort.Tensor('int64', ids, [batch, seq]) };
-  let out;
-  for (let i = 0; i < a.warmup; ++i) out = await session.run(feeds);
+  const masked = session.inputNames.includes('padding_mask');
+  const feedsList = [];
+  for (let b0 = 0; b0 < batch; b0 += per) {
+    const rows = order.slice(b0, b0 + per);
+    const width = Math.max(...rows.map((r) => lines[r].length));
+    if (!masked && rows.some((r) => lines[r].length !== width)) {
+      throw new Error('ragged token lines need a graph with padding_mask (--padding-mask)');
+    }
+    const ids = new BigInt64Array(rows.length * width);
+    const mask = new Uint8Array(rows.length * width).fill(1);
+    rows.forEach((r, k) => lines[r].forEach((v, j) => {
+      ids[k * width + j] = BigInt(v);
+      mask[k * width + j] = 0;
+    }));
+    const feeds = { input_ids: new ort.Tensor('int64', ids, [rows.length, width]) };
+    if (masked) feeds.padding_mask = new ort.Tensor('bool', mask, [rows.length, width]);
+    feedsList.push(feeds);
+  }
+  const pass = async () => {
+    const outs = [];
+    for (const feeds of feedsList) outs.push(await session.run(feeds));
+    return outs;
+  };
+  let outs;
+  for (let i = 0; i < a.warmup; ++i) outs = await pass();
   const seconds = [];
   for (let i = 0; i < a.repeat; ++i) {
     const t0 = process.hrtime.bigint();
-    out = await session.run(feeds);
+    outs = await pass();
     seconds.push(Number(process.hrtime.bigint() - t0) * 1e-9);
   }
-  const hidden = out.hidden;
-  if (a.output) writeFileSync(a.output, Buffer.from(hidden.data.buffer, hidden.data.byteOffset,
-                                                    hidden.data.byteLength));
+  const hidden = outs[0].hidden;
+  if (a.output) {
+    if (feedsList.length !== 1) throw new Error('--output needs one batch');
+    writeFileSync(a.output, Buffer.from(hidden.data.buffer, hidden.data.byteOffset,
+                                        hidden.data.byteLength));
+  }
   const s = median(seconds);
   console.log(JSON.stringify({
     engine: 'onnxruntime-node', batch, seq_len: seq, d_model: hidden.dims[2], threads: a.threads,
-    repeat: a.repeat, seconds: s, tokens_per_s: (batch * seq) / s,
+    repeat: a.repeat, batches: feedsList.length, real_tokens: realTokens, seconds: s,
+    tokens_per_s: realTokens / s,
   }));
 }
 

@@ -3,14 +3,16 @@
 
     PYTHONPATH=build/python python3 tools/dask_encode.py --model DIR \\
         --tokens-file FILE --out-dir OUT [--shard-lines 256] [--stage final|embeddings] \\
-        [--pe-mode M] [--merge ALL.npy] [--workers 2 | --scheduler ADDRESS]
+        [--pe-mode M] [--pool mean|cls|max [--normalize]] [--merge ALL.npy] \\
+        [--workers 2 | --scheduler ADDRESS]
 
 The file is read as `phasor encode --tokens-file` reads it (one sequence a line,
 ids separated by spaces or commas, blank lines skipped, ragged lines padded with
 the model's pad_token_id to the longest line of the whole file). Each worker
 loads the model once; each shard is encoded in one call and written to
 OUT/shard_NNNNN.npy, float32 [lines, seq_len, d_model]; OUT/index.json lists the
-shards in order (each with first_row, its first row in the whole array, and
+shards in order; with --pool each shard is [lines, d_model], one vector a line,
+as `phasor encode --pool` writes them (each with first_row, its first row in the whole array, and
 first_line, the file line of that row, from 1 as the CLI counts them); the
 shards and index.json of an earlier run in OUT are removed first. Put together
 (--merge ALL.npy), they are the array `phasor encode --output` writes for the
@@ -69,7 +71,7 @@ def load_model(path, pe_mode):
     return phasor.Model(path, pe_mode)
 
 
-def encode_shard(lines, real, seq, pad_id, stage, out_path):
+def encode_shard(lines, real, seq, pad_id, stage, pool, normalize, out_path):
     """On a worker: encodes lines (padded to seq with pad_id; real: each line's real
     tokens, the input rules applied on the client) with the worker's model and saves
     [len(lines), seq, d_model] to out_path, in batches under the module's token budget
@@ -82,7 +84,7 @@ def encode_shard(lines, real, seq, pad_id, stage, out_path):
     for b, line in enumerate(lines):
         ids[b, :len(line)] = line
     try:
-        out = model.encode(ids, lengths, stage=stage)
+        out = model.encode(ids, lengths, stage=stage, pool=pool, normalize=normalize)
     except phasor.Error as e:
         return {"error": str(e)}
     np.save(out_path, out)
@@ -98,6 +100,9 @@ def main(argv=None):
     p.add_argument("--out-dir", required=True, help="where shards and index.json go")
     p.add_argument("--shard-lines", type=int, default=256, help="lines per shard (default 256)")
     p.add_argument("--stage", choices=["final", "embeddings"], default="final")
+    p.add_argument("--pool", choices=["mean", "cls", "max"],
+                   help="one vector a line (as phasor encode --pool): shards [lines, d_model]")
+    p.add_argument("--normalize", action="store_true", help="with --pool: unit L2 norm")
     p.add_argument("--pe-mode", choices=["cached", "on_the_fly", "auto"],
                    help="replaces the config's positional mode")
     p.add_argument("--merge", metavar="ALL.npy",
@@ -106,6 +111,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.shard_lines < 1:
         p.error("--shard-lines must be >= 1")
+    if args.normalize and not args.pool:
+        p.error("--normalize needs --pool")
     if args.merge:
         dask_cluster.check_output_file(p, "--merge", args.merge, ".npy")
 
@@ -152,7 +159,8 @@ def main(argv=None):
             shard = [ids for _, ids in lines[first:first + args.shard_lines]]
             path = out_dir / f"shard_{first // args.shard_lines:05d}.npy"
             futures.append(client.submit(encode_shard, shard, real[first:first + args.shard_lines],
-                                         seq, pad_id, args.stage, str(path), pure=False))
+                                         seq, pad_id, args.stage, args.pool, args.normalize,
+                                         str(path), pure=False))
         results = dask_cluster.gather(client, futures, args.timeout)
     except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
         return dask_cluster.fail(e if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
@@ -170,14 +178,15 @@ def main(argv=None):
         shards.append({"file": r["file"], "first_row": first, "first_line": lines[first][0],
                        "lines": r["lines"]})
         first += r["lines"]
-    d_model = int(np.load(out_dir / shards[0]["file"], mmap_mode="r").shape[2])
+    d_model = int(np.load(out_dir / shards[0]["file"], mmap_mode="r").shape[-1])
     index = {"tokens_file": str(Path(args.tokens_file).resolve()), "model": str(model_dir),
-             "stage": args.stage, "pe_mode": args.pe_mode, "lines": len(lines), "seq_len": seq,
+             "stage": args.stage, "pe_mode": args.pe_mode, "pool": args.pool,
+             "normalize": args.normalize, "lines": len(lines), "seq_len": seq,
              "d_model": d_model, "dtype": "float32", "shards": shards}
     (out_dir / "index.json").write_text(json.dumps(index, indent=1) + "\n")
     if args.merge:
-        merged = np.lib.format.open_memmap(args.merge, mode="w+", dtype=np.float32,
-                                           shape=(len(lines), seq, d_model))
+        shape = (len(lines), d_model) if args.pool else (len(lines), seq, d_model)
+        merged = np.lib.format.open_memmap(args.merge, mode="w+", dtype=np.float32, shape=shape)
         for s in shards:
             merged[s["first_row"]:s["first_row"] + s["lines"]] = np.load(out_dir / s["file"])
         merged.flush()

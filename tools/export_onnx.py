@@ -5,8 +5,10 @@ The graph takes ``input_ids`` int64 [batch, seq] and returns ``hidden`` float32
 [batch, seq, d_model]: the embedding, the positional table (sinusoidal or
 learned, as a constant of ``--max-seq`` rows sliced to seq), the layers of
 PyTorch's ``nn.TransformerEncoderLayer`` in eval mode, and the final norm if the
-config has one. Batch and seq are dynamic. No padding mask: the benchmark runs
-full batches.
+config has one. Batch and seq are dynamic. With ``--padding-mask`` the graph
+takes a second input, ``padding_mask`` bool [batch, seq] (True: padding), passed
+to the encoder as its ``src_key_padding_mask``: ragged batches the way a user of
+ONNX Runtime runs them.
 
 Needs torch and numpy (Debian ``python3-torch``)::
 
@@ -93,9 +95,9 @@ class PhasorEncoder(nn.Module):
             raise SystemExit(f"export_onnx: missing {missing}, unexpected {unexpected}")
         self.eval()
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+    def forward(self, ids: torch.Tensor, padding_mask: torch.Tensor = None) -> torch.Tensor:
         x = self.embedding(ids) * self.scale + self.pe[:ids.shape[1]].unsqueeze(0)
-        return self.encoder(x)
+        return self.encoder(x, src_key_padding_mask=padding_mask)
 
 
 # ---------------------------------------------------------------------------
@@ -268,6 +270,8 @@ def main(argv=None) -> int:
     ap.add_argument("--precision", choices=("fp32", "int8"), default="fp32",
                     help="int8: the Linear layers in ONNX Runtime's dynamic-quantization "
                          "form (needs python3-onnx)")
+    ap.add_argument("--padding-mask", action="store_true",
+                    help="a second input padding_mask bool [batch, seq], True at padding")
     ap.add_argument("--check-tokens", metavar="IDS", help="ids of one sequence to run in torch")
     ap.add_argument("--check-output", metavar="FILE.npy", help="where to write torch's output")
     args = ap.parse_args(argv)
@@ -281,12 +285,17 @@ def main(argv=None) -> int:
     ids = torch.randint(1, config["vocab_size"], (2, 7), dtype=torch.long)
     # Grad mode with requires-grad parameters keeps PyTorch off its fused fast
     # path (aten::_transformer_encoder_layer_fwd), which has no ONNX export.
+    inputs, names = (ids,), ["input_ids"]
+    axes = {"input_ids": {0: "batch", 1: "seq"}, "hidden": {0: "batch", 1: "seq"}}
+    if args.padding_mask:
+        mask = torch.zeros(2, 7, dtype=torch.bool)
+        mask[1, 5:] = True
+        inputs, names = (ids, mask), ["input_ids", "padding_mask"]
+        axes["padding_mask"] = {0: "batch", 1: "seq"}
     with torch.enable_grad():
-        torch.onnx.export(model, (ids,), args.out, input_names=["input_ids"],
+        torch.onnx.export(model, inputs, args.out, input_names=names,
                           output_names=["hidden"], opset_version=args.opset,
-                          dynamic_axes={"input_ids": {0: "batch", 1: "seq"},
-                                        "hidden": {0: "batch", 1: "seq"}},
-                          do_constant_folding=True)
+                          dynamic_axes=axes, do_constant_folding=True)
     if args.precision == "int8":
         try:
             import onnx

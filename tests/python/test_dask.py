@@ -183,3 +183,18 @@ def test_dask_encode_holds_to_the_cli_input_rules(tmp_path):
     assert [l for l in proc.stderr.splitlines() if l.startswith("phasor: warning:")] == cli_warning
     assert len(cli_warning) == 1
     assert_same_bits(np.load(merged), np.load(want))
+
+
+def test_dask_encode_pooled_equals_the_cli(tmp_path):
+    model = GOLDEN_DIR / "ragged_padding"
+    tokens = tmp_path / "tokens.txt"
+    ragged_tokens(tokens, 20, 50, 0, seed=3)
+    want = tmp_path / "want.npy"
+    run_cli("encode", "--model", model, "--tokens-file", tokens, "--pool", "mean", "--normalize",
+            "--output", want)
+    merged = tmp_path / "merged.npy"
+    run_tool("dask_encode.py", "--model", model, "--tokens-file", tokens, "--out-dir",
+             tmp_path / "o", "--shard-lines", 6, "--pool", "mean", "--normalize", "--merge", merged,
+             "--workers", 2, "--in-process", "--threads", 1, "--timeout", 60)
+    assert np.load(want).shape == (20, 32)
+    assert_same_bits(np.load(merged), np.load(want))
