@@ -213,7 +213,7 @@ void BindModel(py::module_& m) {
            "ids: [batch, seq] integers (any integer dtype, or a list of equal-length lists), "
            "[seq] for one sequence, or a list of 1-D sequences of different lengths. lengths: "
            "[batch] tokens per sequence of array ids, the rest masked as padding. Only real "
-           "tokens are computed, in batches of at most batch_tokens (0: 8192, or the longest "
+           "tokens are computed, in batches of at most batch_tokens (0: 2048, or the longest "
            "sequence). Returns float32 [batch, seq, d_model] ([seq, d_model] for 1-D ids; a "
            "list of [len_i, d_model] arrays for a list of different lengths): the final hidden "
            "states, or with stage='embeddings' the encoder's input; padding rows are 0. "

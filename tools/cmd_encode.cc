@@ -300,7 +300,7 @@ void AddEncodeCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--normalize", args->normalize, "With --pool: scale each vector to unit L2 norm");
   AddSizeOption(cmd, "--batch-tokens", &args->batch_tokens,
-                "Real tokens encoded at once at most; memory is bounded by it (0: 8K, or the "
+                "Real tokens encoded at once at most; memory is bounded by it (0: 2K, or the "
                 "longest line if longer)");
   cmd->add_option("--stage", args->stage, "embeddings (the encoder's input) or final")
       ->capture_default_str();

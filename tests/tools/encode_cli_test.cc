@@ -232,8 +232,8 @@ TEST(EncodeCliTest, BadConfigExitsOne) {
 }
 
 TEST(EncodeCliTest, BatchOverTheMemoryLimitIsOneErrorLine) {
-  // The model (266 KiB) and 1 x 3 tokens fit in 1 MiB; 3000 x 3 tokens need
-  // 3000·3·(7·16·4 + 8 + 16·4) bytes = 4.5 MiB of workspace and output.
+  // The model (266 KiB) and 1 x 3 tokens fit in 1 MiB; 3000 x 3 tokens run in
+  // batches of the default 2048 tokens, whose workspace and rows need 1.1 MiB.
   const auto small = RunPhasor("--max-memory 1M encode --model " + MakeSmallModel("memcap") +
                                " --tokens \"1 2 3\"");
   EXPECT_EQ(small.exit_code, 0) << small.err;
@@ -245,8 +245,8 @@ TEST(EncodeCliTest, BatchOverTheMemoryLimitIsOneErrorLine) {
                            " --tokens-file " + file);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   testing::ExpectOneErrorLine(r);
-  EXPECT_NE(r.err.find("batches of 8192 tokens (the encoder's workspace and the batch's rows) "
-                       "needs 4.2 MiB, more than the memory limit of 1 MiB"),
+  EXPECT_NE(r.err.find("batches of 2048 tokens (the encoder's workspace and the batch's rows) "
+                       "needs 1.1 MiB, more than the memory limit of 1 MiB"),
             std::string::npos)
       << r.err;
   // Memory is bounded by the token budget, not by the file: 64 tokens a batch fit.
