@@ -103,6 +103,34 @@ CorpusOptions CorpusOptionsOf(const EncodeOptions& o) {
 // Sequence b in messages of the C++ API and the Python module.
 const auto kSequenceName = [](int64_t b) { return "sequence " + std::to_string(b); };
 
+// Encodes the sequences (sequence b: ids[start[b] ..], real.lengths[b] real
+// tokens) in batches under the options' budget, and writes each to out as its
+// batch finishes: pooled, row b; else its rows from row first_row(b), then
+// zeros up to rows(b) rows (padding is 0 at every stage: none of it is computed).
+void EncodeInto(const Encoder& encoder, EncoderWorkspaceCache& cache, const EncodeOptions& options,
+                const int32_t* ids, const int64_t* start, const RealTokens& real, int64_t batch,
+                float* out, FunctionRef<int64_t(int64_t)> first_row,
+                FunctionRef<int64_t(int64_t)> rows) {
+  const int64_t d = encoder.config().d_model;
+  const bool pooled = options.pool != Pooling::kNone;
+  Lease lease(cache);
+  const CorpusEncoder corpus(encoder, CorpusOptionsOf(options));
+  corpus.Run(ids, start, real.lengths.data(), batch, lease.ws, [&](const CorpusBatch& r) {
+    for (int64_t i = 0; i < r.size; ++i) {
+      const int64_t b = r.index[i];
+      if (pooled) {
+        std::copy(r.rows + i * d, r.rows + (i + 1) * d, out + b * d);
+        continue;
+      }
+      const float* from = r.rows + r.offsets[i] * d;
+      const int64_t n = r.offsets[i + 1] - r.offsets[i];
+      float* to = out + first_row(b) * d;
+      std::copy(from, from + n * d, to);
+      std::fill(to + n * d, to + rows(b) * d, 0.0f);
+    }
+  });
+}
+
 }  // namespace
 
 void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
@@ -138,22 +166,9 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
   const RealTokens real =
       ResolveRealTokens(ids, start.data(), given.data(), batch, rules, "ids", kSequenceName);
   if (options.warning != nullptr) *options.warning = real.warning;
-  Lease lease(*cache_);
-  const CorpusEncoder corpus(*encoder_, CorpusOptionsOf(options));
-  corpus.Run(ids, start.data(), real.lengths.data(), batch, lease.ws, [&](const CorpusBatch& r) {
-    for (int64_t i = 0; i < r.size; ++i) {
-      const int64_t b = r.index[i];
-      if (pooled) {
-        std::copy(r.rows + i * d, r.rows + (i + 1) * d, out + b * d);
-        continue;
-      }
-      const float* from = r.rows + r.offsets[i] * d;
-      const int64_t n = r.offsets[i + 1] - r.offsets[i];
-      std::copy(from, from + n * d, out + b * seq * d);
-      // Padding: 0, also at stage embeddings (no row of it is computed).
-      std::fill(out + (b * seq + n) * d, out + (b + 1) * seq * d, 0.0f);
-    }
-  });
+  EncodeInto(
+      *encoder_, *cache_, options, ids, start.data(), real, batch, out,
+      [&](int64_t b) { return b * seq; }, [&](int64_t) { return seq; });
 }
 
 void Model::EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t batch, float* out,
@@ -186,21 +201,9 @@ void Model::EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t bat
   const RealTokens real =
       ResolveRealTokens(ids, offsets, given.data(), batch, rules, "ids", kSequenceName);
   if (options.warning != nullptr) *options.warning = real.warning;
-  Lease lease(*cache_);
-  const CorpusEncoder corpus(*encoder_, CorpusOptionsOf(options));
-  corpus.Run(ids, offsets, real.lengths.data(), batch, lease.ws, [&](const CorpusBatch& r) {
-    for (int64_t i = 0; i < r.size; ++i) {
-      const int64_t b = r.index[i];
-      if (pooled) {
-        std::copy(r.rows + i * d, r.rows + (i + 1) * d, out + b * d);
-        continue;
-      }
-      const float* from = r.rows + r.offsets[i] * d;
-      const int64_t n = r.offsets[i + 1] - r.offsets[i];
-      std::copy(from, from + n * d, out + offsets[b] * d);
-      std::fill(out + (offsets[b] + n) * d, out + offsets[b + 1] * d, 0.0f);
-    }
-  });
+  EncodeInto(
+      *encoder_, *cache_, options, ids, offsets, real, batch, out,
+      [&](int64_t b) { return offsets[b]; }, [&](int64_t b) { return given[b]; });
 }
 
 PositionalEncoding::PositionalEncoding(const PeOptions& options)
