@@ -373,6 +373,11 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
     if (!v.is_number_integer())
       r.Fail("pad_token_id", "expected null or an integer, found " + Found(v));
     const int64_t id = r.Int(v, "pad_token_id");
+    // A vocabulary of no id is vocab_size's error, named as such.
+    if (c.vocab_size < 1) {
+      r.Fail("vocab_size",
+             Str(c.vocab_size) + " is out of range, expected 1 to 2147483647 (2^31 - 1)");
+    }
     if (id < 0 || id >= c.vocab_size || id > std::numeric_limits<int32_t>::max()) {
       r.Fail("pad_token_id", Str(id) +
                                  " is outside the vocabulary, expected 0 to vocab_size - 1 (" +

@@ -479,6 +479,9 @@ INSTANTIATE_TEST_SUITE_P(
         Patch("pad_at_vocab_size", R"({"pad_token_id": 1000})",
               {"'pad_token_id'", "1000", "vocabulary", "999"}),
         Patch("pad_huge", R"({"pad_token_id": 4294967296})", {"'pad_token_id'", "4294967296"}),
+        // No vocabulary at all is vocab_size's fault, whatever the pad id.
+        Patch("vocab_zero_with_pad", R"({"vocab_size": 0, "pad_token_id": 0})",
+              {"'vocab_size': 0 is out of range, expected 1 to 2147483647"}),
         Patch("base_one", R"({"positional": {"base": 1}})",
               {"'positional.base'", "finite number > 1"}),
         Patch("base_below_one", R"({"positional": {"base": 0.5}})", {"'positional.base'"}),
