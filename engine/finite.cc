@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/safetensors.h"
+#include "engine/bfloat16.h"
 
 namespace phasor {
 namespace {

@@ -24,8 +24,9 @@ namespace phasor {
 inline constexpr uint64_t kSafetensorsMaxHeaderBytes = 100'000'000;
 inline constexpr int64_t kSafetensorsMaxElements = int64_t{1} << 40;
 
-// Reads a whole safetensors file into Weights (source = path). F16 and BF16
-// tensors are converted to float32. The file is read with ordinary reads, never
+// Reads a whole safetensors file into Weights (source = path). F16 tensors are
+// converted to float32; BF16 ones are kept as stored (Tensor::bf16) and
+// converted where a layer needs float32 (engine/bfloat16.h). The file is read with ordinary reads, never
 // mapped: a file that changes while (or after) it is read cannot crash us.
 //
 // Throws Error naming path (and the tensor where there is one), saying what was
@@ -50,13 +51,5 @@ Weights LoadSafetensors(const std::string& path);
 // reference implementation does). Throws Error naming path if it cannot be
 // written (a partly written file is removed) or a name is not valid UTF-8.
 void SaveSafetensors(const std::string& path, const Weights& weights);
-
-// IEEE 754 binary16 bits to float, exactly: subnormals, infinities and NaN
-// (payload kept) included. HalfToFloat(0x3C00) == 1.0f, (0x0001) == 2^-24.
-float HalfToFloat(uint16_t bits);
-
-// bfloat16 bits (the top half of a float32) to float, exactly.
-// BFloat16ToFloat(0x3F80) == 1.0f.
-float BFloat16ToFloat(uint16_t bits);
 
 }  // namespace phasor

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
+#include "engine/bfloat16.h"
 #include "engine/error.h"
-#include "engine/safetensors.h"
 
 namespace phasor {
 

@@ -5,33 +5,17 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/bfloat16.h"
 #include "engine/kernels/kernel_table.h"
-#include "engine/safetensors.h"
 
 namespace phasor::kernels {
 namespace {
 
 constexpr int64_t kPanel = 32;  // outputs per packed panel
 
-// Round to nearest, ties to even, on the bits: adding 0x7FFF plus the lowest
-// kept bit carries into the kept half exactly when the dropped half is above
-// the tie, or at it with an odd kept half. Finite values past the largest
-// bfloat16 carry into the exponent and become infinities, as they should. A NaN
-// is kept a NaN (its payload may sit in the dropped half alone) and made quiet.
-// Branch-free so that RoundRowsBf16's loop vectorises.
-inline uint16_t RoundBits(uint32_t u) {
-  const uint16_t rounded = static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-  const uint16_t quiet_nan = static_cast<uint16_t>((u >> 16) | 0x0040u);
-  return (u & 0x7FFFFFFFu) > 0x7F800000u ? quiet_nan : rounded;
-}
-
 }  // namespace
 
-uint16_t ToBf16(float v) {
-  uint32_t u;
-  std::memcpy(&u, &v, sizeof(u));
-  return RoundBits(u);
-}
+uint16_t ToBf16(float v) { return FloatToBFloat16(v); }
 
 float FromBf16(uint16_t v) { return BFloat16ToFloat(v); }
 
@@ -80,7 +64,7 @@ void RoundBf16(const float* x, int64_t n, uint16_t* out) {
   for (int64_t k = Kernels().bf16_round(x, n, out); k < n; ++k) {
     uint32_t u;
     std::memcpy(&u, x + k, sizeof(u));
-    out[k] = RoundBits(u);
+    out[k] = BFloat16RoundBits(u);
   }
 }
 

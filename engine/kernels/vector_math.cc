@@ -5,7 +5,7 @@
 #include <cstring>
 #include <unsupported/Eigen/SpecialFunctions>
 
-#include "engine/kernels/gemm_bf16.h"
+#include "engine/bfloat16.h"
 #include "engine/kernels/kernel_table.h"
 #include "engine/tensor.h"
 
@@ -77,8 +77,8 @@ void ExpShifted(const float* x, float shift, int64_t n, float* out) {
 float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out) {
   float sum = 0.0f;
   for (int64_t j = Kernels().exp_bf16(x, shift, n, out, &sum); j < n; ++j) {
-    out[j] = ToBf16(x[j] == kNegInf ? 0.0f : ExpScalar(x[j] - shift));
-    sum += FromBf16(out[j]);
+    out[j] = FloatToBFloat16(x[j] == kNegInf ? 0.0f : ExpScalar(x[j] - shift));
+    sum += BFloat16ToFloat(out[j]);
   }
   return sum;
 }

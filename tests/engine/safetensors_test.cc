@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/bfloat16.h"
 #include "engine/error.h"
 
 namespace {
