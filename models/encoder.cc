@@ -143,14 +143,14 @@ void Encoder::CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const {
   if (rope_) rope_->CheckRange(config_.positional.offset, seq);
 }
 
-void Encoder::CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t batch) const {
+void Encoder::PackedSpans(const int32_t* ids, const int64_t* offsets, int64_t batch,
+                          int64_t* spans) const {
   if (batch < 0) throw Error("negative batch " + std::to_string(batch));
   if (batch > 0 && offsets == nullptr) throw UsageError("null offsets");
   if (batch == 0) return;
   if (offsets[0] != 0) {
     throw Error("offsets[0] must be 0, got " + std::to_string(offsets[0]));
   }
-  std::vector<int64_t> spans(2 * static_cast<size_t>(batch));  // starts | lengths
   for (int64_t b = 0; b < batch; ++b) {
     if (offsets[b + 1] < offsets[b]) {
       throw Error("offsets must not decrease: offsets[" + std::to_string(b + 1) +
@@ -165,32 +165,32 @@ void Encoder::CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t ba
     spans[batch + b] = offsets[b + 1] - offsets[b];
   }
   if (offsets[batch] > 0 && ids == nullptr) throw UsageError("null ids");
-  const Spans s{spans.data(), spans.data() + batch, batch};
-  embedding_->CheckSpans(ids, offsets[batch], s);  // ids, and the positions of added PE
   if (rope_) {
     rope_->CheckRange(config_.positional.offset,
-                      *std::max_element(spans.begin() + batch, spans.end()));
+                      *std::max_element(spans + batch, spans + 2 * batch));
   }
+}
+
+void Encoder::CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t batch) const {
+  std::vector<int64_t> spans(2 * static_cast<size_t>(std::max<int64_t>(batch, 0)));
+  PackedSpans(ids, offsets, batch, spans.data());
+  if (batch <= 0) return;
+  // ids, and the positions of added PE
+  embedding_->CheckSpans(ids, offsets[batch], Spans{spans.data(), spans.data() + batch, batch});
 }
 
 void Encoder::ForwardPacked(const int32_t* ids, const int64_t* offsets, int64_t batch,
                             EncoderStage stage, float* out, EncoderWorkspace& ws,
                             const std::function<void(int64_t)>& on_layer) const {
-  CheckPacked(ids, offsets, batch);
+  if (batch > 0 && static_cast<int64_t>(ws.spans.size()) < 2 * batch) ws.spans.resize(2 * batch);
+  PackedSpans(ids, offsets, batch, ws.spans.data());  // starts | lengths
   const int64_t rows = batch > 0 ? offsets[batch] : 0;
   if (rows > ws.max_tokens) {
     throw Error("batch of " + std::to_string(rows) + " tokens exceeds the workspace (" +
                 std::to_string(ws.max_tokens) + ")");
   }
-  if (static_cast<int64_t>(ws.spans.size()) < 2 * batch) ws.spans.resize(2 * batch);
-  int64_t* start = ws.spans.data();
-  int64_t* length = start + batch;
-  for (int64_t b = 0; b < batch; ++b) {
-    start[b] = offsets[b];
-    length[b] = offsets[b + 1] - offsets[b];
-  }
-  const Spans spans{start, length, batch};
-  embedding_->ForwardSpans(ids, rows, spans, out);  // out: [rows, d_model]
+  const Spans spans{ws.spans.data(), ws.spans.data() + batch, batch};
+  embedding_->ForwardSpans(ids, rows, spans, out);  // checks ids and PE positions first
   if (stage == EncoderStage::kEmbeddings || rows == 0) return;
   RunLayers(out, rows, spans, ws, on_layer);
 }

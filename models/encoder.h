@@ -121,6 +121,9 @@ class Encoder {
   int64_t WeightBytes() const;
 
  private:
+  // Checks packed offsets (and, with RoPE, the longest sequence's positions)
+  // and writes their spans: starts [batch], then lengths [batch].
+  void PackedSpans(const int32_t* ids, const int64_t* offsets, int64_t batch, int64_t* spans) const;
   // The layers and final norm over rows already embedded, in place. [rows, d_model]
   void RunLayers(float* x, int64_t rows, const Spans& spans, EncoderWorkspace& ws,
                  const std::function<void(int64_t)>& on_layer) const;

@@ -143,8 +143,8 @@ void CopyIds(const py::array& a, int64_t row_len, int64_t first_seq, int64_t voc
   std::memcpy(to, as32.data(), static_cast<size_t>(n) * sizeof(int32_t));
 }
 
-// The shape of an array-like as NumPy reads it, without converting a list
-// (whose items may be ragged).
+// A non-empty list or tuple: maybe sequences of different lengths, which
+// NumPy cannot read as one array.
 bool IsSequenceList(py::handle ids) {
   return (py::isinstance<py::list>(ids) || py::isinstance<py::tuple>(ids)) && py::len(ids) > 0;
 }

@@ -96,7 +96,7 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   std::vector<int64_t> lengths;
   if (!lengths_in.is_none()) lengths = ToLengths(lengths_in, ids);
   // A padded array with lengths, asked for packed rows: its real tokens packed.
-  if ((packed || ids.form == Ids::Form::kList) && !lengths.empty()) {
+  if (packed && !lengths.empty()) {
     std::vector<int32_t> kept;
     std::vector<int64_t> offsets = {0};
     for (int64_t b = 0; b < ids.batch; ++b) {

@@ -65,13 +65,7 @@ std::string WriteHeatmapPng(const std::string& path, const float* values, int64_
     if (n_groups > 1) note += " of one panel";
   }
 
-  std::vector<std::string> under_title;  // the caption and the note, a line each
-  for (size_t a = 0; a < spec.caption.size();) {
-    const size_t b = std::min(spec.caption.find('\n', a), spec.caption.size());
-    under_title.push_back(spec.caption.substr(a, b - a));
-    a = b + 1;
-  }
-  if (!note.empty()) under_title.push_back(note);
+  const std::vector<std::string> under_title = plot::LinesUnderTitle(spec.caption, note);
   const int left = 70, top = 36 + 16 * static_cast<int>(under_title.size()), right = 90;
   const int bottom = n_groups > 1 ? 64 : 50;
   const int width = left + map_w + right, height = top + map_h + bottom;

@@ -108,13 +108,7 @@ std::string WriteLinePlotPng(const std::string& path, const LinePlotSpec& spec) 
            " points: a light band from their least to their greatest value, a line through "
            "their mean";
   }
-  std::vector<std::string> under_title;  // the caption and the note, a line each
-  for (size_t a = 0; a < spec.caption.size();) {
-    const size_t b = std::min(spec.caption.find('\n', a), spec.caption.size());
-    under_title.push_back(spec.caption.substr(a, b - a));
-    a = b + 1;
-  }
-  if (!note.empty()) under_title.push_back(note);
+  const std::vector<std::string> under_title = plot::LinesUnderTitle(spec.caption, note);
   const int top = 40 + 16 * static_cast<int>(under_title.size());
   const int width = left + n_panels * plot_w + (n_panels - 1) * gap + 20 + legend_w;
   const int height = top + plot_h + bottom;

@@ -119,4 +119,15 @@ void Save(gdImagePtr im, const std::string& path) {
   if (std::fclose(f) != 0 || !ok) throw Error("cannot write " + path + ": " + std::strerror(errno));
 }
 
+std::vector<std::string> LinesUnderTitle(const std::string& caption, const std::string& note) {
+  std::vector<std::string> lines;
+  for (size_t a = 0; a < caption.size();) {
+    const size_t b = std::min(caption.find('\n', a), caption.size());
+    lines.push_back(caption.substr(a, b - a));
+    a = b + 1;
+  }
+  if (!note.empty()) lines.push_back(note);
+  return lines;
+}
+
 }  // namespace phasor::cli::plot

@@ -41,4 +41,8 @@ std::string BinaryCount(double v);
 // Writes the image; Error with the system's reason if the file cannot be written.
 void Save(gdImagePtr im, const std::string& path);
 
+// The lines drawn under a chart's title: each line of caption ('\n'), then the
+// note if it is not empty.
+std::vector<std::string> LinesUnderTitle(const std::string& caption, const std::string& note);
+
 }  // namespace phasor::cli::plot
