@@ -21,16 +21,19 @@ inline __m256i Mask(int64_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
 }
 
-// Rows [0, MR) x the first n_valid (<= 32) columns of a panel (PanelArgs).
+// Rows [0, MR) x the first n_valid (<= 32) columns of a panel (t holds MR rows).
 // Partial panels use masked loads and stores: nothing past n_valid is touched.
 // The 12 accumulators are named variables (c<row><vector>): held in an array,
 // GCC keeps them in memory and stores all of them every k.
 template <int MR, bool kFull>
-void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
-          const float* bias, bool accumulate, bool relu, float* c, int64_t ldc, int64_t n_valid) {
+void Tile(const PanelArgs& t) {
+  const float *a = t.a, *panel = t.panel;
+  float* c = t.c;
+  const int64_t lda = t.lda, ldp = t.ldp, k = t.k, ldc = t.ldc, n_valid = t.n_valid;
+  const bool accumulate = t.accumulate, relu = t.relu;
   const __m256i m0 = Mask(n_valid), m1 = Mask(n_valid - 8), m2 = Mask(n_valid - 16),
                 m3 = Mask(n_valid - 24);
-  const float* init = accumulate ? c : bias;  // row r of the initial values at init + r·step
+  const float* init = accumulate ? c : t.bias;  // row r of the initial values at init + r·step
   const int64_t step = accumulate ? ldc : 0;
   const __m256 zero = _mm256_setzero_ps();
   __m256 c00 = zero, c01 = zero, c02 = zero, c03 = zero, c10 = zero, c11 = zero, c12 = zero,
@@ -104,28 +107,21 @@ void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t 
 }
 
 template <int MR>
-void TileAny(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
-             const float* bias, bool accumulate, bool relu, float* c, int64_t ldc,
-             int64_t n_valid) {
-  if (n_valid == kPanel) {
-    Tile<MR, true>(a, lda, panel, ldp, k, bias, accumulate, relu, c, ldc, n_valid);
+void TileAny(const PanelArgs& t) {
+  if (t.n_valid == kPanel) {
+    Tile<MR, true>(t);
   } else {
-    Tile<MR, false>(a, lda, panel, ldp, k, bias, accumulate, relu, c, ldc, n_valid);
+    Tile<MR, false>(t);
   }
 }
 
-using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, bool,
-                        bool, float*, int64_t, int64_t);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, TileAny<1>, TileAny<2>, TileAny<3>};
+constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, TileAny<1>, TileAny<2>,
+                                                         TileAny<3>};
+
+#include "engine/kernels/tile_rows.inc"
 
 }  // namespace
 
-void GemmPanel(const PanelArgs& p) {
-  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
-    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
-    kTiles[mr](p.a + r0 * p.lda, p.lda, p.panel, p.ldp, p.k, p.bias, p.accumulate, p.relu,
-               p.c + r0 * p.ldc, p.ldc, p.n_valid);
-  }
-}
+void GemmPanel(const PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::avx2

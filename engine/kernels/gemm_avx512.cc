@@ -16,18 +16,20 @@ namespace {
 constexpr int kPanel = 32;
 constexpr int64_t kRows = 8;  // rows of the register tile
 
-// Rows [0, MR) x the first n_valid (<= 32) columns of a panel:
+// Rows [0, MR) x the first n_valid (<= 32) columns of a panel (t holds MR rows):
 //   c = act(init + a·panel),  init = c itself (accumulate) or the bias row.
 // a: [MR, k] row stride lda; panel: [k, n_valid] row stride ldp; bias: [32]
 // (read only in its first n_valid). Partial panels use masked loads and
 // stores, so nothing past n_valid is touched. 2·MR accumulators stay in
 // registers across k.
 template <int MR>
-void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
-          const float* bias, bool accumulate, bool relu, float* c, int64_t ldc, int64_t n_valid) {
+void Tile(const PanelArgs& t) {
+  const float *a = t.a, *panel = t.panel, *bias = t.bias;
+  float* c = t.c;
+  const int64_t lda = t.lda, ldp = t.ldp, k = t.k, ldc = t.ldc, n_valid = t.n_valid;
   const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
   __m512 acc[MR][2];
-  if (accumulate) {
+  if (t.accumulate) {
     for (int r = 0; r < MR; ++r) {
       acc[r][0] = _mm512_maskz_loadu_ps(m0, c + r * ldc);
       acc[r][1] = _mm512_maskz_loadu_ps(m1, c + r * ldc + 16);
@@ -60,22 +62,16 @@ void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t 
       }
     }
   }
-  for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], relu, c + r * ldc, m0, m1);
+  for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], t.relu, c + r * ldc, m0, m1);
 }
 
-using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, bool,
-                        bool, float*, int64_t, int64_t);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>,
-                                      Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {
+    nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+
+#include "engine/kernels/tile_rows.inc"
 
 }  // namespace
 
-void GemmPanel(const PanelArgs& p) {
-  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
-    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
-    kTiles[mr](p.a + r0 * p.lda, p.lda, p.panel, p.ldp, p.k, p.bias, p.accumulate, p.relu,
-               p.c + r0 * p.ldc, p.ldc, p.n_valid);
-  }
-}
+void GemmPanel(const PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::avx512

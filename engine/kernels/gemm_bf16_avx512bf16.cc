@@ -26,8 +26,11 @@ constexpr int64_t kRows = 8;  // rows of the register tile: 16 accumulators
 // columns are computed (the panel is zero past the valid ones, the bias has
 // 32 values); masked stores write the first n_valid only.
 template <int MR>
-void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, const float* bias,
-          bool relu, float* c, int64_t ldc, int64_t n_valid) {
+void Tile(const Bf16PanelArgs& t) {
+  const uint16_t *a = t.a, *panel = t.panel;
+  const float* bias = t.bias;
+  float* c = t.c;
+  const int64_t lda = t.lda, pairs = t.pairs, ldc = t.ldc, n_valid = t.n_valid;
   const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
   const __m512 b0 = _mm512_loadu_ps(bias), b1 = _mm512_loadu_ps(bias + 16);
   __m512 acc[MR][2];
@@ -47,22 +50,16 @@ void Tile(const uint16_t* a, int64_t lda, const uint16_t* panel, int64_t pairs, 
       acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, w1);
     }
   }
-  for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], relu, c + r * ldc, m0, m1);
+  for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], t.relu, c + r * ldc, m0, m1);
 }
 
-using TileFn = void (*)(const uint16_t*, int64_t, const uint16_t*, int64_t, const float*, bool,
-                        float*, int64_t, int64_t);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>,
-                                      Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+constexpr void (*kTiles[kRows + 1])(const Bf16PanelArgs&) = {
+    nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+
+#include "engine/kernels/tile_rows.inc"
 
 }  // namespace
 
-void Bf16Panel(const Bf16PanelArgs& p) {
-  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
-    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
-    kTiles[mr](p.a + r0 * p.lda, p.lda, p.panel, p.pairs, p.bias, p.relu, p.c + r0 * p.ldc, p.ldc,
-               p.n_valid);
-  }
-}
+void Bf16Panel(const Bf16PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::avx512bf16

@@ -40,7 +40,8 @@ inline __m512i AddPairs(__m512i a, __m512i b) {
 // and k = 2, 3 of each quadruple. Named variables, not an array: GCC 12 copies
 // and spills an array's every accumulator on every k.
 template <int MR>
-void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, float* c) {
+void Tile(const Int8PanelArgs& p) {
+  const uint8_t* q = p.q;
   const __m512i zero_i = _mm512_setzero_si512();
   __m512i a00 = zero_i, a01 = zero_i, a02 = zero_i, a03 = zero_i, a10 = zero_i, a11 = zero_i,
           a12 = zero_i, a13 = zero_i, a20 = zero_i, a21 = zero_i, a22 = zero_i, a23 = zero_i,
@@ -76,23 +77,19 @@ void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, flo
   const __m512i acc[6][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23},
                              {a30, a31, a32, a33}, {a40, a41, a42, a43}, {a50, a51, a52, a53}};
   for (int r = 0; r < MR; ++r) {
-    StoreInt8Row(AddPairs(acc[r][0], acc[r][1]), AddPairs(acc[r][2], acc[r][3]), row_scales[r], p,
-                 c + r * p.ldc);
+    StoreInt8Row(AddPairs(acc[r][0], acc[r][1]), AddPairs(acc[r][2], acc[r][3]), p.row_scales[r], p,
+                 p.c + r * p.ldc);
   }
 }
 
-using TileFn = void (*)(const Int8PanelArgs&, const uint8_t*, const float*, float*);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
-                                      Tile<4>, Tile<5>, Tile<6>};
+constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, Tile<1>, Tile<2>, Tile<3>,
+                                                             Tile<4>, Tile<5>, Tile<6>};
+
+#include "engine/kernels/tile_rows.inc"
 
 }  // namespace
 
-void Int8Panel(const Int8PanelArgs& p) {
-  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
-    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
-    kTiles[mr](p, p.q + r0 * p.ldq, p.row_scales + r0, p.c + r0 * p.ldc);
-  }
-}
+void Int8Panel(const Int8PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 int64_t Int8MaxAbs(const float* x, int64_t n, float* max_abs, bool* finite) {
   const __m512i magnitude = _mm512_set1_epi32(0x7fffffff);

@@ -30,7 +30,8 @@ inline __m512i Quad(const uint8_t* q) {  // q[0..3] in every 32-bit lane
 // array, GCC 12 copies every one of them on every k. Partial panels store
 // through masks.
 template <int MR>
-void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, float* c) {
+void Tile(const Int8PanelArgs& p) {
+  const uint8_t* q = p.q;
   const __m512i zero_i = _mm512_setzero_si512();
   __m512i a00 = zero_i, a01 = zero_i, a10 = zero_i, a11 = zero_i, a20 = zero_i, a21 = zero_i,
           a30 = zero_i, a31 = zero_i, a40 = zero_i, a41 = zero_i, a50 = zero_i, a51 = zero_i,
@@ -58,20 +59,17 @@ void Tile(const Int8PanelArgs& p, const uint8_t* q, const float* row_scales, flo
   }
   const __m512i acc[8][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31},
                              {a40, a41}, {a50, a51}, {a60, a61}, {a70, a71}};
-  for (int r = 0; r < MR; ++r) StoreInt8Row(acc[r][0], acc[r][1], row_scales[r], p, c + r * p.ldc);
+  for (int r = 0; r < MR; ++r)
+    StoreInt8Row(acc[r][0], acc[r][1], p.row_scales[r], p, p.c + r * p.ldc);
 }
 
-using TileFn = void (*)(const Int8PanelArgs&, const uint8_t*, const float*, float*);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>,
-                                      Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {
+    nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+
+#include "engine/kernels/tile_rows.inc"
 
 }  // namespace
 
-void Int8Panel(const Int8PanelArgs& p) {
-  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
-    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
-    kTiles[mr](p, p.q + r0 * p.ldq, p.row_scales + r0, p.c + r0 * p.ldc);
-  }
-}
+void Int8Panel(const Int8PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::avx512vnni

@@ -23,21 +23,23 @@ constexpr int kChunk = 8;     // columns of a full panel per pass
 // No contraction (-ffp-contract=off): the multiply and the add round apart.
 // A full panel (n_valid = kPanel): every bound a constant, the sums in registers.
 template <int MR>
-void FullTile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
-              const float* bias, bool accumulate, bool relu, float* c, int64_t ldc) {
+void FullTile(const PanelArgs& t) {
+  const float* a = t.a;
+  float* c = t.c;
+  const int64_t lda = t.lda, ldc = t.ldc;
   using Chunk = Eigen::Array<float, kChunk, 1>;  // [kChunk]: one row's columns of the pass
   for (int c0 = 0; c0 < kPanel; c0 += kChunk) {
     Chunk acc[MR];  // [rows][kChunk]
     for (int r = 0; r < MR; ++r) {
-      acc[r] = Eigen::Map<const Chunk>(accumulate ? c + r * ldc + c0 : bias + c0);
+      acc[r] = Eigen::Map<const Chunk>(t.accumulate ? c + r * ldc + c0 : t.bias + c0);
     }
-    for (int64_t kk = 0; kk < k; ++kk) {
-      const Chunk w = Eigen::Map<const Chunk>(panel + kk * ldp + c0);
+    for (int64_t kk = 0; kk < t.k; ++kk) {
+      const Chunk w = Eigen::Map<const Chunk>(t.panel + kk * t.ldp + c0);
       for (int r = 0; r < MR; ++r) acc[r] += a[r * lda + kk] * w;
     }
     for (int r = 0; r < MR; ++r) {
       Eigen::Map<Chunk> out(c + r * ldc + c0);
-      if (relu) {
+      if (t.relu) {
         out = acc[r].unaryExpr([](float v) { return std::max(v, 0.0f); });
       } else {
         out = acc[r];
@@ -46,47 +48,42 @@ void FullTile(const float* a, int64_t lda, const float* panel, int64_t ldp, int6
   }
 }
 
-// Rows [0, MR) of a panel: FullTile where all kPanel columns are valid, else
+// Rows [0, MR) of a panel (t holds MR rows): FullTile where all kPanel columns are valid, else
 // the first n_valid columns alone (a panel's last ones: nothing past them is
 // read).
 template <int MR>
-void Tile(const float* a, int64_t lda, const float* panel, int64_t ldp, int64_t k,
-          const float* bias, bool accumulate, bool relu, float* c, int64_t ldc, int64_t n_valid) {
-  if (n_valid == kPanel) {
-    FullTile<MR>(a, lda, panel, ldp, k, bias, accumulate, relu, c, ldc);
+void Tile(const PanelArgs& t) {
+  if (t.n_valid == kPanel) {
+    FullTile<MR>(t);
     return;
   }
   float acc[MR][kPanel] = {};
   for (int r = 0; r < MR; ++r) {
-    for (int64_t j = 0; j < n_valid; ++j) acc[r][j] = accumulate ? c[r * ldc + j] : bias[j];
+    for (int64_t j = 0; j < t.n_valid; ++j) {
+      acc[r][j] = t.accumulate ? t.c[r * t.ldc + j] : t.bias[j];
+    }
   }
-  for (int64_t kk = 0; kk < k; ++kk) {
-    const float* w = panel + kk * ldp;
+  for (int64_t kk = 0; kk < t.k; ++kk) {
+    const float* w = t.panel + kk * t.ldp;
     for (int r = 0; r < MR; ++r) {
-      const float x = a[r * lda + kk];
-      for (int64_t j = 0; j < n_valid; ++j) acc[r][j] += x * w[j];
+      const float x = t.a[r * t.lda + kk];
+      for (int64_t j = 0; j < t.n_valid; ++j) acc[r][j] += x * w[j];
     }
   }
   for (int r = 0; r < MR; ++r) {
-    for (int64_t j = 0; j < n_valid; ++j) {
-      c[r * ldc + j] = relu ? std::max(acc[r][j], 0.0f) : acc[r][j];
+    for (int64_t j = 0; j < t.n_valid; ++j) {
+      t.c[r * t.ldc + j] = t.relu ? std::max(acc[r][j], 0.0f) : acc[r][j];
     }
   }
 }
 
-using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, bool,
-                        bool, float*, int64_t, int64_t);
-constexpr TileFn kTiles[kRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>,
-                                      Tile<4>, Tile<5>, Tile<6>};
+constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, Tile<1>, Tile<2>, Tile<3>,
+                                                         Tile<4>, Tile<5>, Tile<6>};
+
+#include "engine/kernels/tile_rows.inc"
 
 }  // namespace
 
-void GemmPanel(const PanelArgs& p) {
-  for (int64_t r0 = 0; r0 < p.rows; r0 += kRows) {
-    const int64_t mr = p.rows - r0 < kRows ? p.rows - r0 : kRows;
-    kTiles[mr](p.a + r0 * p.lda, p.lda, p.panel, p.ldp, p.k, p.bias, p.accumulate, p.relu,
-               p.c + r0 * p.ldc, p.ldc, p.n_valid);
-  }
-}
+void GemmPanel(const PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::portable
