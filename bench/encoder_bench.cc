@@ -86,9 +86,9 @@ void BM_Int8Linear(benchmark::State& state) {
       const int64_t r0 = t / col_tiles * kernels::kPackedLinearRows;
       const int64_t c0 = t % col_tiles * kernels::kPackedLinearCols;
       kernels::Int8LinearBlock(q.data() + r0 * ldq, ldq, scales.data() + r0,
-                               std::min(kernels::kPackedLinearRows, rows - r0), packed, c0,
-                               std::min(out, c0 + kernels::kPackedLinearCols), y.data() + r0 * out,
-                               out, kernels::Activation::kRelu);
+                               std::min(kernels::kPackedLinearRows, rows - r0), packed,
+                               {c0, std::min(out, c0 + kernels::kPackedLinearCols),
+                                y.data() + r0 * out, out, kernels::Activation::kRelu});
     });
     benchmark::DoNotOptimize(y.data());
   }
@@ -121,8 +121,8 @@ void BM_Bf16Linear(benchmark::State& state) {
     ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
       const int64_t r0 = t / col_tiles * tile_rows, c0 = t % col_tiles * tile_cols;
       kernels::Bf16LinearBlock(xb.data() + r0 * ldxb, ldxb, std::min(tile_rows, rows - r0), packed,
-                               c0, std::min(out, c0 + tile_cols), y.data() + r0 * out, out,
-                               kernels::Activation::kRelu);
+                               {c0, std::min(out, c0 + tile_cols), y.data() + r0 * out, out,
+                                kernels::Activation::kRelu});
     });
     benchmark::DoNotOptimize(y.data());
   }

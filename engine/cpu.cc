@@ -46,25 +46,53 @@ bool CpuHasAvx512Bf16() {
 #endif
 }
 
-// A target's table, its entries in KernelTable's order.
-#define PHASOR_KERNEL_TABLE(target)                                                    \
-  KernelTable {                                                                        \
-    target::GemmPanel, target::Int8Panel, target::Int8MaxAbs, target::Int8Quantize,    \
-        target::Bf16Panel, target::Bf16Round, target::StreamFence, target::TurnRows,   \
-        target::RotateHeads, target::TurnPairs, target::ScaleAddRow, target::ScaleRow, \
-        target::FillRow, target::ExpShifted, target::ExpBf16, target::RowMax           \
-  }
+// A target's table: its own variants where the list marks them, portable's
+// elsewhere (PHASOR_KERNEL_HAS_0 / _1 pick one of the two names).
+#define PHASOR_KERNEL_HAS_0(target, Name) kernels::portable::Name
+#define PHASOR_KERNEL_HAS_1(target, Name) kernels::target::Name
+
+KernelTable PortableTable() {
+  KernelTable table{};
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
+  table.entry = kernels::portable::Name;
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL
+  return table;
+}
+
+#if defined(__x86_64__)
+KernelTable Avx2Table() {
+  KernelTable table{};
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
+  table.entry = PHASOR_KERNEL_HAS_##has_avx2(avx2, Name);
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL
+  return table;
+}
+
+// avx512's, then the variants for the CPU features this CPU has.
+KernelTable Avx512Table() {
+  KernelTable table{};
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
+  table.entry = PHASOR_KERNEL_HAS_##has_avx512(avx512, Name);
+#define PHASOR_KERNEL_FEATURE(entry, Name, target, variant, feature) \
+  if (__builtin_cpu_supports(feature)) table.entry = kernels::variant::Name;
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL_FEATURE
+#undef PHASOR_KERNEL
+  return table;
+}
+#endif
+
+}  // namespace
+
+namespace kernels {
 
 const KernelTable& TableOf(Isa isa) {
-  static const KernelTable portable = PHASOR_KERNEL_TABLE(kernels::portable);
+  static const KernelTable portable = PortableTable();
 #if defined(__x86_64__)
-  static const KernelTable avx2 = PHASOR_KERNEL_TABLE(kernels::avx2);
-  static const KernelTable avx512 = [] {
-    KernelTable table = PHASOR_KERNEL_TABLE(kernels::avx512);
-    if (__builtin_cpu_supports("avx512vnni")) table.int8_panel = kernels::avx512vnni::Int8Panel;
-    if (CpuHasAvx512Bf16()) table.bf16_panel = kernels::avx512bf16::Bf16Panel;
-    return table;
-  }();
+  static const KernelTable avx2 = Avx2Table();
+  static const KernelTable avx512 = Avx512Table();
   if (isa == Isa::kAvx512) return avx512;
   if (isa == Isa::kAvx2) return avx2;
 #else
@@ -72,6 +100,12 @@ const KernelTable& TableOf(Isa isa) {
 #endif
   return portable;
 }
+
+}  // namespace kernels
+
+namespace {
+
+using kernels::TableOf;
 
 std::string AvailableText() {
   std::string text;

@@ -137,9 +137,10 @@ void Embedding::EmbedRows(const int32_t* ids, int64_t rows, int64_t first_pos, f
     const float* x = weight_ + static_cast<int64_t>(ids[r]) * d;
     const kernels::Ahead ahead = kernels::AheadRows(weight_, ids, r, rows, d);
     if (learned_) {
-      kernels::ScaleAddRow(x, scale_, learned_ + (first_pos + r) * d, d, y + r * d, stores, ahead);
+      kernels::ScaleAddRow(x, scale_, learned_ + (first_pos + r) * d, d, y + r * d,
+                           {stores, ahead});
     } else {
-      kernels::ScaleRow(x, scale_, d, y + r * d, stores, ahead);
+      kernels::ScaleRow(x, scale_, d, y + r * d, {stores, ahead});
     }
   }
   if (stores == kernels::Stores::kStreaming) kernels::StreamFence();

@@ -97,11 +97,11 @@ void Linear::Product(int64_t r0, int64_t n, int64_t rows, const uint8_t* scratch
   if (precision_ == Precision::kBf16) {
     const int64_t ld = Bf16Stride(in_);
     const auto* xb = reinterpret_cast<const uint16_t*>(base) + r0 * ld;
-    kernels::Bf16LinearBlock(xb, ld, n, bf16_, c0, c1, y, ldy, act);
+    kernels::Bf16LinearBlock(xb, ld, n, bf16_, {c0, c1, y, ldy, act});
   } else {
     const int64_t ld = Int8Stride(in_);
     const auto* scales = reinterpret_cast<const float*>(base + rows * ld);
-    kernels::Int8LinearBlock(base + r0 * ld, ld, scales + r0, n, int8_, c0, c1, y, ldy, act);
+    kernels::Int8LinearBlock(base + r0 * ld, ld, scales + r0, n, int8_, {c0, c1, y, ldy, act});
   }
 }
 
@@ -110,7 +110,7 @@ void Linear::Block(const float* x, int64_t ldx, int64_t rows, float* y, int64_t 
   assert(rows >= 0);
   if (rows == 0 || out_ == 0) return;
   if (precision_ == Precision::kFp32) {
-    kernels::PackedLinearBlock(x, ldx, rows, fp32_, 0, out_, y, ldy, act);
+    kernels::PackedLinearBlock(x, ldx, rows, fp32_, {0, out_, y, ldy, act});
     return;
   }
   Prepare(x, ldx, 0, rows, rows, scratch);

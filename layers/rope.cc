@@ -305,7 +305,7 @@ void Rope::ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, in
       for (int64_t j = 0; j < m; ++j) {
         const float* c = cs + j * r;
         float* row = qkv + (b * seq + (c0 + j - first_pos)) * 3 * d_model;
-        kernels::RotateHeads(row, 2 * n_heads, d_head, c, c + half, half, slots);  // q and k
+        kernels::RotateHeads({row, 2 * n_heads, d_head, c, c + half, half, slots});  // q and k
       }
     }
   });

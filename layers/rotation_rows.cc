@@ -147,7 +147,7 @@ void RotationRows::FillSerial(int64_t first_pos, int64_t n, const RowSource* src
     const float* x = src ? src->table + static_cast<int64_t>(src->ids[j]) * w : nullptr;
     const kernels::Ahead ahead =
         src ? kernels::AheadRows(src->table, src->ids, j, n, w) : kernels::Ahead{};
-    kernels::ScaleAddRow(x, src ? src->scale : 1.0f, t, w, out + j * w, stores, ahead);
+    kernels::ScaleAddRow(x, src ? src->scale : 1.0f, t, w, out + j * w, {stores, ahead});
   }
   if (j < n) {
     RowSource shifted;
@@ -178,8 +178,8 @@ void RotationRows::Rotate(int64_t first_pos, int64_t n, const RowSource* src, fl
     const int64_t rows = std::min(kBlock - r0, n - j);
     const kernels::Gather g =
         src ? kernels::Gather{src->table, src->ids + j, n - j, src->scale} : kernels::Gather{};
-    kernels::TurnRows(a, turns_.data() + r0 * w, rows, w, options_.layout.slots, src ? &g : nullptr,
-                      out + j * w, stores);
+    kernels::TurnRows({a, turns_.data() + r0 * w, rows, w, options_.layout.slots,
+                       src ? &g : nullptr, out + j * w, stores});
     j += rows;
   }
 }

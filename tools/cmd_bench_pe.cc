@@ -233,7 +233,7 @@ void SinusoidalRows(const BenchArgs& a, int64_t len, const Weights& w,
     RotationRows::ForEachTask(1, 0, n, d, [&](int64_t, int64_t j0, int64_t j1) {
       for (int64_t r = j0; r < j1; ++r) {
         kernels::ScaleRow(weight + static_cast<int64_t>(ids[r]) * d, 1.0f, d, out.data() + r * d,
-                          other_stores, kernels::AheadRows(weight, ids.data(), r, j1, d));
+                          {other_stores, kernels::AheadRows(weight, ids.data(), r, j1, d)});
       }
       if (other_stores == kernels::Stores::kStreaming) kernels::StreamFence();
     });

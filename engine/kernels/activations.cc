@@ -70,4 +70,12 @@ double ActivateNaive(Activation act, double x) {
   return x;
 }
 
+void FinishBlock(int64_t rows, const OutputBlock& out) {
+  if (out.act != Activation::kGelu) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = out.y + r * out.ldy + out.col_begin;
+    Gelu(row, out.col_end - out.col_begin, row);
+  }
+}
+
 }  // namespace phasor::kernels

@@ -17,6 +17,22 @@ enum class Activation {
 
 const char* ToString(Activation act);  // "identity", "relu", "gelu"
 
+// Where a product's block of outputs goes: columns [col_begin, col_end) of
+// its rows, output (r, c) at y + r·ldy + c, after act. The products
+// (gemm.h, gemm_int8.h, gemm_bf16.h) take col_begin a multiple of their panel
+// width (32) and col_end at most their out.
+struct OutputBlock {
+  int64_t col_begin = 0;
+  int64_t col_end = 0;
+  float* y = nullptr;
+  int64_t ldy = 0;
+  Activation act = Activation::kIdentity;
+};
+
+// The part of act a product's panel kernels leave to a pass over the block's
+// rows [0, rows) once written: gelu (relu is applied in the panels).
+void FinishBlock(int64_t rows, const OutputBlock& out);
+
 // out[j] = max(x[j], 0) for j < n.
 void Relu(const float* x, int64_t n, float* out);
 void ReluNaive(const float* x, int64_t n, float* out);

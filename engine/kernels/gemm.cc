@@ -37,24 +37,19 @@ PackedWeights::PackedWeights(const float* w, const float* b, int64_t out, int64_
 }
 
 void PackedLinearBlock(const float* x, int64_t ldx, int64_t rows, const PackedWeights& w,
-                       int64_t col_begin, int64_t col_end, float* y, int64_t ldy, Activation act) {
-  assert(rows >= 0 && col_begin % kGemmPanel == 0 && col_end <= w.out());
+                       const OutputBlock& out) {
+  assert(rows >= 0 && out.col_begin % kGemmPanel == 0 && out.col_end <= w.out());
   const int64_t k = w.in();
-  const bool relu = act == Activation::kRelu;
+  const bool relu = out.act == Activation::kRelu;
   // Panel outermost: a panel ([k, 32], 64 KiB for k = 512) is read from L2 by
   // every 8-row tile of the block while the block's rows stay in L1/L2.
   const auto gemm_panel = Kernels().gemm_panel;
-  for (int64_t c0 = col_begin; c0 < col_end; c0 += kGemmPanel) {
-    const int64_t n_valid = std::min(kGemmPanel, col_end - c0);
+  for (int64_t c0 = out.col_begin; c0 < out.col_end; c0 += kGemmPanel) {
+    const int64_t n_valid = std::min(kGemmPanel, out.col_end - c0);
     gemm_panel(PanelArgs{x, ldx, rows, w.panel(c0 / kGemmPanel), kGemmPanel, k, w.bias() + c0,
-                         false, relu, y + c0, ldy, n_valid});
+                         false, relu, out.y + c0, out.ldy, n_valid});
   }
-  if (act == Activation::kGelu) {
-    for (int64_t r = 0; r < rows; ++r) {
-      float* row = y + r * ldy + col_begin;
-      Gelu(row, col_end - col_begin, row);
-    }
-  }
+  FinishBlock(rows, out);
 }
 
 void GemmPanels(const PanelProduct& p) {
@@ -77,8 +72,8 @@ void PackedLinear(const float* x, int64_t rows, const PackedWeights& w, float* y
   ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
     const int64_t r0 = t / col_tiles * kPackedLinearRows;
     const int64_t c0 = t % col_tiles * kPackedLinearCols;
-    PackedLinearBlock(x + r0 * w.in(), w.in(), std::min(kPackedLinearRows, rows - r0), w, c0,
-                      std::min(out, c0 + kPackedLinearCols), y + r0 * out, out, act);
+    PackedLinearBlock(x + r0 * w.in(), w.in(), std::min(kPackedLinearRows, rows - r0), w,
+                      {c0, std::min(out, c0 + kPackedLinearCols), y + r0 * out, out, act});
   });
 }
 

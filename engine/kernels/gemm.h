@@ -49,14 +49,11 @@ class PackedWeights {
   std::vector<float> storage_;  // panels, then the bias
 };
 
-// The rows [0, rows) and columns [col_begin, col_end) of y = act(x·Wᵀ + b):
-// x: [rows, w.in()] with row stride ldx; y: row stride ldy, y + r·ldy + c is
-// output (r, c). col_begin is a multiple of kGemmPanel; col_end <= w.out().
-// y may not overlap x. relu keeps a NaN a NaN. Serial: callers split rows
-// and columns over threads.
+// The rows [0, rows) and the block's columns of y = act(x·Wᵀ + b):
+// x: [rows, w.in()] with row stride ldx. out.y may not overlap x. relu keeps a
+// NaN a NaN. Serial: callers split rows and columns over threads.
 void PackedLinearBlock(const float* x, int64_t ldx, int64_t rows, const PackedWeights& w,
-                       int64_t col_begin, int64_t col_end, float* y, int64_t ldy,
-                       Activation act = Activation::kIdentity);
+                       const OutputBlock& out);
 
 // The general form, for operands made on the fly (attention's scores and
 // values): c[rows, n] = (accumulate ? c : 0) + a[rows, k] · B[k, n].

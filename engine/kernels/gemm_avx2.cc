@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "engine/kernels/kernel_table.h"
 
@@ -15,11 +16,10 @@ namespace {
 constexpr int kPanel = 32;
 constexpr int64_t kRows = 3;  // rows of the register tile
 
-// The lanes j < n of a vector (all for n >= 8, none for n <= 0).
-inline __m256i Mask(int64_t n) {
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
-}
+#include "engine/kernels/simd_avx2.inc"
+
+// The lanes j < n of a vector, for masked loads and stores.
+inline __m256i Mask(int64_t n) { return _mm256_castps_si256(Lanes(n)); }
 
 // Rows [0, MR) x the first n_valid (<= 32) columns of a panel (t holds MR rows).
 // Partial panels use masked loads and stores: nothing past n_valid is touched.

@@ -60,13 +60,7 @@ int64_t Bf16Weights::bytes() const {
   return static_cast<int64_t>(packed_.size() * sizeof(uint16_t) + bias_.size() * sizeof(float));
 }
 
-void RoundBf16(const float* x, int64_t n, uint16_t* out) {
-  for (int64_t k = Kernels().bf16_round(x, n, out); k < n; ++k) {
-    uint32_t u;
-    std::memcpy(&u, x + k, sizeof(u));
-    out[k] = BFloat16RoundBits(u);
-  }
-}
+void RoundBf16(const float* x, int64_t n, uint16_t* out) { Kernels().bf16_round(x, n, out); }
 
 void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights& w, uint16_t* xb,
                    int64_t ldxb) {
@@ -80,25 +74,20 @@ void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights&
 }
 
 void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
-                     int64_t col_begin, int64_t col_end, float* y, int64_t ldy, Activation act) {
-  assert(rows >= 0 && col_begin >= 0 && col_begin % kPanel == 0 && col_end <= w.out());
+                     const OutputBlock& out) {
+  assert(rows >= 0 && out.col_begin >= 0 && out.col_begin % kPanel == 0 && out.col_end <= w.out());
   assert(ldxb >= w.row_values());
   const int64_t pairs = w.row_values() / 2;
-  const bool relu = act == Activation::kRelu;
+  const bool relu = out.act == Activation::kRelu;
   // Panel outermost, as PackedLinearBlock: a panel ([pairs, 32, 2], 32 KiB for
   // in = 512) stays in L1/L2 while every row tile of the block reads it.
   const auto bf16_panel = Kernels().bf16_panel;
-  for (int64_t c0 = col_begin; c0 < col_end; c0 += kPanel) {
-    const int64_t n_valid = std::min(kPanel, col_end - c0);
+  for (int64_t c0 = out.col_begin; c0 < out.col_end; c0 += kPanel) {
+    const int64_t n_valid = std::min(kPanel, out.col_end - c0);
     bf16_panel(Bf16PanelArgs{xb, ldxb, rows, w.packed() + c0 * w.row_values(), pairs, w.bias() + c0,
-                             relu, y + c0, ldy, n_valid});
+                             relu, out.y + c0, out.ldy, n_valid});
   }
-  if (act == Activation::kGelu) {
-    for (int64_t r = 0; r < rows; ++r) {
-      float* row = y + r * ldy + col_begin;
-      Gelu(row, col_end - col_begin, row);
-    }
-  }
+  FinishBlock(rows, out);
 }
 
 }  // namespace phasor::kernels

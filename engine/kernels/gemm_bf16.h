@@ -72,13 +72,11 @@ class Bf16Weights {
 void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights& w, uint16_t* xb,
                    int64_t ldxb);
 
-// Columns [col_begin, col_end) of y = act(xb·bf16(W)ᵀ + b) for the rows
-// RoundRowsBf16 made; y + r·ldy + c is output (r, c). col_begin is a multiple
-// of 32; col_end <= w.out(). A NaN stays NaN through every activation (relu
-// too), and a row's NaN or infinity reaches that row's outputs only. y may not
-// overlap xb. Serial: callers split rows and columns.
+// The block's columns of y = act(xb·bf16(W)ᵀ + b) for the rows RoundRowsBf16
+// made. A NaN stays NaN through every activation (relu too), and a row's NaN
+// or infinity reaches that row's outputs only. out.y may not overlap xb.
+// Serial: callers split rows and columns.
 void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
-                     int64_t col_begin, int64_t col_end, float* y, int64_t ldy,
-                     Activation act = Activation::kIdentity);
+                     const OutputBlock& out);
 
 }  // namespace phasor::kernels

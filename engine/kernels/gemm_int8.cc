@@ -1,8 +1,7 @@
 // The int8 product's shared half: quantizing W at load (plain C++), the rows
-// per call (the target's vector loops for the bulk of each row, the scalar
-// loops here for the rest and on portable: the same operations, the same
-// bytes on every target), and the walk over 32-column panels that calls the
-// chosen target's panel kernel.
+// per call (the chosen target's kernels: the same operations, the same bytes
+// on every target), and the walk over 32-column panels that calls the chosen
+// target's panel kernel.
 #include "engine/kernels/gemm_int8.h"
 
 #include <algorithm>
@@ -36,20 +35,6 @@ inline float RoundHalfEven(float v) {
 
 inline int64_t RoundUp(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
 
-// max_k |v[k]| over n values (NaN ignored), and whether any is NaN or
-// infinite (|v|·0 is NaN exactly for those): the operations of the targets'
-// Int8MaxAbs, whose result does not depend on the order of the values.
-inline float MaxAbs(const float* v, int64_t n, bool* finite) {
-  float m = 0.0f, nan = 0.0f;
-  for (int64_t k = 0; k < n; ++k) {
-    const float a = std::abs(v[k]);
-    m = a > m ? a : m;
-    nan += a * 0.0f;
-  }
-  *finite = nan == 0.0f;
-  return m;
-}
-
 }  // namespace
 
 Int8Weights::Int8Weights(const float* w, const float* b, int64_t out, int64_t in)
@@ -72,7 +57,7 @@ Int8Weights::Int8Weights(const float* w, const float* b, int64_t out, int64_t in
   for (int64_t c = 0; c < out; ++c) {
     const float* row = w + c * in;  // W[c, :]
     bool finite = true;
-    const float m = MaxAbs(row, in, &finite);
+    const float m = Kernels().int8_max_abs(row, in, &finite);
     const float sw = finite ? m / 127.0f : std::numeric_limits<float>::quiet_NaN();
     scales_[c] = sw;
     // A non-finite channel's outputs are NaN through its scale; an all-zero
@@ -108,13 +93,8 @@ void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weigh
   for (int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ldx;  // x[r, :]
     uint8_t* qr = q + r * ldq;      // [row_bytes]
-    float m = 0.0f;
     bool finite = true;
-    const int64_t done = kernels.int8_max_abs(xr, in, &m, &finite);
-    bool tail_finite = true;
-    const float tail_max = MaxAbs(xr + done, in - done, &tail_finite);
-    m = tail_max > m ? tail_max : m;
-    finite = finite && tail_finite;
+    const float m = kernels.int8_max_abs(xr, in, &finite);
     const float inv = 127.0f / m;
     // Zero rows, and rows so small that 127 / m overflows, quantize to 0; a
     // non-finite row to 0 with a NaN scale, so its outputs are NaN.
@@ -124,32 +104,24 @@ void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weigh
       continue;
     }
     scales[r] = m / 127.0f;
-    for (int64_t k = kernels.int8_quantize(xr, in, inv, qr); k < in; ++k) {
-      const float v = std::clamp(RoundHalfEven(xr[k] * inv), -127.0f, 127.0f);
-      qr[k] = static_cast<uint8_t>(static_cast<int32_t>(v) + 128);
-    }
+    kernels.int8_quantize(xr, in, inv, qr);
     std::fill(qr + in, qr + row_bytes, uint8_t{128});
   }
 }
 
 void Int8LinearBlock(const uint8_t* q, int64_t ldq, const float* scales, int64_t rows,
-                     const Int8Weights& w, int64_t col_begin, int64_t col_end, float* y,
-                     int64_t ldy, Activation act) {
-  assert(rows >= 0 && col_begin % kPanel == 0 && col_end <= w.out() && ldq >= w.row_bytes());
+                     const Int8Weights& w, const OutputBlock& out) {
+  assert(rows >= 0 && out.col_begin % kPanel == 0 && out.col_end <= w.out());
+  assert(ldq >= w.row_bytes());
   const int64_t k4 = w.row_bytes() / kQuad;
   const auto int8_panel = Kernels().int8_panel;
-  for (int64_t c0 = col_begin; c0 < col_end; c0 += kPanel) {
-    const int64_t n_valid = std::min(kPanel, col_end - c0);
+  for (int64_t c0 = out.col_begin; c0 < out.col_end; c0 += kPanel) {
+    const int64_t n_valid = std::min(kPanel, out.col_end - c0);
     int8_panel(Int8PanelArgs{q, ldq, rows, scales, w.packed() + c0 * w.row_bytes(), k4,
                              w.column_sums() + c0, w.scales() + c0, w.bias() + c0,
-                             act == Activation::kRelu, y + c0, ldy, n_valid});
+                             out.act == Activation::kRelu, out.y + c0, out.ldy, n_valid});
   }
-  if (act == Activation::kGelu) {
-    for (int64_t r = 0; r < rows; ++r) {
-      float* row = y + r * ldy + col_begin;
-      Gelu(row, col_end - col_begin, row);
-    }
-  }
+  FinishBlock(rows, out);
 }
 
 }  // namespace phasor::kernels

@@ -75,11 +75,9 @@ class Int8Weights {
 void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w, uint8_t* q,
                       int64_t ldq, float* scales);
 
-// Columns [col_begin, col_end) of y = act(dequantize(q·Wqᵀ) + b) for the rows
-// QuantizeRowsInt8 made; y + r·ldy + c is output (r, c). col_begin is a
-// multiple of 32; col_end <= w.out(). Serial: callers split rows and columns.
+// The block's columns of y = act(dequantize(q·Wqᵀ) + b) for the rows
+// QuantizeRowsInt8 made. Serial: callers split rows and columns.
 void Int8LinearBlock(const uint8_t* q, int64_t ldq, const float* scales, int64_t rows,
-                     const Int8Weights& w, int64_t col_begin, int64_t col_end, float* y,
-                     int64_t ldy, Activation act = Activation::kIdentity);
+                     const Int8Weights& w, const OutputBlock& out);
 
 }  // namespace phasor::kernels

@@ -21,18 +21,14 @@
 namespace phasor::kernels::avx2 {
 namespace {
 
+#include "engine/kernels/simd_avx2.inc"
+
 constexpr int kPanel = 32;
 constexpr int kQuad = 4;
 constexpr int64_t kQuads = 64;       // k quads widened at a time: 16 KiB of panel
 constexpr int64_t kBlockRows = 24;   // rows widened at a time: 12 KiB
 constexpr int64_t kRows = 6;         // rows of the register tile
 constexpr int kGroups = kPanel / 8;  // column groups of 8 (two vectors of 4 x 4 k)
-
-// The lanes j < n of a vector (all for n >= 8, none for n <= 0).
-inline __m256i Mask(int64_t n) {
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
-}
 
 // Lane pairs of a ++ b added, in column order: a and b hold 4 columns each as
 // (k = 0, 1; k = 2, 3) pairs; the result holds a's 4 columns then b's.
@@ -109,7 +105,7 @@ void Finish(const Int8PanelArgs& p, int64_t r0, int64_t nr, const int32_t* sums)
   const __m256 zero = _mm256_setzero_ps();
   for (int g = 0; 8 * g < p.n_valid; ++g) {
     const int64_t j0 = 8 * g;  // the panel's sums, scales and bias hold 32 values
-    const __m256i m = Mask(p.n_valid - j0);
+    const __m256i m = _mm256_castps_si256(Lanes(p.n_valid - j0));
     const __m256i s =
         _mm256_slli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.sums + j0)), 7);
     const __m256 sc = _mm256_loadu_ps(p.scales + j0), b = _mm256_loadu_ps(p.bias + j0);
@@ -164,44 +160,6 @@ void Int8Panel(const Int8PanelArgs& p) {
   }
 }
 
-int64_t Int8MaxAbs(const float* x, int64_t n, float* max_abs, bool* finite) {
-  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256 zero = _mm256_setzero_ps();
-  __m256 m = zero, nan = zero;
-  int64_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + k), magnitude);
-    m = _mm256_max_ps(a, m);  // a > m ? a : m: a NaN leaves m
-    nan = _mm256_add_ps(nan, _mm256_mul_ps(a, zero));
-  }
-  alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, m);
-  float best = 0.0f;
-  for (float v : lanes) best = v > best ? v : best;
-  *max_abs = best;
-  *finite = _mm256_movemask_ps(_mm256_cmp_ps(nan, nan, _CMP_UNORD_Q)) == 0;
-  return k;
-}
-
-int64_t Int8Quantize(const float* x, int64_t n, float inv, uint8_t* q) {
-  const __m256 scale = _mm256_set1_ps(inv), magic = _mm256_set1_ps(12582912.0f);  // 1.5·2^23
-  const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
-  const __m256i offset = _mm256_set1_epi32(128);
-  int64_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    // Rounded to even by adding and subtracting 1.5·2^23, as gemm_int8.cc does.
-    __m256 v =
-        _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(x + k), scale), magic), magic);
-    v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-    const __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(v), offset);  // [1, 255]
-    const __m256i w = _mm256_packus_epi32(i, i);  // per 128-bit lane: 4 values, twice
-    const __m256i b = _mm256_packus_epi16(w, w);  // their bytes: lane 0's then lane 1's
-    const int32_t first = _mm256_cvtsi256_si32(b);
-    const int32_t second = _mm_cvtsi128_si32(_mm256_extracti128_si256(b, 1));
-    std::memcpy(q + k, &first, 4);
-    std::memcpy(q + k + 4, &second, 4);
-  }
-  return k;
-}
+#include "engine/kernels/int8_rows_simd.inc"
 
 }  // namespace phasor::kernels::avx2

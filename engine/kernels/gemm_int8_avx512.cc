@@ -16,6 +16,7 @@ namespace phasor::kernels::avx512 {
 namespace {
 
 #include "engine/kernels/gemm_avx512_epilogue.inc"
+#include "engine/kernels/simd_avx512.inc"
 
 constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
 constexpr int64_t kRows = 6;         // rows of the register tile
@@ -91,39 +92,6 @@ constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, Tile<1>, T
 
 void Int8Panel(const Int8PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
-int64_t Int8MaxAbs(const float* x, int64_t n, float* max_abs, bool* finite) {
-  const __m512i magnitude = _mm512_set1_epi32(0x7fffffff);
-  const __m512 zero = _mm512_setzero_ps();
-  __m512 m = zero, nan = zero;
-  int64_t k = 0;
-  for (; k + 16 <= n; k += 16) {
-    const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(x + k), magnitude));
-    m = _mm512_max_ps(a, m);  // a > m ? a : m: a NaN leaves m
-    nan = _mm512_add_ps(nan, _mm512_mul_ps(a, zero));
-  }
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, m);
-  float best = 0.0f;
-  for (float v : lanes) best = v > best ? v : best;
-  *max_abs = best;
-  *finite = _mm512_cmp_ps_mask(nan, nan, _CMP_UNORD_Q) == 0;
-  return k;
-}
-
-int64_t Int8Quantize(const float* x, int64_t n, float inv, uint8_t* q) {
-  const __m512 scale = _mm512_set1_ps(inv), magic = _mm512_set1_ps(12582912.0f);  // 1.5·2^23
-  const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
-  const __m512i offset = _mm512_set1_epi32(128);
-  int64_t k = 0;
-  for (; k + 16 <= n; k += 16) {
-    // Rounded to even by adding and subtracting 1.5·2^23, as gemm_int8.cc does.
-    __m512 v =
-        _mm512_sub_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(x + k), scale), magic), magic);
-    v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
-    const __m512i i = _mm512_add_epi32(_mm512_maskz_cvtps_epi32(0xFFFF, v), offset);
-    _mm512_mask_cvtepi32_storeu_epi8(q + k, 0xFFFF, i);
-  }
-  return k;
-}
+#include "engine/kernels/int8_rows_simd.inc"
 
 }  // namespace phasor::kernels::avx512

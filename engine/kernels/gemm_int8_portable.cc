@@ -1,6 +1,7 @@
-// The int8 product's panel kernel in plain C++: exact int32 sums, then the
-// same multiply and add as every other target (-ffp-contract=off: they round
-// apart).
+// The int8 product's kernels in plain C++ (the reference the other targets
+// are tested against). The panel: exact int32 sums, then the same multiply and
+// add as every other target (-ffp-contract=off: they round apart). The rows'
+// quantization: scalar loops the compiler vectorises.
 //
 // Written for the compiler's vectoriser (SSE2, NEON): a chunk of kQuads k
 // quads of the panel is laid out once per block of rows as 16-bit columns
@@ -11,6 +12,7 @@
 // VNNI, would instead need every column's four bytes gathered per step.
 // Integer sums are exact, so their order does not change a bit.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "engine/kernels/kernel_table.h"
@@ -23,6 +25,15 @@ constexpr int kQuad = 4;
 constexpr int64_t kQuads = 64;      // k quads per chunk: 256 k
 constexpr int64_t kBlockRows = 32;  // rows sharing one layout of a chunk
 constexpr int64_t kChunkK = kQuad * kQuads;
+
+// v rounded to the nearest integer, ties to even, for |v| <= 2^22: adding and
+// subtracting 1.5·2^23 leaves the integer part in the float's last bit under
+// the default rounding mode (no -ffast-math: the two adds stay). The compiler
+// vectorises it, where std::nearbyint is a call.
+inline float RoundHalfEven(float v) {
+  constexpr float kMagic = 12582912.0f;  // 1.5·2^23
+  return (v + kMagic) - kMagic;
+}
 
 // Σ_t x[t]·w[t], t < n: 8-bit values widened to 16 bits, exact in int32.
 inline int32_t Dot(const int16_t* __restrict x, const int16_t* __restrict w, int64_t n) {
@@ -67,10 +78,22 @@ void Int8Panel(const Int8PanelArgs& p) {
   }
 }
 
-// No vectors here: gemm_int8.cc's loops quantize the whole row.
-int64_t Int8MaxAbs(const float* /*x*/, int64_t /*n*/, float* /*max_abs*/, bool* /*finite*/) {
-  return 0;
+float Int8MaxAbs(const float* x, int64_t n, bool* finite) {
+  float m = 0.0f, nan = 0.0f;
+  for (int64_t k = 0; k < n; ++k) {
+    const float a = std::abs(x[k]);
+    m = a > m ? a : m;  // a NaN leaves m
+    nan += a * 0.0f;    // |x|·0 is NaN for NaN and infinities
+  }
+  *finite = nan == 0.0f;
+  return m;
 }
-int64_t Int8Quantize(const float* /*x*/, int64_t /*n*/, float /*inv*/, uint8_t* /*q*/) { return 0; }
+
+void Int8Quantize(const float* x, int64_t n, float inv, uint8_t* q) {
+  for (int64_t k = 0; k < n; ++k) {
+    const float v = std::clamp(RoundHalfEven(x[k] * inv), -127.0f, 127.0f);
+    q[k] = static_cast<uint8_t>(static_cast<int32_t>(v) + 128);
+  }
+}
 
 }  // namespace phasor::kernels::portable

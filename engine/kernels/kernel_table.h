@@ -1,7 +1,8 @@
-// The table of per-target kernels: one entry per kernel that has variants,
-// filled once by engine/cpu.cc with the functions of the chosen target. The
-// entry points of gemm.h, gemm_int8.h, rotate_rows.h and vector_math.h call
-// through it.
+// The table of per-target kernels, made from the list in kernel_list.inc:
+// one entry per kernel that has variants, filled once by engine/cpu.cc with
+// the functions of the chosen target (portable's where a target has no
+// variant of its own). The entry points of gemm.h, gemm_int8.h, gemm_bf16.h,
+// rotate_rows.h and vector_math.h call through it.
 //
 // Each target's functions live in a namespace named after it and are defined
 // in files built with that target's flags alone (*_avx512.cc, *_avx2.cc,
@@ -9,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
+#include "engine/cpu.h"
 #include "engine/kernels/rotate_rows.h"
 
 namespace phasor::kernels {
@@ -79,77 +82,80 @@ struct Bf16PanelArgs {
   int64_t n_valid;
 };
 
+// The table: one entry per line of kernel_list.inc, in its order.
 struct KernelTable {
-  void (*gemm_panel)(const PanelArgs& p);
-  // The int8 product (gemm_int8.h): exact integer sums, the same bits on every
-  // target.
-  void (*int8_panel)(const Int8PanelArgs& p);
-  // The row quantization of gemm_int8.h for the first values done with
-  // vectors; each returns how many, and the caller does the rest with the
-  // same operations. Int8MaxAbs: the max of |x| (NaN ignored) and whether any
-  // value is NaN or infinite (some |x|·0 is NaN). Int8Quantize: q = clamp(
-  // round_half_even(x·inv), -127, 127) + 128, for rows of finite values.
-  int64_t (*int8_max_abs)(const float* x, int64_t n, float* max_abs, bool* finite);
-  int64_t (*int8_quantize)(const float* x, int64_t n, float inv, uint8_t* q);
-  // The avx512 target's entry is avx512bf16's on CPUs with AVX512-BF16.
-  void (*bf16_panel)(const Bf16PanelArgs& p);
-  // out[j] = ToBf16(x[j]) (gemm_bf16.h: to nearest, ties to even, NaN kept
-  // quiet) for the first values done with vectors, in integer arithmetic: the
-  // same bits on every target. Returns how many; the caller does the rest.
-  int64_t (*bf16_round)(const float* x, int64_t n, uint16_t* out);
-
-  // The row kernels of rotate_rows.h, same contracts.
-  void (*stream_fence)();
-  void (*turn_rows)(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
-                    const Gather* g, float* out, Stores stores);
-  void (*rotate_heads)(float* x, int64_t heads, int64_t stride, const float* c, const float* s,
-                       int64_t half, PairSlots slots);
-  // The first values of the row done with vectors: returns how many (an even
-  // count); the caller finishes the row.
-  int64_t (*turn_pairs)(const double* row, const double* u, int64_t n, double* out);
-  void (*scale_add_row)(const float* x, float scale, const float* t, int64_t n, float* out,
-                        Stores stores, Ahead ahead);
-  void (*scale_row)(const float* x, float scale, int64_t n, float* out, Stores stores, Ahead ahead);
-  void (*fill_row)(float value, int64_t n, float* out, Stores stores);
-
-  // out[j] = exp(x[j] - shift) for the first values done with vectors, as
-  // vector_math.h's ExpShifted: returns how many; the caller does the rest.
-  int64_t (*exp_shifted)(const float* x, float shift, int64_t n, float* out);
-  // out[j] = ToBf16(exp(x[j] - shift)) for the first values done with vectors,
-  // as vector_math.h's ExpBf16Sum (exp in fused multiply-adds): returns how
-  // many, and their rounded values' sum (in the target's fixed order) in *sum;
-  // the caller does the rest.
-  int64_t (*exp_bf16)(const float* x, float shift, int64_t n, uint16_t* out, float* sum);
-  // The max of the first values done with vectors into *max (left as it is
-  // for none): returns how many; the caller does the rest.
-  int64_t (*row_max)(const float* x, int64_t n, float* max);
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) std::add_pointer_t<Type> entry;
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL
 };
 
-// The chosen target's table (engine/cpu.cc).
+// The chosen target's table, and any available target's (engine/cpu.cc).
 const KernelTable& Kernels();
+const KernelTable& TableOf(Isa isa);
 
-// Each target's kernels, in a namespace named after it: the table's entries
-// under the same names (GemmPanel for gemm_panel, ...), defined in the files of
-// that target. kernel_decls.inc declares them.
+// Each target's kernels, in a namespace named after it, under the list's
+// names, defined in the files built with that target's flags: portable
+// defines every kernel, avx2 and avx512 those the list marks as theirs.
+#define PHASOR_KERNEL_IF_1(Type, Name) Type Name;
+#define PHASOR_KERNEL_IF_0(Type, Name)
 namespace portable {
-#include "engine/kernels/kernel_decls.inc"
-}
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
+  using Name##_type = Type;                                    \
+  Name##_type Name;
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL
+}  // namespace portable
 namespace avx2 {
-#include "engine/kernels/kernel_decls.inc"
-}
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
+  using Name##_type = Type;                                    \
+  PHASOR_KERNEL_IF_##has_avx2(Name##_type, Name)
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL
+}  // namespace avx2
 namespace avx512 {
-#include "engine/kernels/kernel_decls.inc"
-}
-// The avx512 target's int8 product with VNNI (vpdpbusd), in its own file built
-// with -mavx512vnni: engine/cpu.cc puts it in the avx512 table when the CPU
-// has VNNI; Skylake-SP and others without it keep avx512::Int8Panel.
-namespace avx512vnni {
-void Int8Panel(const Int8PanelArgs& p);
-}
-// The avx512 target's bfloat16 product with vdpbf16ps (gemm_bf16_avx512bf16.cc,
-// built with -mavx512bf16 on top of avx512's flags).
-namespace avx512bf16 {
-void Bf16Panel(const Bf16PanelArgs& p);
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
+  using Name##_type = Type;                                    \
+  PHASOR_KERNEL_IF_##has_avx512(Name##_type, Name)
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL
+}  // namespace avx512
+#undef PHASOR_KERNEL_IF_1
+#undef PHASOR_KERNEL_IF_0
+
+// The variants for a CPU feature, in their own namespaces.
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512)
+#define PHASOR_KERNEL_FEATURE(entry, Name, target, variant, feature) \
+  namespace variant {                                                \
+  std::remove_pointer_t<decltype(KernelTable::entry)> Name;          \
+  }
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL_FEATURE
+#undef PHASOR_KERNEL
+
+// The list as data, for the tests that walk every kernel on every target:
+// each entry's name and whether avx2 and avx512 have their own variant.
+struct KernelInfo {
+  const char* entry;
+  bool avx2;
+  bool avx512;
+};
+inline constexpr KernelInfo kKernelList[] = {
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
+  {#entry, has_avx2 != 0, has_avx512 != 0},
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL
+};
+inline constexpr int kKernelCount = sizeof(kKernelList) / sizeof(kKernelList[0]);
+
+// Entry i of a table (in the list's order), as an address to compare.
+inline const void* KernelAddress(const KernelTable& table, int i) {
+  int at = 0;
+  const void* found = nullptr;
+#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
+  if (at++ == i) found = reinterpret_cast<const void*>(table.entry);
+#include "engine/kernels/kernel_list.inc"
+#undef PHASOR_KERNEL
+  return found;
 }
 
 }  // namespace phasor::kernels

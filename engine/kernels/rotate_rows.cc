@@ -12,37 +12,30 @@ namespace phasor::kernels {
 
 void StreamFence() { Kernels().stream_fence(); }
 
-void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
-              const Gather* g, float* out, Stores stores) {
-  assert(rows >= 0 && n >= 0 && n % 2 == 0 && out != a);
-  assert(!g || g->count >= rows);
-  Kernels().turn_rows(a, u, rows, n, slots, g, out, stores);
+void TurnRows(const TurnRowsArgs& t) {
+  assert(t.rows >= 0 && t.n >= 0 && t.n % 2 == 0 && t.out != t.a);
+  assert(!t.g || t.g->count >= t.rows);
+  Kernels().turn_rows(t);
 }
 
-void RotateHeads(float* x, int64_t heads, int64_t stride, const float* c, const float* s,
-                 int64_t half, PairSlots slots) {
-  assert(heads >= 0 && half >= 0 && stride >= 2 * half);
-  Kernels().rotate_heads(x, heads, stride, c, s, half, slots);
+void RotateHeads(const RotateHeadsArgs& h) {
+  assert(h.heads >= 0 && h.half >= 0 && h.stride >= 2 * h.half);
+  Kernels().rotate_heads(h);
 }
 
 void TurnPairs(const double* row, const double* u, int64_t n, double* out) {
   assert(n >= 0 && n % 2 == 0);
-  for (int64_t k = Kernels().turn_pairs(row, u, n, out); k < n; k += 2) {
-    const double x = row[k], y = row[k + 1], c = u[k], s = u[k + 1];
-    out[k] = x * c + y * s;
-    out[k + 1] = y * c + x * -s;
-  }
+  Kernels().turn_pairs(row, u, n, out);
 }
 
-void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out, Stores stores,
-                 Ahead ahead) {
+void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out, RowWrite w) {
   assert(n >= 0);
-  Kernels().scale_add_row(x, scale, t, n, out, stores, ahead);
+  Kernels().scale_add_row(x, scale, t, n, out, w);
 }
 
-void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores, Ahead ahead) {
+void ScaleRow(const float* x, float scale, int64_t n, float* out, RowWrite w) {
   assert(n >= 0);
-  Kernels().scale_row(x, scale, n, out, stores, ahead);
+  Kernels().scale_row(x, scale, n, out, w);
 }
 
 void FillRow(float value, int64_t n, float* out, Stores stores) {

@@ -62,6 +62,13 @@ enum class PairSlots {
   kHalves,    // x at i, y at n/2 + i
 };
 
+// Where a row kernel writes: the kind of stores, and the rows a gather
+// prefetches meanwhile.
+struct RowWrite {
+  Stores stores = Stores::kCached;
+  Ahead ahead;
+};
+
 // rows output rows of n values (n even, h = n/2), each one start row turned
 // by its own angles. The inputs hold pairs side by side in halves, whatever
 // the output's slots: a = (x_0 .. x_{h-1}, y_0 .. y_{h-1}) the start row, u
@@ -72,8 +79,17 @@ enum class PairSlots {
 // given (x·1 is x: unscaled rows are added as they are). For x = sin θ,
 // y = cos θ and (c, s) = (cos φ, sin φ), (x', y') = (sin, cos)(θ + φ); for
 // x = cos θ, y = sin θ take s = −sin φ. a: [n]; u: [rows, n]; out: [rows, n].
-void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
-              const Gather* g, float* out, Stores stores = Stores::kCached);
+struct TurnRowsArgs {
+  const float* a = nullptr;  // [n]
+  const float* u = nullptr;  // [rows, n]
+  int64_t rows = 0;
+  int64_t n = 0;
+  PairSlots slots = PairSlots::kAdjacent;
+  const Gather* g = nullptr;  // or null: no token rows
+  float* out = nullptr;       // [rows, n]
+  Stores stores = Stores::kCached;
+};
+void TurnRows(const TurnRowsArgs& t);
 
 // Turns the pairs of heads vectors in place (RoPE's q and k): vector h at
 // x + h·stride, its pair i at (i, half + i) (kHalves) or (2i, 2i + 1)
@@ -81,8 +97,16 @@ void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots
 //   (a, b) → (a·c − b·s, b·c + a·s)
 // (one rounding per product and per sum, no fused multiply-add: every target
 // gives the same bits). x: [heads, stride], stride >= 2·half; c, s: [half].
-void RotateHeads(float* x, int64_t heads, int64_t stride, const float* c, const float* s,
-                 int64_t half, PairSlots slots);
+struct RotateHeadsArgs {
+  float* x = nullptr;  // [heads, stride]
+  int64_t heads = 0;
+  int64_t stride = 0;
+  const float* c = nullptr;  // [half]
+  const float* s = nullptr;  // [half]
+  int64_t half = 0;
+  PairSlots slots = PairSlots::kHalves;
+};
+void RotateHeads(const RotateHeadsArgs& h);
 
 // Rows of pairs (sin θ, cos θ) in double, turned by u = (cos φ, sin φ) per
 // pair: out = (sin(θ+φ), cos(θ+φ)) as row·(cos φ, cos φ) plus row with each
@@ -92,11 +116,10 @@ void TurnPairs(const double* row, const double* u, int64_t n, double* out);
 
 // out[j] = x[j]*scale + t[j]   (x may be null: out[j] = t[j])
 void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out,
-                 Stores stores = Stores::kCached, Ahead ahead = {});
+                 RowWrite w = {});
 
 // out[j] = x[j]*scale
-void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores stores = Stores::kCached,
-              Ahead ahead = {});
+void ScaleRow(const float* x, float scale, int64_t n, float* out, RowWrite w = {});
 
 // out[j] = value: a plain write of a row, the bound the kernels above are
 // measured against.

@@ -9,6 +9,8 @@
 namespace phasor::kernels::portable {
 namespace {
 
+#include "engine/kernels/turn_pairs_scalar.inc"
+
 // One row of TurnRows, a template per case so that the loop has no branch
 // and the compiler vectorises it (the adjacent slots' interleaved stores too).
 template <bool kAdjacent, bool kTok, bool kScaled>
@@ -60,8 +62,12 @@ void TurnRowsFor(const float* a, const float* u, int64_t rows, int64_t n, const 
 
 void StreamFence() {}
 
-void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots slots,
-              const Gather* g, float* out, Stores /*stores*/) {
+void TurnRows(const TurnRowsArgs& t) {
+  const float *a = t.a, *u = t.u;
+  const int64_t rows = t.rows, n = t.n;
+  const PairSlots slots = t.slots;
+  const Gather* g = t.g;
+  float* out = t.out;
   if (slots == PairSlots::kAdjacent) {
     TurnRowsFor<true>(a, u, rows, n, g, out);
   } else {
@@ -69,8 +75,11 @@ void TurnRows(const float* a, const float* u, int64_t rows, int64_t n, PairSlots
   }
 }
 
-void RotateHeads(float* x, int64_t heads, int64_t stride, const float* c, const float* s,
-                 int64_t half, PairSlots slots) {
+void RotateHeads(const RotateHeadsArgs& hd) {
+  float* x = hd.x;
+  const int64_t heads = hd.heads, stride = hd.stride, half = hd.half;
+  const float *c = hd.c, *s = hd.s;
+  const PairSlots slots = hd.slots;
   const bool halves = slots == PairSlots::kHalves;
   for (int64_t h = 0; h < heads; ++h) {
     float* p = x + h * stride;
@@ -84,11 +93,12 @@ void RotateHeads(float* x, int64_t heads, int64_t stride, const float* c, const 
   }
 }
 
-int64_t TurnPairs(const double* /*row*/, const double* /*u*/, int64_t /*n*/, double* /*out*/) {
-  return 0;  // the caller's scalar loop does the whole row
+void TurnPairs(const double* row, const double* u, int64_t n, double* out) {
+  TurnPairsFrom(0, row, u, n, out);
 }
 
-void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores /*stores*/, Ahead ahead) {
+void ScaleRow(const float* x, float scale, int64_t n, float* out, RowWrite w) {
+  const Ahead ahead = w.ahead;
   PrefetchRows(ahead, n);
   if (scale == 1.0f) {
     MapArray(out, n) = ConstMapArray(x, n);  // vector loads and stores, as the PE kernels
@@ -97,10 +107,10 @@ void ScaleRow(const float* x, float scale, int64_t n, float* out, Stores /*store
   MapArray(out, n) = ConstMapArray(x, n) * scale;
 }
 
-void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out, Stores stores,
-                 Ahead ahead) {
+void ScaleAddRow(const float* x, float scale, const float* t, int64_t n, float* out, RowWrite w) {
+  const Ahead ahead = w.ahead;
   if (x == nullptr) {  // a copy of t
-    portable::ScaleRow(t, 1.0f, n, out, stores, ahead);
+    portable::ScaleRow(t, 1.0f, n, out, w);
     return;
   }
   PrefetchRows(ahead, n);

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <unsupported/Eigen/SpecialFunctions>
 
-#include "engine/bfloat16.h"
 #include "engine/kernels/kernel_table.h"
 #include "engine/tensor.h"
 
@@ -16,8 +15,6 @@ constexpr int kLanes = 16;
 constexpr float kInvSqrt2 = 0.70710678118654752440f;
 constexpr int64_t kChunk = 256;  // floats per pass through the aligned buffer
 using AlignedArray = Eigen::Map<ArrayF, Eigen::Aligned64>;
-
-#include "engine/kernels/exp_scalar.inc"  // ExpScalar
 
 // Sums f(v[j]) into kLanes independent lanes (the compiler vectorises the
 // inner loop without reassociating anything), then adds the lanes in a fixed
@@ -57,30 +54,18 @@ float Sum(const float* v, int64_t n) {
   return LaneSum(v, n, [](float a) { return a; });
 }
 
-float Max(const float* v, int64_t n) {
-  float max = kNegInf;
-  for (int64_t j = Kernels().row_max(v, n, &max); j < n; ++j) max = std::max(max, v[j]);
-  return max;
-}
+float Max(const float* v, int64_t n) { return Kernels().row_max(v, n); }
 
 float SumOfSquares(const float* v, int64_t n) {
   return LaneSum(v, n, [](float a) { return a * a; });
 }
 
 void ExpShifted(const float* x, float shift, int64_t n, float* out) {
-  // The chosen target's vectors first (vector_math_<target>.cc: the same
-  // operations as ExpScalar), then the rest here.
-  int64_t j = Kernels().exp_shifted(x, shift, n, out);
-  for (; j < n; ++j) out[j] = x[j] == kNegInf ? 0.0f : ExpScalar(x[j] - shift);
+  Kernels().exp_shifted(x, shift, n, out);
 }
 
 float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out) {
-  float sum = 0.0f;
-  for (int64_t j = Kernels().exp_bf16(x, shift, n, out, &sum); j < n; ++j) {
-    out[j] = FloatToBFloat16(x[j] == kNegInf ? 0.0f : ExpScalar(x[j] - shift));
-    sum += BFloat16ToFloat(out[j]);
-  }
-  return sum;
+  return Kernels().exp_bf16(x, shift, n, out);
 }
 
 void GeluErf(const float* x, int64_t n, float* out) {

@@ -219,7 +219,7 @@ std::vector<Kernel> EveryKernel() {
 void Block(const Kernel& k, const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
            int64_t c0, int64_t c1, float* y, int64_t ldy, Activation act) {
   if (k.direct == nullptr) {
-    Bf16LinearBlock(xb, ldxb, rows, w, c0, c1, y, ldy, act);
+    Bf16LinearBlock(xb, ldxb, rows, w, {c0, c1, y, ldy, act});
     return;
   }
   for (int64_t c = c0; c < c1; c += 32) {

@@ -69,8 +69,8 @@ std::vector<float> RunInt8(const Case& c, const std::vector<float>& x, const Int
                    scales.data() + half);
   std::vector<float> y(static_cast<size_t>(c.rows * ldy), -7.0f);  // [rows, ldy]
   const int64_t split = std::min<int64_t>(32, c.out);
-  Int8LinearBlock(q.data(), ldq, scales.data(), c.rows, w, 0, split, y.data(), ldy, c.act);
-  Int8LinearBlock(q.data(), ldq, scales.data(), c.rows, w, split, c.out, y.data(), ldy, c.act);
+  Int8LinearBlock(q.data(), ldq, scales.data(), c.rows, w, {0, split, y.data(), ldy, c.act});
+  Int8LinearBlock(q.data(), ldq, scales.data(), c.rows, w, {split, c.out, y.data(), ldy, c.act});
   std::vector<float> out(static_cast<size_t>(c.rows * c.out));  // [rows, out]
   for (int64_t r = 0; r < c.rows; ++r) {
     for (int64_t j = 0; j < ldy; ++j) {
@@ -277,7 +277,7 @@ TEST(Int8KernelTest, QuantizationRoundsHalfToEven) {
     for (int64_t k = in; k < packed.row_bytes(); ++k) EXPECT_EQ(int{q[k]}, 128) << k;
     // And the product: Σ q·q, exactly.
     float y = 0.0f;
-    Int8LinearBlock(q.data(), packed.row_bytes(), &scale, 1, packed, 0, 1, &y, 1);
+    Int8LinearBlock(q.data(), packed.row_bytes(), &scale, 1, packed, {0, 1, &y, 1});
     int64_t dot = 0;
     for (int v : want) dot += int64_t{v} * v;
     EXPECT_EQ(y, static_cast<float>(dot)) << IsaName(isa);

@@ -107,10 +107,10 @@ TEST(IsaTest, RowKernelsGiveTheSameBitsOnEveryTarget) {
         const auto results = OnEveryTarget([&] {
           AlignedFloats out(static_cast<size_t>(16 * kMax + 64), 0.0f);
           float* o = out.data() + offset;
-          ScaleAddRow(x.data(), 0.5f, a.data(), n, o + 5 * kMax, stores);
-          ScaleAddRow(nullptr, 0.5f, a.data(), n, o + 6 * kMax, stores);
-          ScaleRow(x.data(), 1.0f, n, o + 7 * kMax, stores);
-          ScaleRow(x.data(), -3.0f, n, o + 8 * kMax, stores);
+          ScaleAddRow(x.data(), 0.5f, a.data(), n, o + 5 * kMax, {stores, {}});
+          ScaleAddRow(nullptr, 0.5f, a.data(), n, o + 6 * kMax, {stores, {}});
+          ScaleRow(x.data(), 1.0f, n, o + 7 * kMax, {stores, {}});
+          ScaleRow(x.data(), -3.0f, n, o + 8 * kMax, {stores, {}});
           FillRow(0.25f, n, o + 9 * kMax, stores);
           // TurnRows: 3 rows from u, u + n, u + 2n (needs 3n <= kMax values),
           // n even, both slots, with and without token rows.
@@ -121,7 +121,7 @@ TEST(IsaTest, RowKernelsGiveTheSameBitsOnEveryTarget) {
             float* t = o + 10 * kMax;
             for (PairSlots slots : {PairSlots::kAdjacent, PairSlots::kHalves}) {
               for (const Gather* g : {static_cast<const Gather*>(nullptr), &g1, &g2}) {
-                TurnRows(a.data(), u.data(), rows, n, slots, g, t, stores);
+                TurnRows({a.data(), u.data(), rows, n, slots, g, t, stores});
                 t += rows * n;
               }
             }
@@ -145,8 +145,8 @@ TEST(IsaTest, RowKernelsGiveTheSameBitsOnEveryTarget) {
          for (PairSlots slots : {PairSlots::kAdjacent, PairSlots::kHalves}) {
            for (const Gather* gather : {static_cast<const Gather*>(nullptr), &g}) {
              std::vector<float> out(rows * n), naive(rows * n);
-             TurnRows(a.data(), u.data(), rows, n, slots, gather, out.data());
-             testing::NaiveTurnRows(a.data(), u.data(), rows, n, slots, gather, naive.data());
+             TurnRows({a.data(), u.data(), rows, n, slots, gather, out.data()});
+             testing::NaiveTurnRows({a.data(), u.data(), rows, n, slots, gather, naive.data()});
              same = same && SameBits(out, naive);
            }
          }
@@ -191,7 +191,7 @@ TEST(IsaTest, RotateHeadsGivesTheSameBitsOnEveryTargetAndTheRotation) {
       }
       const auto results = OnEveryTarget([&] {
         std::vector<float> y = x;
-        RotateHeads(y.data(), heads, stride, c.data(), s.data(), half, slots);
+        RotateHeads({y.data(), heads, stride, c.data(), s.data(), half, slots});
         return y;
       });
       for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back())) << half;

@@ -353,12 +353,13 @@ TEST_P(PackedLinearKernelTest, AnyBlockOfRowsAndColumnsGivesTheSameBits) {
   const std::vector<float> x = Random(rows * in, 44), w = Random(out * in, 45), b = Random(out, 46);
   const PackedWeights packed(w.data(), b.data(), out, in);
   std::vector<float> whole(rows * out), parts(rows * out, NAN);
-  PackedLinearBlock(x.data(), in, rows, packed, 0, out, whole.data(), out, Activation::kRelu);
+  PackedLinearBlock(x.data(), in, rows, packed, {0, out, whole.data(), out, Activation::kRelu});
   // Rows one at a time, columns in panels from the last: every output the same.
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c0 = (out - 1) / kGemmPanel * kGemmPanel; c0 >= 0; c0 -= kGemmPanel) {
-      PackedLinearBlock(x.data() + r * in, in, 1, packed, c0, std::min(out, c0 + kGemmPanel),
-                        parts.data() + r * out, out, Activation::kRelu);
+      PackedLinearBlock(
+          x.data() + r * in, in, 1, packed,
+          {c0, std::min(out, c0 + kGemmPanel), parts.data() + r * out, out, Activation::kRelu});
     }
   }
   EXPECT_EQ(0, std::memcmp(whole.data(), parts.data(), whole.size() * sizeof(float)));

@@ -114,7 +114,7 @@ TEST(PortableKernelsTest, ExpIsCephesExpWithTheLibraryFloor) {
             -std::numeric_limits<float>::infinity(), 0.0f});
   std::vector<float> out(x.size());
   const int64_t n = static_cast<int64_t>(x.size());
-  ASSERT_EQ(portable::ExpShifted(x.data(), 0.0f, n, out.data()), n);
+  portable::ExpShifted(x.data(), 0.0f, n, out.data());
   for (int64_t i = 0; i < n; ++i) {
     const float want = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : NaiveExp(x[i]);
     ASSERT_TRUE(SameValue(out[i], want)) << x[i] << ": " << out[i] << " vs " << want;

@@ -41,8 +41,8 @@ TEST(TurnRowsTest, MatchesItsNaiveTwin) {
         const Gather g{table.data(), ids.data(), static_cast<int64_t>(ids.size()), scale};
         const Gather* gather = scale == 0.0f ? nullptr : &g;
         std::vector<float> fast(rows * n), naive(rows * n);
-        kernels::TurnRows(a.data(), u.data(), rows, n, slots, gather, fast.data());
-        testing::NaiveTurnRows(a.data(), u.data(), rows, n, slots, gather, naive.data());
+        kernels::TurnRows({a.data(), u.data(), rows, n, slots, gather, fast.data()});
+        testing::NaiveTurnRows({a.data(), u.data(), rows, n, slots, gather, naive.data()});
         EXPECT_TRUE(SameBits(fast.data(), naive.data(), rows * n))
             << "n " << n << " halves " << (slots == PairSlots::kHalves) << " scale " << scale;
       }
@@ -59,7 +59,7 @@ TEST(TurnRowsTest, TurnsAKnownPairForward) {
       const float a[2] = {cos_first ? 1.0f : 0.0f, cos_first ? 0.0f : 1.0f};  // x | y
       const float u[2] = {0.6f, cos_first ? -0.8f : 0.8f};                    // c | s
       float out[2];
-      kernels::TurnRows(a, u, 1, 2, slots, nullptr, out);
+      kernels::TurnRows({a, u, 1, 2, slots, nullptr, out});
       EXPECT_FLOAT_EQ(out[0], cos_first ? 0.6f : 0.8f);
       EXPECT_FLOAT_EQ(out[1], cos_first ? 0.8f : 0.6f);
     }
@@ -86,16 +86,16 @@ TEST(TurnRowsTest, StreamingStoresGiveTheBitsOfCachedOnes) {
         // Scaled and unscaled token rows take different loops.
         const Gather g{x.data(), ids.data(), 3, 2.0f}, g1{x.data(), ids.data(), 3, 1.0f};
         for (const Gather* gather : {static_cast<const Gather*>(nullptr), &g, &g1}) {
-          kernels::TurnRows(a.data(), u.data(), rows, len, slots, gather, co, Stores::kCached);
-          kernels::TurnRows(a.data(), u.data(), rows, len, slots, gather, so, Stores::kStreaming);
+          kernels::TurnRows({a.data(), u.data(), rows, len, slots, gather, co, Stores::kCached});
+          kernels::TurnRows({a.data(), u.data(), rows, len, slots, gather, so, Stores::kStreaming});
           check("TurnRows", rows * len);
         }
       }
-      kernels::ScaleAddRow(x.data(), 2.0f, a.data(), len, co, Stores::kCached);
-      kernels::ScaleAddRow(x.data(), 2.0f, a.data(), len, so, Stores::kStreaming);
+      kernels::ScaleAddRow(x.data(), 2.0f, a.data(), len, co, {Stores::kCached, {}});
+      kernels::ScaleAddRow(x.data(), 2.0f, a.data(), len, so, {Stores::kStreaming, {}});
       check("ScaleAddRow", len);
-      kernels::ScaleRow(x.data(), 2.0f, len, co, Stores::kCached);
-      kernels::ScaleRow(x.data(), 2.0f, len, so, Stores::kStreaming);
+      kernels::ScaleRow(x.data(), 2.0f, len, co, {Stores::kCached, {}});
+      kernels::ScaleRow(x.data(), 2.0f, len, so, {Stores::kStreaming, {}});
       check("ScaleRow", len);
       kernels::FillRow(0.5f, len, so, Stores::kStreaming);
       kernels::StreamFence();

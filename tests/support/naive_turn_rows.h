@@ -8,9 +8,12 @@
 
 namespace phasor::testing {
 
-inline void NaiveTurnRows(const float* a, const float* u, int64_t rows, int64_t n,
-                          kernels::PairSlots slots, const kernels::Gather* g, float* out) {
-  const int64_t h = n / 2;
+inline void NaiveTurnRows(const kernels::TurnRowsArgs& t) {
+  const float *a = t.a, *u = t.u;
+  const int64_t rows = t.rows, n = t.n, h = n / 2;
+  const kernels::PairSlots slots = t.slots;
+  const kernels::Gather* g = t.g;
+  float* out = t.out;
   for (int64_t r = 0; r < rows; ++r) {
     const float* c = u + r * n;
     float* o = out + r * n;
