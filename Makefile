@@ -62,7 +62,7 @@ asan: deps
 	  ctest --output-on-failure -j 1 2>&1 | tee ctest.log; exit $${PIPESTATUS[0]}
 
 # Cross build for aarch64 (portable kernels only) and its kernel tests under qemu.
-cross-aarch64: build
+cross-aarch64: deps
 	@bash tests/cross/aarch64.sh build-aarch64
 
 # libFuzzer targets: clang, ASan + UBSan, their own build directory.

@@ -21,6 +21,7 @@ foreach(dir engine layers models)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/phasor/${dir}
           FILES_MATCHING PATTERN "*.h"
+          PATTERN "bfloat16_bits.inc"  # included by engine/bfloat16.h
           PATTERN "kernel_table.h" EXCLUDE)  # the per-target kernels' table: internal
 endforeach()
 install(FILES ${PHASOR_GENERATED_INCLUDE_DIR}/engine/version.h

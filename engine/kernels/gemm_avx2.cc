@@ -13,6 +13,8 @@
 namespace phasor::kernels::avx2 {
 namespace {
 
+#include "engine/kernels/tile_rows.inc"
+
 constexpr int kPanel = 32;
 constexpr int64_t kRows = 3;  // rows of the register tile
 
@@ -26,7 +28,7 @@ inline __m256i Mask(int64_t n) { return _mm256_castps_si256(Lanes(n)); }
 // The 12 accumulators are named variables (c<row><vector>): held in an array,
 // GCC keeps them in memory and stores all of them every k.
 template <int MR, bool kFull>
-void Tile(const PanelArgs& t) {
+void TileOf(const PanelArgs& t) {
   const float *a = t.a, *panel = t.panel;
   float* c = t.c;
   const int64_t lda = t.lda, ldp = t.ldp, k = t.k, ldc = t.ldc, n_valid = t.n_valid;
@@ -107,18 +109,15 @@ void Tile(const PanelArgs& t) {
 }
 
 template <int MR>
-void TileAny(const PanelArgs& t) {
+void Tile(const PanelArgs& t) {
   if (t.n_valid == kPanel) {
-    Tile<MR, true>(t);
+    TileOf<MR, true>(t);
   } else {
-    Tile<MR, false>(t);
+    TileOf<MR, false>(t);
   }
 }
 
-constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, TileAny<1>, TileAny<2>,
-                                                         TileAny<3>};
-
-#include "engine/kernels/tile_rows.inc"
+constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, PHASOR_TILES_3};
 
 }  // namespace
 

@@ -12,6 +12,7 @@ namespace phasor::kernels::avx512 {
 namespace {
 
 #include "engine/kernels/gemm_avx512_epilogue.inc"
+#include "engine/kernels/tile_rows.inc"
 
 constexpr int kPanel = 32;
 constexpr int64_t kRows = 8;  // rows of the register tile
@@ -65,10 +66,7 @@ void Tile(const PanelArgs& t) {
   for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], t.relu, c + r * ldc, m0, m1);
 }
 
-constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {
-    nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>, Tile<7>, Tile<8>};
-
-#include "engine/kernels/tile_rows.inc"
+constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, PHASOR_TILES_8};
 
 }  // namespace
 

@@ -22,6 +22,7 @@ namespace phasor::kernels::avx2 {
 namespace {
 
 #include "engine/kernels/simd_avx2.inc"
+#include "engine/kernels/tile_rows.inc"  // PHASOR_ROWS_6
 
 constexpr int kPanel = 32;
 constexpr int kQuad = 4;
@@ -57,12 +58,7 @@ void Tile(const int16_t* w, const int16_t* x, int64_t nq, int g, int32_t* sums) 
     a##r##0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + r * kLds + 16 * g));     \
     a##r##1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + r * kLds + 16 * g + 8)); \
   }
-  PHASOR_INT8_LOAD(0)
-  PHASOR_INT8_LOAD(1)
-  PHASOR_INT8_LOAD(2)
-  PHASOR_INT8_LOAD(3)
-  PHASOR_INT8_LOAD(4)
-  PHASOR_INT8_LOAD(5)
+  PHASOR_ROWS_6(PHASOR_INT8_LOAD)
 #undef PHASOR_INT8_LOAD
   const int16_t* wg = w + 8 * kQuad * g;
   for (int64_t kk = 0; kk < nq; ++kk, wg += kPanel * kQuad, x += kQuad) {
@@ -74,12 +70,7 @@ void Tile(const int16_t* w, const int16_t* x, int64_t nq, int g, int32_t* sums) 
     a##r##0 = _mm256_add_epi32(a##r##0, _mm256_madd_epi16(q, w0)); \
     a##r##1 = _mm256_add_epi32(a##r##1, _mm256_madd_epi16(q, w1)); \
   }
-    PHASOR_INT8_ROW(0)
-    PHASOR_INT8_ROW(1)
-    PHASOR_INT8_ROW(2)
-    PHASOR_INT8_ROW(3)
-    PHASOR_INT8_ROW(4)
-    PHASOR_INT8_ROW(5)
+    PHASOR_ROWS_6(PHASOR_INT8_ROW)
 #undef PHASOR_INT8_ROW
   }
 #define PHASOR_INT8_STORE(r)                                                                \
@@ -87,12 +78,7 @@ void Tile(const int16_t* w, const int16_t* x, int64_t nq, int g, int32_t* sums) 
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kLds + 16 * g), a##r##0);     \
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sums + r * kLds + 16 * g + 8), a##r##1); \
   }
-  PHASOR_INT8_STORE(0)
-  PHASOR_INT8_STORE(1)
-  PHASOR_INT8_STORE(2)
-  PHASOR_INT8_STORE(3)
-  PHASOR_INT8_STORE(4)
-  PHASOR_INT8_STORE(5)
+  PHASOR_ROWS_6(PHASOR_INT8_STORE)
 #undef PHASOR_INT8_STORE
 }
 

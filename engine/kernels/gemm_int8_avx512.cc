@@ -17,6 +17,7 @@ namespace {
 
 #include "engine/kernels/gemm_avx512_epilogue.inc"
 #include "engine/kernels/simd_avx512.inc"
+#include "engine/kernels/tile_rows.inc"
 
 constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
 constexpr int64_t kRows = 6;         // rows of the register tile
@@ -67,12 +68,7 @@ void Tile(const Int8PanelArgs& p) {
     a##r##2 = _mm512_add_epi32(a##r##2, _mm512_madd_epi16(x, w2)); \
     a##r##3 = _mm512_add_epi32(a##r##3, _mm512_madd_epi16(x, w3)); \
   }
-    PHASOR_INT8_ROW(0)
-    PHASOR_INT8_ROW(1)
-    PHASOR_INT8_ROW(2)
-    PHASOR_INT8_ROW(3)
-    PHASOR_INT8_ROW(4)
-    PHASOR_INT8_ROW(5)
+    PHASOR_ROWS_6(PHASOR_INT8_ROW)
 #undef PHASOR_INT8_ROW
   }
   const __m512i acc[6][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23},
@@ -83,10 +79,7 @@ void Tile(const Int8PanelArgs& p) {
   }
 }
 
-constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, Tile<1>, Tile<2>, Tile<3>,
-                                                             Tile<4>, Tile<5>, Tile<6>};
-
-#include "engine/kernels/tile_rows.inc"
+constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, PHASOR_TILES_6};
 
 }  // namespace
 

@@ -15,6 +15,7 @@ namespace phasor::kernels::avx512vnni {
 namespace {
 
 #include "engine/kernels/gemm_avx512_epilogue.inc"
+#include "engine/kernels/tile_rows.inc"
 
 constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
 constexpr int64_t kRows = 8;         // rows of the register tile
@@ -47,14 +48,7 @@ void Tile(const Int8PanelArgs& p) {
     a##r##0 = _mm512_dpbusd_epi32(a##r##0, x, w0); \
     a##r##1 = _mm512_dpbusd_epi32(a##r##1, x, w1); \
   }
-    PHASOR_INT8_ROW(0)
-    PHASOR_INT8_ROW(1)
-    PHASOR_INT8_ROW(2)
-    PHASOR_INT8_ROW(3)
-    PHASOR_INT8_ROW(4)
-    PHASOR_INT8_ROW(5)
-    PHASOR_INT8_ROW(6)
-    PHASOR_INT8_ROW(7)
+    PHASOR_ROWS_8(PHASOR_INT8_ROW)
 #undef PHASOR_INT8_ROW
   }
   const __m512i acc[8][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31},
@@ -63,10 +57,7 @@ void Tile(const Int8PanelArgs& p) {
     StoreInt8Row(acc[r][0], acc[r][1], p.row_scales[r], p, p.c + r * p.ldc);
 }
 
-constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {
-    nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>, Tile<7>, Tile<8>};
-
-#include "engine/kernels/tile_rows.inc"
+constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, PHASOR_TILES_8};
 
 }  // namespace
 

@@ -16,6 +16,8 @@
 namespace phasor::kernels::portable {
 namespace {
 
+#include "engine/kernels/tile_rows.inc"
+
 constexpr int kPanel = 32;
 constexpr int64_t kRows = 6;  // rows of the tile
 constexpr int kChunk = 8;     // columns of a full panel per pass
@@ -77,10 +79,7 @@ void Tile(const PanelArgs& t) {
   }
 }
 
-constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, Tile<1>, Tile<2>, Tile<3>,
-                                                         Tile<4>, Tile<5>, Tile<6>};
-
-#include "engine/kernels/tile_rows.inc"
+constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, PHASOR_TILES_6};
 
 }  // namespace
 

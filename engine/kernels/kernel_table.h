@@ -95,32 +95,20 @@ const KernelTable& TableOf(Isa isa);
 
 // Each target's kernels, in a namespace named after it, under the list's
 // names, defined in the files built with that target's flags: portable
-// defines every kernel, avx2 and avx512 those the list marks as theirs.
-#define PHASOR_KERNEL_IF_1(Type, Name) Type Name;
-#define PHASOR_KERNEL_IF_0(Type, Name)
-namespace portable {
+// defines every kernel, avx2 and avx512 those the list marks as theirs
+// (engine/cpu.cc takes no other).
 #define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
-  using Name##_type = Type;                                    \
-  Name##_type Name;
+  std::remove_pointer_t<decltype(KernelTable::entry)> Name;
+namespace portable {
 #include "engine/kernels/kernel_list.inc"
-#undef PHASOR_KERNEL
 }  // namespace portable
 namespace avx2 {
-#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
-  using Name##_type = Type;                                    \
-  PHASOR_KERNEL_IF_##has_avx2(Name##_type, Name)
 #include "engine/kernels/kernel_list.inc"
-#undef PHASOR_KERNEL
 }  // namespace avx2
 namespace avx512 {
-#define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
-  using Name##_type = Type;                                    \
-  PHASOR_KERNEL_IF_##has_avx512(Name##_type, Name)
 #include "engine/kernels/kernel_list.inc"
-#undef PHASOR_KERNEL
 }  // namespace avx512
-#undef PHASOR_KERNEL_IF_1
-#undef PHASOR_KERNEL_IF_0
+#undef PHASOR_KERNEL
 
 // The variants for a CPU feature, in their own namespaces.
 #define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512)
