@@ -6,6 +6,8 @@
 # make asan   the tests under ASan + UBSan (build-asan/).
 # make fuzz-short / make fuzz   every fuzz target for FUZZ_SHORT_SECONDS / FUZZ_SECONDS (build-fuzz/).
 # make tsan   the concurrency tests under ThreadSanitizer (build-tsan/).
+# make tidy   clang-tidy's checks (.clang-tidy) on every source file of build/:
+#             no function over 80 lines or 6 parameters, no swappable arguments.
 # make cross-aarch64   the engine, layers and models built for aarch64, the kernel
 #             tests under qemu-aarch64 (build-aarch64/; tests/cross/aarch64.sh).
 BUILD ?= build
@@ -23,7 +25,7 @@ SHELL := /bin/bash
 MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps configure build demo test test-release asan fuzz-build fuzz-short fuzz tsan \
-        bench format clean cross-aarch64
+        bench format clean cross-aarch64 tidy
 
 all: build
 
@@ -60,6 +62,13 @@ asan: deps
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j 1 2>&1 | tee ctest.log; exit $${PIPESTATUS[0]}
+
+# Every finding is printed; the target fails if there is one.
+tidy: build
+	@run-clang-tidy -p $(BUILD) -quiet -j $(JOBS) \
+	  '^$(CURDIR)/(engine|layers|models|tools|python|bench|tests)/' > $(BUILD)/tidy.log 2>&1 || true
+	@grep -E 'warning:|error:' $(BUILD)/tidy.log | sort -u; \
+	  ! grep -qE 'warning:|error:' $(BUILD)/tidy.log
 
 # Cross build for aarch64 (portable kernels only) and its kernel tests under qemu.
 cross-aarch64: deps

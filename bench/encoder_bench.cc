@@ -81,7 +81,7 @@ void BM_Int8Linear(benchmark::State& state) {
   const int64_t row_tiles = (rows + kernels::kPackedLinearRows - 1) / kernels::kPackedLinearRows;
   const int64_t col_tiles = (out + kernels::kPackedLinearCols - 1) / kernels::kPackedLinearCols;
   for (auto _ : state) {
-    kernels::QuantizeRowsInt8(x.data(), in, rows, packed, q.data(), ldq, scales.data());
+    kernels::QuantizeRowsInt8(x.data(), in, rows, packed, {q.data(), ldq, scales.data()});
     ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
       const int64_t r0 = t / col_tiles * kernels::kPackedLinearRows;
       const int64_t c0 = t % col_tiles * kernels::kPackedLinearCols;

@@ -46,6 +46,8 @@ bool CpuHasAvx512Bf16() {
 #endif
 }
 
+// NOLINTBEGIN(bugprone-macro-parentheses): the list's macros paste names.
+
 // A target's table: its own variants where the list marks them, portable's
 // elsewhere (PHASOR_KERNEL_HAS_0 / _1 pick one of the two names).
 #define PHASOR_KERNEL_HAS_0(target, Name) kernels::portable::Name
@@ -85,6 +87,8 @@ KernelTable Avx512Table() {
 #endif
 
 }  // namespace
+
+// NOLINTEND(bugprone-macro-parentheses)
 
 namespace kernels {
 

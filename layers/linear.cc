@@ -87,7 +87,7 @@ void Linear::Prepare(const float* x, int64_t ldx, int64_t r0, int64_t n, int64_t
   } else if (precision_ == Precision::kInt8) {
     const int64_t ld = Int8Stride(in_);
     auto* scales = reinterpret_cast<float*>(base + rows * ld);  // [rows]
-    kernels::QuantizeRowsInt8(x, ldx, n, int8_, base + r0 * ld, ld, scales + r0);
+    kernels::QuantizeRowsInt8(x, ldx, n, int8_, {base + r0 * ld, ld, scales + r0});
   }
 }
 

@@ -46,17 +46,12 @@ void WidenRows(const uint16_t* a, int64_t lda, int64_t k0, int64_t n, float* xs)
 template <int MR>
 void Tile(const Bf16PanelArgs& t) {
   const uint16_t *a = t.a, *panel = t.panel;
-  const float* bias = t.bias;
   float* c = t.c;
   const int64_t lda = t.lda, pairs = t.pairs, ldc = t.ldc, n_valid = t.n_valid;
   const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
   const __m512i high = _mm512_set1_epi32(static_cast<int32_t>(0xFFFF0000u));
-  const __m512 b0 = _mm512_loadu_ps(bias), b1 = _mm512_loadu_ps(bias + 16);
   __m512 acc[MR][2];
-  for (int r = 0; r < MR; ++r) {
-    acc[r][0] = b0;
-    acc[r][1] = b1;
-  }
+  StartAtBias(t.bias, acc);
   alignas(64) float xs[MR * kChunk];  // [MR, kChunk]: the rows' chunk in float
   for (int64_t k0 = 0; k0 < 2 * pairs; k0 += kChunk) {
     const int64_t n = 2 * pairs - k0 < kChunk ? 2 * pairs - k0 : kChunk;

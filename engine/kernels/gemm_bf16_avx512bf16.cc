@@ -29,16 +29,11 @@ constexpr int64_t kRows = 8;  // rows of the register tile: 16 accumulators
 template <int MR>
 void Tile(const Bf16PanelArgs& t) {
   const uint16_t *a = t.a, *panel = t.panel;
-  const float* bias = t.bias;
   float* c = t.c;
   const int64_t lda = t.lda, pairs = t.pairs, ldc = t.ldc, n_valid = t.n_valid;
   const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
-  const __m512 b0 = _mm512_loadu_ps(bias), b1 = _mm512_loadu_ps(bias + 16);
   __m512 acc[MR][2];
-  for (int r = 0; r < MR; ++r) {
-    acc[r][0] = b0;
-    acc[r][1] = b1;
-  }
+  StartAtBias(t.bias, acc);
   for (int64_t i = 0; i < pairs; ++i) {
     const __m512bh w0 = reinterpret_cast<__m512bh>(_mm512_loadu_si512(panel + i * 2 * kPanel));
     const __m512bh w1 =

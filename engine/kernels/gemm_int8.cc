@@ -85,8 +85,11 @@ int64_t Int8Weights::bytes() const {
                               sizeof(float) * (scales_.size() + bias_.size()));
 }
 
-void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w, uint8_t* q,
-                      int64_t ldq, float* scales) {
+void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w,
+                      const QuantizedRows& out) {
+  uint8_t* q = out.q;
+  float* scales = out.scales;
+  const int64_t ldq = out.ldq;
   const int64_t in = w.in(), row_bytes = w.row_bytes();
   assert(rows >= 0 && ldq >= row_bytes);
   const KernelTable& kernels = Kernels();

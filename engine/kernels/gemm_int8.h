@@ -72,8 +72,15 @@ class Int8Weights {
 // Rows [0, rows) of x ([rows, in], row stride ldx, in = w.in()) quantized:
 // q: [rows, w.row_bytes()] with row stride ldq >= w.row_bytes(); scales: [rows].
 // Serial.
-void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w, uint8_t* q,
-                      int64_t ldq, float* scales);
+// Where QuantizeRowsInt8 writes: q [rows, ldq] bytes, ldq >= w.row_bytes(),
+// and scales [rows].
+struct QuantizedRows {
+  uint8_t* q = nullptr;
+  int64_t ldq = 0;
+  float* scales = nullptr;
+};
+void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w,
+                      const QuantizedRows& out);
 
 // The block's columns of y = act(dequantize(q·Wqᵀ) + b) for the rows
 // QuantizeRowsInt8 made. Serial: callers split rows and columns.

@@ -82,6 +82,8 @@ struct Bf16PanelArgs {
   int64_t n_valid;
 };
 
+// NOLINTBEGIN(bugprone-macro-parentheses): the list's macros paste names and types.
+
 // The table: one entry per line of kernel_list.inc, in its order.
 struct KernelTable {
 #define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) std::add_pointer_t<Type> entry;
@@ -133,6 +135,8 @@ inline constexpr KernelInfo kKernelList[] = {
 #include "engine/kernels/kernel_list.inc"
 #undef PHASOR_KERNEL
 };
+// NOLINTEND(bugprone-macro-parentheses)
+
 inline constexpr int kKernelCount = sizeof(kKernelList) / sizeof(kKernelList[0]);
 
 // Entry i of a table (in the list's order), as an address to compare.

@@ -64,9 +64,9 @@ std::vector<float> RunInt8(const Case& c, const std::vector<float>& x, const Int
   std::vector<uint8_t> q(static_cast<size_t>(c.rows * ldq + 1), 0xAB);  // [rows, ldq]
   std::vector<float> scales(static_cast<size_t>(c.rows));
   const int64_t half = c.rows / 2;
-  QuantizeRowsInt8(x.data(), c.in, half, w, q.data(), ldq, scales.data());
-  QuantizeRowsInt8(x.data() + half * c.in, c.in, c.rows - half, w, q.data() + half * ldq, ldq,
-                   scales.data() + half);
+  QuantizeRowsInt8(x.data(), c.in, half, w, {q.data(), ldq, scales.data()});
+  QuantizeRowsInt8(x.data() + half * c.in, c.in, c.rows - half, w,
+                   {q.data() + half * ldq, ldq, scales.data() + half});
   std::vector<float> y(static_cast<size_t>(c.rows * ldy), -7.0f);  // [rows, ldy]
   const int64_t split = std::min<int64_t>(32, c.out);
   Int8LinearBlock(q.data(), ldq, scales.data(), c.rows, w, {0, split, y.data(), ldy, c.act});
@@ -175,7 +175,7 @@ TEST(Int8KernelTest, ZeroRowsAndChannelsHaveScaleZeroAndGiveTheBias) {
   for (int64_t r = 0; r < c.rows; ++r) EXPECT_EQ(y[r * c.out + 2], b[2]) << r;
   std::vector<uint8_t> q(static_cast<size_t>(packed.row_bytes() * c.rows));
   std::vector<float> scales(static_cast<size_t>(c.rows));
-  QuantizeRowsInt8(x.data(), c.in, c.rows, packed, q.data(), packed.row_bytes(), scales.data());
+  QuantizeRowsInt8(x.data(), c.in, c.rows, packed, {q.data(), packed.row_bytes(), scales.data()});
   EXPECT_EQ(scales[1], 0.0f);
   EXPECT_GT(scales[0], 0.0f);
   for (int64_t k = 0; k < packed.row_bytes(); ++k) EXPECT_EQ(q[packed.row_bytes() + k], 128);
@@ -206,7 +206,7 @@ TEST(Int8KernelTest, TinyRowsAndChannelsQuantizeToZero) {
     for (float v : y) EXPECT_FALSE(std::isnan(v)) << IsaName(isa);
     std::vector<uint8_t> q(static_cast<size_t>(packed.row_bytes() * c.rows));
     std::vector<float> scales(static_cast<size_t>(c.rows));
-    QuantizeRowsInt8(x.data(), c.in, c.rows, packed, q.data(), packed.row_bytes(), scales.data());
+    QuantizeRowsInt8(x.data(), c.in, c.rows, packed, {q.data(), packed.row_bytes(), scales.data()});
     EXPECT_EQ(scales[0], 0.0f) << IsaName(isa);
     EXPECT_GT(scales[2], 0.0f) << IsaName(isa);
   }
@@ -270,7 +270,7 @@ TEST(Int8KernelTest, QuantizationRoundsHalfToEven) {
     SetIsa(isa);
     std::vector<uint8_t> q(static_cast<size_t>(packed.row_bytes()), 0);
     float scale = 0.0f;
-    QuantizeRowsInt8(x.data(), in, 1, packed, q.data(), packed.row_bytes(), &scale);
+    QuantizeRowsInt8(x.data(), in, 1, packed, {q.data(), packed.row_bytes(), &scale});
     EXPECT_EQ(scale, 1.0f);
     for (int64_t k = 0; k < in; ++k)
       EXPECT_EQ(int{q[k]}, want[k] + 128) << IsaName(isa) << " " << k;
@@ -312,7 +312,7 @@ TEST(Int8KernelTest, EveryPanelKernelGivesTheSameBits) {
     const int64_t ldq = packed.row_bytes();
     std::vector<uint8_t> q(static_cast<size_t>(c.rows * ldq));  // [rows, ldq]
     std::vector<float> scales(static_cast<size_t>(c.rows));
-    QuantizeRowsInt8(x.data(), c.in, c.rows, packed, q.data(), ldq, scales.data());
+    QuantizeRowsInt8(x.data(), c.in, c.rows, packed, {q.data(), ldq, scales.data()});
     std::vector<std::vector<float>> results;
     for (const auto& [name, fn] : kernels) {
       std::vector<float> y(static_cast<size_t>(c.rows * c.out));  // [rows, out]
