@@ -22,6 +22,7 @@ import re
 import shlex
 import statistics
 import sys
+import textwrap
 
 ISAS = ["avx512", "avx2", "portable"]
 PRECISIONS = ["fp32", "bf16", "int8"]
@@ -921,11 +922,12 @@ def summary(run):
     tf = targets_facts(run)
     if len(tf) > 1:
         first = run.isas[0]
-        parts = [f"`{t}` {med(d['vs_first']):.2f}×" for t, d in tf.items() if t != first]
-        frac = [f"{d['fraction']:.2f} `{t}`" for t, d in tf.items() if d["fraction"]]
-        bullets.append(f"**The CPU targets**: against `{first}`, the d512 encoder runs at "
-                       + ", ".join(parts) + ". " + peak_wording(run)
-                       + " Each target's share of its own float32 peak: " + ", ".join(frac) + ".")
+        parts = [f"on `{t}` at {med(d['vs_first']):.2f}×" for t, d in tf.items() if t != first]
+        frac = [f"{d['fraction']:.2f} on `{t}`" for t, d in tf.items() if d["fraction"]]
+        bullets.append(f"**The CPU targets**: the d512 encoder runs " + " and ".join(parts)
+                       + f" its `{first}` speed. " + peak_wording(run)
+                       + " Its share of the float32 peak of the target that runs it: "
+                       + ", ".join(frac) + ".")
     rf = ragged_facts(run)
     if "ratio dense" in rf:
         s = (f"**Ragged batches** cost their real tokens: 64 corpus-like lines run at "
@@ -1072,9 +1074,12 @@ def readme_block(run):
             f"{run.lscpu.get('CPU(s)', '?')} CPUs of CPU family {run.lscpu.get('CPU family', '?')} "
             f"({cpu_generation(run)})" + (f", {int(total) / 60:.0f} minutes" if total else ""))
     lines = ["<!-- figures:begin (written by bench/figures_report.py; edit it there) -->"]
-    lines += ["- " + b for b in summary(run)]
-    lines += ["", f"Measured by one run of `bench/figures.sh` ({when}); every figure's table "
-              "and command are in [docs/benchmarks.md](docs/benchmarks.md).",
+    wrap = dict(width=80, break_on_hyphens=False, break_long_words=False)
+    lines += [textwrap.fill(b, initial_indent="- ", subsequent_indent="  ", **wrap)
+              for b in summary(run)]
+    lines += ["", textwrap.fill(f"Measured by one run of `bench/figures.sh` ({when}); every "
+                                "figure's table and command are in "
+                                "[docs/benchmarks.md](docs/benchmarks.md).", **wrap),
               "<!-- figures:end -->"]
     return "\n".join(lines)
 

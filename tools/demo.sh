@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo `make demo` runs: phasor on its built-in toy model, no files needed.
-# Four parts, under a minute on 2 cores (most of it bench-pe): the PE table, its heatmap, the toy
-# encoder, and cached against recomputed PE measured on this machine.
+# Four parts, under a minute on 2 cores (most of it bench-pe): the PE table,
+# its heatmap, the toy encoder, and cached against recomputed PE measured on
+# this machine, with its chart.
 set -euo pipefail
 phasor="${1:-build/bin/phasor}"
 out="${TMPDIR:-/tmp}/phasor-demo"
