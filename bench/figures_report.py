@@ -741,8 +741,8 @@ def ragged_section(run):
                          "--shard-lines 4096` on a LocalCluster of 2 single-threaded workers",
                          f"`{run.command('dask_encode.txt')}`",
                          f"{f['dask seconds']:.1f} s wall time, cluster start included, against "
-                         f"`phasor encode`'s {cli:.1f} s (**{cli / f['dask seconds']:.2f}×** its "
-                         "speed); merged output "
+                         f"`phasor encode`'s {cli:.1f} s (Dask at **{cli / f['dask seconds']:.2f}×** "
+                         "the CLI's speed); merged output "
                          + ("byte-identical to" if f["dask identical"] else "DIFFERENT from")
                          + " `phasor encode --pool mean --output`"])
     if f["budgets"]:
@@ -858,36 +858,39 @@ def summary(run):
     pk = peaks(run)
     cells = ort_cells(ort_rows(run))
     bullets = []
-    c2, c1 = cells.get(("d512", "fp32", 2)), cells.get(("d512", "fp32", 1))
+    # The d512 case, or the first case the run has (a --quick run takes d256 alone).
+    main = next((c for c in CASES if (c, "fp32", 2) in cells), None)
+    other = next((c for c in CASES if c != main and (c, "fp32", 2) in cells), None)
+    c2, c1 = cells.get((main, "fp32", 2)), cells.get((main, "fp32", 1))
     peak2 = pk.get((run.default_isa, 2))
     if c2 and c2["phasor"]:
         tok = med(c2["phasor"])
-        g = tok * encoder_flops("d512") / 1e9
-        s = (f"**The encoder** (d512/8h/6L/ff2048, 1 × 512 tokens, 2 threads) runs "
-             f"{tok:,.0f} tokens/s, {g:.0f} GFLOP/s: {g / peak2:.2f} of the float32 peak "
-             f"of `{run.default_isa}` ({peak2:.0f})" if peak2 else
-             f"**The encoder** (d512, 1 × 512 tokens, 2 threads) runs {tok:,.0f} tokens/s")
+        g = tok * encoder_flops(main) / 1e9
+        s = f"**The encoder** ({CASES[main][0]} tokens, 2 threads) runs {tok:,.0f} tokens/s"
+        if peak2:
+            s += (f", {g:.0f} GFLOP/s: {g / peak2:.2f} of the float32 peak of "
+                  f"`{run.default_isa}` ({peak2:.0f})")
         if c2["ratio"]:
             s += f", {med(c2['ratio']):.2f}× ONNX Runtime on the same weights"
-        d256 = cells.get(("d256", "fp32", 2))
-        if d256 and d256["ratio"]:
-            s += f"; d256/4h/4L on 8 × 128 tokens: {med(d256['ratio']):.2f}× ONNX Runtime"
+        o = cells.get((other, "fp32", 2))
+        if o and o["ratio"]:
+            s += f"; {CASES[other][0]} tokens: {med(o['ratio']):.2f}× ONNX Runtime"
         if c1 and c1["ratio"]:
-            s += f". On one thread the d512 case runs at {med(c1['ratio']):.2f}× ONNX Runtime"
+            s += f". On one thread the {main} case runs at {med(c1['ratio']):.2f}× ONNX Runtime"
         bullets.append(s + ".")
-    p8, pb = cells.get(("d512", "int8", 2)), cells.get(("d512", "bf16", 2))
+    p8, pb = cells.get((main, "int8", 2)), cells.get((main, "bf16", 2))
     acc = {r["output"]: r for r in accuracy_rows(run, "precision_accuracy.txt")}
-    if p8 and p8["vs_fp32"]:
-        s = (f"**Reduced precision**: `--precision int8` runs the d512 case at "
-             f"{med(p8['vs_fp32']):.2f}× its float32 speed")
-        if p8["ratio"]:
-            s += f" and {med(p8['ratio']):.2f}× ONNX Runtime's int8 graph of the same weights"
-        if pb and pb["vs_fp32"]:
-            s += f", `bf16` at {med(pb['vs_fp32']):.2f}×"
-        if "phasor int8" in acc:
-            s += (f"; output rows at cosine {acc['phasor int8']['min_cosine']:.5f} (int8)"
-                  + (f" and {acc['phasor bf16']['min_cosine']:.6f} (bf16)"
-                     if "phasor bf16" in acc else "") + " or closer to PyTorch's float32")
+    if (p8 and p8["vs_fp32"]) or (pb and pb["vs_fp32"]):
+        parts = [f"`--precision {p}` runs the {main} case at {med(c['vs_fp32']):.2f}× its "
+                 "float32 speed" + (f" and {med(c['ratio']):.2f}× ONNX Runtime's {p} graph of "
+                                    "the same weights" if c["ratio"] else "")
+                 for p, c in (("int8", p8), ("bf16", pb)) if c and c["vs_fp32"]]
+        s = "**Reduced precision**: " + ", ".join(parts)
+        cos = [f"{acc['phasor ' + p]['min_cosine']:.6f} ({p})" for p in ("int8", "bf16")
+               if "phasor " + p in acc]
+        if cos:
+            s += ("; output rows at cosine " + " and ".join(cos)
+                  + " or closer to PyTorch's float32")
         bullets.append(s + ".")
     pe = pe_facts(run)
     if pe:
@@ -954,23 +957,19 @@ def summary(run):
     return bullets
 
 
-STEP_GROUPS = [("the limits (start and end)", ("peak_", "stream_")),
-               ("PE side by side (bench-pe)", ("bench_pe_1", "bench_pe_2", "bench_pe_3",
-                                               "bench_pe_d", "bench_pe_rope", "bench_pe_4",
-                                               "bench_pe_5")),
-               ("long runs, Python, the suite", ("embed_", "python_", "suite", "encode_long")),
-               ("the CPU targets", ("isa_", "products_", "bench_pe_isa_")),
-               ("ONNX Runtime and accuracy", ("ort_", "precision_")),
-               ("ragged batches and corpora", ("ragged", "corpus", "budget_", "dask_"))]
+STEP_GROUPS = [("the limits (start and end)", r"(peak|stream)_"),
+               ("PE side by side (bench-pe)", r"bench_pe_(\d|d\d|rope)"),
+               ("long runs, Python, the suite", r"(embed_|python_|suite|encode_long)"),
+               ("the CPU targets", r"(isa_|products_|bench_pe_isa_)"),
+               ("ONNX Runtime and accuracy", r"(ort_\d|precision_)"),
+               ("ragged batches and corpora", r"(ragged|ort_ragged|corpus|budget_|dask_)")]
 
 
 def durations(run):
     total = run.info.get("total", "").replace(" s", "")
     rows = []
-    for label, prefixes in STEP_GROUPS:
-        sec = sum(s["seconds"] for s in run.steps
-                  if s["name"].startswith(prefixes) and not
-                  (label.startswith("PE") and s["name"].startswith("bench_pe_isa_")))
+    for label, pattern in STEP_GROUPS:
+        sec = sum(s["seconds"] for s in run.steps if re.match(pattern, s["name"]))
         if sec:
             rows.append([label, f"{sec / 60:.1f}"])
     return total, rows
