@@ -59,8 +59,10 @@ while [ $# -gt 0 ]; do
   shift
 done
 case "$runs" in '' | *[!0-9]* | 0) echo "figures: --runs must be a positive integer" >&2; exit 2 ;; esac
-[ -x "$bin/phasor" ] && [ -x "$bin/phasor_bench" ] ||
-  { echo "figures: no $bin/phasor or phasor_bench (make build first)" >&2; exit 1; }
+if [ ! -x "$bin/phasor" ] || [ ! -x "$bin/phasor_bench" ]; then
+  echo "figures: no $bin/phasor or phasor_bench (make build first)" >&2
+  exit 1
+fi
 
 # Sizes of the full run, and of the smoke run (--quick).
 if [ "$quick" = 1 ]; then
@@ -255,8 +257,9 @@ if [ "$ort" = 1 ]; then
   acc=("ort fp32=$case_dir/ort_fp32.f32")
   [ -f "$case_dir/ort_int8.f32" ] && [[ "$precisions" == *int8* ]] &&
     acc+=("ort int8=$case_dir/ort_int8.f32")
+  case_tokens=("$case_dir"/tokens_*.txt)  # ort_compare.sh's ids for the case
   step precision_accuracy.txt "$python" "$here/precision_accuracy.py" --model "$case_dir" \
-    --tokens-file "$(ls "$case_dir"/tokens_*.txt | head -1)" --phasor "$bin/phasor" \
+    --tokens-file "${case_tokens[0]}" --phasor "$bin/phasor" \
     --precision "fp32 bf16 int8" "${acc[@]}"
 fi
 step precision_golden.txt "$python" "$here/precision_accuracy.py" --golden \

@@ -246,7 +246,7 @@ def machine_txt(run):
 
 
 def machine_section(run):
-    pk, gen = peaks(run), cpu_generation(run)
+    gen = cpu_generation(run)
     model = run.lscpu.get("Model name", "unknown CPU")
     fam = run.lscpu.get("CPU family", "?")
     cpus = run.lscpu.get("CPU(s)", "?")
@@ -364,7 +364,7 @@ def precision_section(run, cells, pk):
     lines = []
     main_case = next((c for c in CASES if any(k[0] == c for k in cells)), None)
     if main_case:
-        lines += [f"From the same runs as the table above (2 threads). ÷ fp32: phasor at that "
+        lines += ["From the same runs as the table above (2 threads). ÷ fp32: phasor at that "
                   "precision against phasor float32 within a round. The fraction counts the "
                   "same products against the float32 peak: bfloat16 and int8 products can "
                   "exceed it where the CPU has AVX512-BF16 and VNNI.", ""]
@@ -751,10 +751,10 @@ def ragged_section(run):
         rows.append([f"token budget, {b[0]['batch']:,} of those lines, d512, `--pool mean`, "
                      "one run each", f"`{run.command('budget_' + si_length(b[0]['batch_tokens']) + '.json')}` "
                      "for each budget",
-                     ", ".join(f"{si_length(j['batch_tokens'])} {j['tokens_per_s']:,.0f}"
-                               + ("" if j is not best else " (fastest)")
-                               + f" ({j['peak_rss_bytes'] / 2**20:.0f} MiB)" for j in b)
-                     + " real tokens/s (peak resident)"])
+                     "real tokens/s (peak resident) at a budget of "
+                     + ", ".join(("**{}**" if j is best else "{}").format(
+                         f"{si_length(j['batch_tokens'])}: {j['tokens_per_s']:,.0f}")
+                         + f" ({j['peak_rss_bytes'] / 2**20:.0f} MiB)" for j in b)])
     if not rows:
         return ""
     return "\n".join([f"2 threads, target `{run.default_isa}`; medians of rounds alternating "
@@ -927,7 +927,7 @@ def summary(run):
         first = run.isas[0]
         parts = [f"on `{t}` at {med(d['vs_first']):.2f}×" for t, d in tf.items() if t != first]
         frac = [f"{d['fraction']:.2f} on `{t}`" for t, d in tf.items() if d["fraction"]]
-        bullets.append(f"**The CPU targets**: the d512 encoder runs " + " and ".join(parts)
+        bullets.append("**The CPU targets**: the d512 encoder runs " + " and ".join(parts)
                        + f" its `{first}` speed. " + peak_wording(run)
                        + " Its share of the float32 peak of the target that runs it: "
                        + ", ".join(frac) + ".")
