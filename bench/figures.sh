@@ -104,7 +104,16 @@ else
   suite_filter='BM_(Pe|StreamWrite|EmbeddingPe|PackedLinear|AttentionTile)'
 fi
 
-rm -rf "$out/steps.tsv" "$out/settings.json"
+# OUT holds one run: an earlier run there is removed first (its models and
+# exports too, so that nothing of an older build is reused), and a folder of
+# other files is refused.
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ]; then
+  if [ ! -f "$out/run.txt" ]; then
+    echo "figures: $out is not empty and holds no earlier run (run.txt); give another --out" >&2
+    exit 2
+  fi
+  rm -rf "${out:?}"/*
+fi
 mkdir -p "$out"
 printf 'step\tseconds\tload_before\tload_after\tcommand\n' >"$out/steps.tsv"
 

@@ -881,10 +881,15 @@ def summary(run):
     p8, pb = cells.get((main, "int8", 2)), cells.get((main, "bf16", 2))
     acc = {r["output"]: r for r in accuracy_rows(run, "precision_accuracy.txt")}
     if (p8 and p8["vs_fp32"]) or (pb and pb["vs_fp32"]):
-        parts = [f"`--precision {p}` runs the {main} case at {med(c['vs_fp32']):.2f}× its "
-                 "float32 speed" + (f" and {med(c['ratio']):.2f}× ONNX Runtime's {p} graph of "
-                                    "the same weights" if c["ratio"] else "")
-                 for p, c in (("int8", p8), ("bf16", pb)) if c and c["vs_fp32"]]
+        parts = []
+        for p, c in (("int8", p8), ("bf16", pb)):
+            if not (c and c["vs_fp32"]):
+                continue
+            parts.append((f"`--precision {p}` runs the {main} case at " if not parts else
+                          f"`{p}` at ") + f"{med(c['vs_fp32']):.2f}×"
+                         + (" its float32 speed" if not parts else "")
+                         + (f" and {med(c['ratio']):.2f}× ONNX Runtime's {p} graph of the "
+                            "same weights" if c["ratio"] else ""))
         s = "**Reduced precision**: " + ", ".join(parts)
         cos = [f"{acc['phasor ' + p]['min_cosine']:.6f} ({p})" for p in ("int8", "bf16")
                if "phasor " + p in acc]
