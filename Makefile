@@ -1,5 +1,8 @@
 # Two commands do everything on a fresh Debian 12 machine: `make demo` and `make test`.
 #
+# make demo   build, then show the PE table, its heatmap, the toy encoder and cached
+#             against recomputed PE measured on this machine, with its chart
+#             (tools/demo.sh; the pictures go to ${TMPDIR:-/tmp}/phasor-demo/).
 # make test   the release build's tests, then the same tests under ASan + UBSan,
 #             then every fuzz target for FUZZ_SHORT_SECONDS (what CI runs).
 # make test-release   the release build's tests alone.
