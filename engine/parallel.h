@@ -5,13 +5,10 @@
 // the thread count (OMP_NUM_THREADS, SetNumThreads) and is never entered.
 //
 // Why not an OpenMP parallel region: it ends in a barrier that waits for every
-// thread of the team, also one the OS has not run yet. On a quiet machine the
-// two are level (d512/8h/6L encoder, 1 × 512 tokens, 2 threads: 6,636 tokens/s
-// with these tasks, 6,693 with OpenMP regions; PE rows the same within noise);
-// on a machine busy with other work they are not (two compiler processes on
-// the same 2 cores: the encoder 2,273 tokens/s against 889; one 4K × 512 PE
-// call 0.25 ms against 11.2 ms, a whole time slice lost waiting at the
-// barrier). Here the caller never waits for a worker that has not started.
+// thread of the team, also one the OS has not run yet, so on a machine busy
+// with other work a call can lose a whole time slice there; on a quiet machine
+// the two cost the same (CHANGELOG, ParallelTasks, has the measurements).
+// Here the caller never waits for a worker that has not started.
 #pragma once
 
 #include <cstdint>

@@ -21,12 +21,12 @@ float Max(const float* v, int64_t n);
 // Σ v[j]², j < n, in the same fixed order.
 float SumOfSquares(const float* v, int64_t n);
 
-// out[j] = exp(x[j] - shift) (Cephes' expf polynomial, vectorised with
-// AVX-512 where available, about 1 ulp; exactly 0 for x[j] = -inf, a masked
+// out[j] = exp(x[j] - shift) (Cephes' expf polynomial in each target's
+// vectors, about 1 ulp; exactly 0 for x[j] = -inf, a masked
 // score; NaN for a NaN argument; arguments below -87.3 give about 2^-126
-// rather than a subnormal, and above 88, about 1.65e38). The
-// scalar and vector paths do the same operations, so a value gives the same
-// bits wherever it sits. out may equal x.
+// rather than a subnormal, and above 88, about 1.65e38). Every target does
+// the same operations, so a value gives the same bits wherever it sits and on
+// every target. out may equal x.
 void ExpShifted(const float* x, float shift, int64_t n, float* out);
 
 // out[j] = ToBf16(exp(x[j] - shift)) (gemm_bf16.h) for j < n, and returns
