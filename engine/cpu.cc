@@ -134,7 +134,7 @@ Isa Parse(const std::string& name, const char* source) {
 std::atomic<int> g_active{-1};  // an Isa, or -1 before the first choice
 std::atomic<const KernelTable*> g_table{nullptr};
 
-void Activate(Isa isa) {
+void UseTarget(Isa isa) {
   g_table.store(&TableOf(isa), std::memory_order_release);
   g_active.store(static_cast<int>(isa), std::memory_order_release);
 }
@@ -145,7 +145,7 @@ void ChooseOnce() {
   std::call_once(once, [] {
     if (g_active.load(std::memory_order_acquire) >= 0) return;  // SetIsa came first
     const char* env = std::getenv("PHASOR_ISA");
-    Activate(env != nullptr && *env != '\0' ? Parse(env, "PHASOR_ISA") : AvailableIsas().front());
+    UseTarget(env != nullptr && *env != '\0' ? Parse(env, "PHASOR_ISA") : AvailableIsas().front());
   });
 }
 
@@ -180,7 +180,7 @@ void SetIsa(const std::string& name) { SetIsa(Parse(name, "--isa")); }
 
 void SetIsa(Isa isa) {
   if (!Has(isa)) Parse(IsaName(isa), "target");  // throws, naming what the CPU has
-  Activate(isa);
+  UseTarget(isa);
 }
 
 bool HasAvx512Bf16() { return CpuHasAvx512Bf16(); }
