@@ -73,9 +73,8 @@ bool NonNegativeInteger(const Json& value, uint64_t* out) {
   return false;
 }
 
-Entry ParseEntry(const std::string& path, const std::string& name, const Json& value,
-                 uint64_t data_size) {
-  const std::string where = path + ": tensor " + Quote(name) + ": ";
+// The entry's JSON has exactly the three fields.
+void CheckEntryFields(const std::string& where, const Json& value) {
   if (!value.is_object()) {
     throw Error(where + "expected an object with dtype, shape and data_offsets, found " +
                 Found(value));
@@ -89,27 +88,23 @@ Entry ParseEntry(const std::string& path, const std::string& name, const Json& v
   for (const char* field : {"dtype", "shape", "data_offsets"}) {
     if (!value.contains(field)) throw Error(where + "missing field '" + field + "'");
   }
-  Entry entry;
-  entry.name = name;
+}
 
-  const Json& dtype = value["dtype"];
+Dtype ParseDtype(const std::string& where, const Json& dtype) {
   if (!dtype.is_string()) throw Error(where + "dtype: expected a string, found " + Found(dtype));
   const std::string& dtype_name = dtype.get_ref<const std::string&>();
-  if (dtype_name == "F32") {
-    entry.dtype = Dtype::kF32;
-  } else if (dtype_name == "F16") {
-    entry.dtype = Dtype::kF16;
-  } else if (dtype_name == "BF16") {
-    entry.dtype = Dtype::kBF16;
-  } else {
-    throw Error(where + "unsupported dtype " + Quote(dtype_name) + ", expected F32, F16 or BF16");
-  }
+  if (dtype_name == "F32") return Dtype::kF32;
+  if (dtype_name == "F16") return Dtype::kF16;
+  if (dtype_name == "BF16") return Dtype::kBF16;
+  throw Error(where + "unsupported dtype " + Quote(dtype_name) + ", expected F32, F16 or BF16");
+}
 
-  const Json& shape = value["shape"];
+// entry's shape and element count from the JSON shape.
+void ParseShape(const std::string& where, const Json& shape, Entry* entry) {
   if (!shape.is_array()) {
     throw Error(where + "shape: expected an array of integers, found " + Found(shape));
   }
-  entry.elements = 1;
+  entry->elements = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     const Json& dim = shape[i];
     const std::string at = where + "shape[" + std::to_string(i) + "]: ";
@@ -122,15 +117,18 @@ Entry ParseEntry(const std::string& path, const std::string& name, const Json& v
     }
     // Checked before multiplying, so the product never overflows.
     const uint64_t limit = static_cast<uint64_t>(kSafetensorsMaxElements);
-    if (d > limit || (d != 0 && static_cast<uint64_t>(entry.elements) > limit / d)) {
+    if (d > limit || (d != 0 && static_cast<uint64_t>(entry->elements) > limit / d)) {
       throw Error(where + "shape " + Found(shape) +
                   " has more than 2^40 elements, expected at most 2^40");
     }
-    entry.elements *= static_cast<int64_t>(d);
-    entry.shape.push_back(static_cast<int64_t>(d));
+    entry->elements *= static_cast<int64_t>(d);
+    entry->shape.push_back(static_cast<int64_t>(d));
   }
+}
 
-  const Json& offsets = value["data_offsets"];
+// entry's byte range from the JSON data_offsets: inside the data section and
+// as long as its shape and dtype say.
+void ParseOffsets(const std::string& where, const Json& offsets, uint64_t data_size, Entry* entry) {
   uint64_t begin = 0, end = 0;
   if (!offsets.is_array() || offsets.size() != 2 || !NonNegativeInteger(offsets[0], &begin) ||
       !NonNegativeInteger(offsets[1], &end)) {
@@ -147,15 +145,26 @@ Entry ParseEntry(const std::string& path, const std::string& name, const Json& v
   }
   // elements <= 2^40 and at most 4 bytes each: no overflow.
   const uint64_t expected_bytes =
-      static_cast<uint64_t>(entry.elements) * static_cast<uint64_t>(DtypeBytes(entry.dtype));
+      static_cast<uint64_t>(entry->elements) * static_cast<uint64_t>(DtypeBytes(entry->dtype));
   if (end - begin != expected_bytes) {
     throw Error(where + "data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                 "] span " + std::to_string(end - begin) + " bytes, expected " +
-                std::to_string(expected_bytes) + " (shape " + ShapeToString(entry.shape) + " of " +
-                DtypeName(entry.dtype) + ")");
+                std::to_string(expected_bytes) + " (shape " + ShapeToString(entry->shape) + " of " +
+                DtypeName(entry->dtype) + ")");
   }
-  entry.begin = begin;
-  entry.end = end;
+  entry->begin = begin;
+  entry->end = end;
+}
+
+Entry ParseEntry(const std::string& path, const std::string& name, const Json& value,
+                 uint64_t data_size) {
+  const std::string where = path + ": tensor " + Quote(name) + ": ";
+  CheckEntryFields(where, value);
+  Entry entry;
+  entry.name = name;
+  entry.dtype = ParseDtype(where, value["dtype"]);
+  ParseShape(where, value["shape"], &entry);
+  ParseOffsets(where, value["data_offsets"], data_size, &entry);
   return entry;
 }
 
@@ -202,7 +211,10 @@ void Convert(Dtype dtype, const unsigned char* bytes, int64_t n, float* out) {
 
 }  // namespace
 
-Weights LoadSafetensors(const std::string& path) {
+namespace {
+
+// The file opened for reading, a regular file of at least 8 bytes; its size.
+std::ifstream OpenRegular(const std::string& path, uint64_t* file_size) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(path + ": is a directory, expected a safetensors file");
@@ -218,19 +230,24 @@ Weights LoadSafetensors(const std::string& path) {
   const std::streamoff size_or_error = in.tellg();
   in.seekg(0, std::ios::beg);
   if (size_or_error < 0 || !in) throw Error(path + ": cannot read the file's size");
-  const uint64_t file_size = static_cast<uint64_t>(size_or_error);
-  if (file_size < 8) {
-    throw Error(path + ": file is " + std::to_string(file_size) +
+  *file_size = static_cast<uint64_t>(size_or_error);
+  if (*file_size < 8) {
+    throw Error(path + ": file is " + std::to_string(*file_size) +
                 " bytes, expected at least 8 (the header length)");
   }
+  return in;
+}
 
+// The JSON header after the length, every check on the length before
+// anything is allocated for it; *data_start: where the data section begins.
+Json ReadHeader(const std::string& path, std::ifstream& in, uint64_t file_size,
+                uint64_t* data_start) {
   unsigned char length_bytes[8];
   if (!in.read(reinterpret_cast<char*>(length_bytes), 8)) {
     throw Error(path + ": cannot read the header length");
   }
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | length_bytes[i];
-  // Every check on the length comes before anything is allocated for it.
   if (header_len == 0) {
     throw Error(path + ": header length is 0, expected a JSON object of at least 2 bytes");
   }
@@ -247,9 +264,7 @@ Weights LoadSafetensors(const std::string& path) {
   if (!in.read(header_text.data(), static_cast<std::streamsize>(header_len))) {
     throw Error(path + ": file ended inside the header (changed while being read?)");
   }
-  const uint64_t data_start = 8 + header_len;
-  const uint64_t data_size = file_size - data_start;
-
+  *data_start = 8 + header_len;
   Json header;
   try {
     header = ParseStrictJson(header_text);
@@ -262,19 +277,12 @@ Weights LoadSafetensors(const std::string& path) {
     throw Error(path + ": header: expected a JSON object, found " +
                 std::string(header.type_name()));
   }
+  return header;
+}
 
-  std::vector<Entry> entries;
-  entries.reserve(header.size());
-  for (const auto& item : header.items()) {
-    if (item.key() == "__metadata__") {
-      CheckMetadata(path, item.value());
-      continue;
-    }
-    entries.push_back(ParseEntry(path, item.key(), item.value(), data_size));
-  }
-
-  // Non-empty byte ranges must be disjoint; this also bounds the memory we
-  // allocate below by (data section size) * 2.
+// Non-empty byte ranges must be disjoint; this also bounds the memory
+// allocated for the tensors by (data section size) * 2.
+void CheckDisjoint(const std::string& path, const std::vector<Entry>& entries) {
   std::vector<const Entry*> by_begin;
   for (const Entry& e : entries) {
     if (e.end > e.begin) by_begin.push_back(&e);
@@ -292,21 +300,17 @@ Weights LoadSafetensors(const std::string& path) {
                   ") overlap, expected disjoint byte ranges");
     }
   }
+}
 
-  // Disjoint spans of elements * (2 or 4) bytes: the float32 total is at most
-  // twice the data section, so this sum cannot overflow.
-  uint64_t total_bytes = 0;
-  for (const Entry& e : entries) total_bytes += static_cast<uint64_t>(e.elements) * 4;
-  CheckAllocation(total_bytes, path + ": the tensors");
-
-  Weights weights(path);
+// Each entry's data read into weights: F32 on a little-endian host straight
+// into its floats; the rest as bytes, then converted (F16) or kept as stored
+// (BF16: a bf16 model's products take it without a float32 copy).
+void ReadTensors(const std::string& path, std::ifstream& in, uint64_t data_start,
+                 const std::vector<Entry>& entries, Weights* weights) {
   std::vector<unsigned char> bytes;
   const bool direct_f32 = HostIsLittleEndian();
   for (const Entry& e : entries) {
     const uint64_t n_bytes = e.end - e.begin;
-    // F32 on a little-endian host is read straight into its floats; the rest
-    // as bytes, then converted (F16) or kept as stored (BF16: a bf16 model's
-    // products take it without a float32 copy).
     const bool direct = e.dtype == Dtype::kF32 && direct_f32;
     AlignedFloats data(e.dtype == Dtype::kBF16 ? 0 : static_cast<size_t>(e.elements));
     if (!direct) bytes.resize(n_bytes);
@@ -320,12 +324,41 @@ Weights LoadSafetensors(const std::string& path) {
     if (e.dtype == Dtype::kBF16) {
       std::vector<uint16_t> bits(static_cast<size_t>(e.elements));
       for (size_t i = 0; i < bits.size(); ++i) bits[i] = LittleU16(bytes.data() + 2 * i);
-      weights.AddBf16(e.name, e.shape, std::move(bits));
+      weights->AddBf16(e.name, e.shape, std::move(bits));
       continue;
     }
     if (!direct) Convert(e.dtype, bytes.data(), e.elements, data.data());
-    weights.AddAligned(e.name, e.shape, std::move(data));
+    weights->AddAligned(e.name, e.shape, std::move(data));
   }
+}
+
+}  // namespace
+
+Weights LoadSafetensors(const std::string& path) {
+  uint64_t file_size = 0, data_start = 0;
+  std::ifstream in = OpenRegular(path, &file_size);
+  const Json header = ReadHeader(path, in, file_size, &data_start);
+  const uint64_t data_size = file_size - data_start;
+
+  std::vector<Entry> entries;
+  entries.reserve(header.size());
+  for (const auto& item : header.items()) {
+    if (item.key() == "__metadata__") {
+      CheckMetadata(path, item.value());
+      continue;
+    }
+    entries.push_back(ParseEntry(path, item.key(), item.value(), data_size));
+  }
+  CheckDisjoint(path, entries);
+
+  // Disjoint spans of elements * (2 or 4) bytes: the float32 total is at most
+  // twice the data section, so this sum cannot overflow.
+  uint64_t total_bytes = 0;
+  for (const Entry& e : entries) total_bytes += static_cast<uint64_t>(e.elements) * 4;
+  CheckAllocation(total_bytes, path + ": the tensors");
+
+  Weights weights(path);
+  ReadTensors(path, in, data_start, entries, &weights);
   return weights;
 }
 
