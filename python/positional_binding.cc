@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "models/commands/option_checks.h"
 #include "models/commands/pe_job.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
@@ -14,15 +15,10 @@
 namespace phasor::python {
 namespace {
 
-// Runs parse(value) for a name, prefixing its Error with the argument's name.
+// ParseOption of the string value, naming the argument in its Error.
 template <typename Parse>
 auto Parsed(py::handle value, const std::string& name, Parse parse) {
-  const std::string s = ToStr(value, name);
-  try {
-    return parse(s);
-  } catch (const Error& e) {
-    throw Error(name + ": " + e.what());
-  }
+  return ParseOption(name, ToStr(value, name), parse);
 }
 
 // start and length of a table of width columns (named width_name, the

@@ -39,13 +39,18 @@ std::string Dims(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
+EncoderStage ParseStage(const std::string& option, const std::string& text) {
+  if (text != "final" && text != "embeddings") {
+    throw UsageError(option + " must be 'embeddings' or 'final', got '" + text + "'");
+  }
+  return text == "final" ? EncoderStage::kFinal : EncoderStage::kEmbeddings;
+}
+
 EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   if (r.tokens.has_value() == r.tokens_file.has_value()) {
     throw UsageError("give exactly one of --tokens and --tokens-file");
   }
-  if (r.stage != "final" && r.stage != "embeddings") {
-    throw UsageError("--stage must be 'embeddings' or 'final', got '" + r.stage + "'");
-  }
+  const EncoderStage stage = ParseStage("--stage", r.stage);
   if (r.layout != "padded" && r.layout != "packed") {
     throw UsageError("--layout must be 'padded' or 'packed', got '" + r.layout + "'");
   }
@@ -64,7 +69,7 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   if (!r.offsets.empty() && !c.packed) throw UsageError("--offsets needs --layout packed");
   CheckOutputs(r, c.packed);
   if (c.packed && !r.output.empty()) c.offsets_path = OffsetsPath(r);
-  c.stage = r.stage == "final" ? EncoderStage::kFinal : EncoderStage::kEmbeddings;
+  c.stage = stage;
   return c;
 }
 

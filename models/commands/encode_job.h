@@ -52,6 +52,10 @@ struct EncodeChoices {
   std::string offsets_path;  // packed with an output: where the offsets go
 };
 
+// The stage named by text, "final" or "embeddings"; otherwise UsageError
+// "OPTION must be 'embeddings' or 'final', got 'x'" (OPTION: "--stage", "stage").
+EncoderStage ParseStage(const std::string& option, const std::string& text);
+
 // Checks every option of r and the output paths (format, writable) before
 // anything is loaded. Throws UsageError (or Error for a path that cannot be
 // written) with the CLI's message.
