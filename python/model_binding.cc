@@ -154,7 +154,7 @@ py::tuple InputRules(const std::vector<std::vector<int32_t>>& sequences, py::han
     ids.insert(ids.end(), s.begin(), s.end());
   }
   const RealTokens real = ResolveRealTokens(
-      ids.data(), start.data(), given.data(), batch, rules, input,
+      ids.data(), Spans{start.data(), given.data(), batch, nullptr}, rules, input,
       [&](int64_t b) { return input + ": line " + std::to_string(line_numbers[b]); });
   return py::make_tuple(real.lengths, real.warning);
 }

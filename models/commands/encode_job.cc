@@ -106,9 +106,10 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   rules.pad_id = c.pad_token_id;
   rules.padded_output = !choices_.packed && choices_.pool == Pooling::kNone;
   rules.unit = "line";
-  real_ = ResolveRealTokens(
-      tokens_.ids.data(), tokens_.offsets.data(), tokens_.lengths.data(), tokens_.batch, rules,
-      source, [&](int64_t b) { return source + ": line " + std::to_string(tokens_.lines[b]); });
+  const Spans given{tokens_.offsets.data(), tokens_.lengths.data(), tokens_.batch, nullptr};
+  real_ = ResolveRealTokens(tokens_.ids.data(), given, rules, source, [&](int64_t b) {
+    return source + ": line " + std::to_string(tokens_.lines[b]);
+  });
   if (!real_.warning.empty()) events_.Warn(real_.warning);
 }
 
@@ -171,8 +172,9 @@ void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
   const int64_t d = encoder_->config().d_model;
   const bool pooled = choices_.pool != Pooling::kNone;
   result.batches = 0;
+  const Spans real{tokens_.offsets.data(), real_.lengths.data(), tokens_.batch, nullptr};
   out.corpus->Run(
-      tokens_.ids.data(), tokens_.offsets.data(), real_.lengths.data(), tokens_.batch, out.ws,
+      tokens_.ids.data(), real, out.ws,
       [&](const CorpusBatch& r) {
         ++result.batches;
         if (run > 0) return;
