@@ -97,7 +97,8 @@ void CorpusEncoder::Run(const int32_t* ids, const Spans& sequences, CorpusWorksp
       batch_offsets[++k] = tokens;
       ++i;
     }
-    encoder_.ForwardPacked(batch_ids, batch_offsets, k, options_.stage, ws.rows.data(), ws.encoder);
+    encoder_.ForwardPacked({batch_ids, batch_offsets, k}, options_.stage, ws.rows.data(),
+                           ws.encoder);
     CorpusBatch out{k, index, ws.rows.data(), batch_offsets, tokens};
     if (pool) {
       PoolRows(ws.rows.data(), batch_offsets, k, d, PoolSpec{options_.pool, options_.normalize},
