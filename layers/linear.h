@@ -61,8 +61,13 @@ class Linear {
   // `rows` rows; then their product for columns [c0, c1).
   void Prepare(const float* x, int64_t ldx, int64_t r0, int64_t n, int64_t rows,
                uint8_t* scratch) const;
-  void Product(int64_t r0, int64_t n, int64_t rows, const uint8_t* scratch, int64_t c0, int64_t c1,
-               float* y, int64_t ldy, kernels::Activation act) const;
+  struct Tile {
+    int64_t r0, n;   // rows [r0, r0 + n) of a call on
+    int64_t rows;    // this many rows (scratch's layout)
+    int64_t c0, c1;  // columns [c0, c1)
+  };
+  void Product(const Tile& tile, const uint8_t* scratch, float* y, int64_t ldy,
+               kernels::Activation act) const;
 
   Precision precision_ = Precision::kFp32;
   int64_t out_ = 0, in_ = 0;
