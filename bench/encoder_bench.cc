@@ -143,7 +143,7 @@ void BM_Attention(benchmark::State& state) {
   const std::vector<float> x = Random(seq * d, 4);
   std::vector<float> out(x.size());  // [seq, d_model]
   for (auto _ : state) {
-    attn.Forward(x.data(), 1, seq, nullptr, out.data(), ws);
+    attn.Forward(x.data(), {1, seq, nullptr}, out.data(), ws);
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations() * seq);

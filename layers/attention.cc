@@ -107,9 +107,10 @@ MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std
       out_proj_(weights, prefix + "out_proj.weight", prefix + "out_proj.bias", options.d_model,
                 options.d_model, options.precision) {}
 
-void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
-                                     const int64_t* lengths, float* out, AttentionWorkspace& ws,
-                                     const ResidualNorm& epilogue) const {
+void MultiHeadSelfAttention::Forward(const float* x, const Padded& shape, float* out,
+                                     AttentionWorkspace& ws, const ResidualNorm& epilogue) const {
+  const int64_t batch = shape.batch, seq = shape.seq;
+  const int64_t* lengths = shape.lengths;
   if (batch < 0 || seq < 0 || (seq > 0 && batch > kMaxBufferFloats / seq)) {
     throw Error("attention: bad batch " + std::to_string(batch) + " x seq " + std::to_string(seq));
   }
