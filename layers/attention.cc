@@ -283,7 +283,7 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
   ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
     const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
     float* tile = ws.OutScratch(slot);  // [nr, d_model]
-    out_proj_.Block(heads + r0 * d_model, d_model, nr, tile, d_model,
+    out_proj_.Block({heads + r0 * d_model, d_model}, nr, tile, d_model,
                     kernels::Activation::kIdentity,
                     ws.out_rows_.data() + slot * ws.out_rows_bytes_);
     epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);

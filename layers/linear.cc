@@ -106,8 +106,10 @@ void Linear::Product(const Tile& tile, const uint8_t* scratch, float* y, int64_t
   }
 }
 
-void Linear::Block(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy,
+void Linear::Block(const StridedRows& in, int64_t rows, float* y, int64_t ldy,
                    kernels::Activation act, uint8_t* scratch) const {
+  const float* x = in.data;
+  const int64_t ldx = in.ld;
   assert(rows >= 0);
   if (rows == 0 || out_ == 0) return;
   if (precision_ == Precision::kFp32) {
