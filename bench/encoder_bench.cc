@@ -143,7 +143,7 @@ void BM_Attention(benchmark::State& state) {
   const std::vector<float> x = Random(seq * d, 4);
   std::vector<float> out(x.size());  // [seq, d_model]
   for (auto _ : state) {
-    attn.Forward(x.data(), 1, seq, nullptr, out.data(), ws);
+    attn.Forward(x.data(), {1, seq, nullptr}, out.data(), ws);
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations() * seq);
@@ -259,7 +259,7 @@ void BM_Encoder(benchmark::State& state) {
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(1 + i * 7919 % 999);
   std::vector<float> out(static_cast<size_t>(batch * seq * c.d_model));
   for (auto _ : state) {
-    enc.Forward(ids.data(), batch, seq, nullptr, EncoderStage::kFinal, out.data(), ws);
+    enc.Forward({ids.data(), batch, seq, nullptr}, EncoderStage::kFinal, out.data(), ws);
     benchmark::DoNotOptimize(out.data());
   }
   const double d = static_cast<double>(c.d_model), tokens = static_cast<double>(batch * seq);

@@ -107,9 +107,10 @@ MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std
       out_proj_(weights, prefix + "out_proj.weight", prefix + "out_proj.bias", options.d_model,
                 options.d_model, options.precision) {}
 
-void MultiHeadSelfAttention::Forward(const float* x, int64_t batch, int64_t seq,
-                                     const int64_t* lengths, float* out, AttentionWorkspace& ws,
-                                     const ResidualNorm& epilogue) const {
+void MultiHeadSelfAttention::Forward(const float* x, const Padded& shape, float* out,
+                                     AttentionWorkspace& ws, const ResidualNorm& epilogue) const {
+  const int64_t batch = shape.batch, seq = shape.seq;
+  const int64_t* lengths = shape.lengths;
   if (batch < 0 || seq < 0 || (seq > 0 && batch > kMaxBufferFloats / seq)) {
     throw Error("attention: bad batch " + std::to_string(batch) + " x seq " + std::to_string(seq));
   }
@@ -282,7 +283,7 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
   ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
     const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
     float* tile = ws.OutScratch(slot);  // [nr, d_model]
-    out_proj_.Block(heads + r0 * d_model, d_model, nr, tile, d_model,
+    out_proj_.Block({heads + r0 * d_model, d_model}, nr, tile, d_model,
                     kernels::Activation::kIdentity,
                     ws.out_rows_.data() + slot * ws.out_rows_bytes_);
     epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);

@@ -114,17 +114,18 @@ class MultiHeadSelfAttention {
   MultiHeadSelfAttention(const Weights& weights, const std::string& prefix,
                          const AttentionOptions& options);
 
-  // x, out: [batch·seq, d_model] row-major, sequence b in rows b·seq ..; out
-  // may equal x. lengths: [batch] valid tokens per sequence (null: all seq);
-  // keys at positions >= lengths[b] are masked out. Queries at padded positions
+  // x, out: [batch·seq, d_model] row-major, sequence b in rows b·seq ..
+  // (shape: batch, seq, lengths); out may equal x. lengths: [batch] valid
+  // tokens per sequence (null: all seq); keys at positions >= lengths[b] are
+  // masked out. Queries at padded positions
   // are computed like the others (their rows are well defined but meaningless;
   // the caller zeroes them if it needs to). A sequence of length 0 attends to
   // nothing: its head outputs are 0, so its rows are out_proj.bias.
   // Throws Error if a length is outside [0, seq] or ws is too small or for
   // other sizes. epilogue: out = epilogue.norm(result + epilogue.residual),
   // fused into the output projection (the residual may equal x and out).
-  void Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths, float* out,
-               AttentionWorkspace& ws, const ResidualNorm& epilogue = {}) const;
+  void Forward(const float* x, const Padded& shape, float* out, AttentionWorkspace& ws,
+               const ResidualNorm& epilogue = {}) const;
 
   // The same over sequences at any rows (layers/spans.h), e.g. packed back to
   // back: x, out: [rows, d_model]; each sequence attends to its own keys only,

@@ -52,7 +52,7 @@ void EncoderLayer::Forward(const float* x, int64_t batch, int64_t seq, const int
                 " does not fit a workspace of " + std::to_string(ws.max_tokens_) + " tokens");
   }
   Run(x, batch * seq, out, ws, [&](const float* in, float* o, const ResidualNorm& epilogue) {
-    self_attn_.Forward(in, batch, seq, lengths, o, ws.attention_, epilogue);
+    self_attn_.Forward(in, {batch, seq, lengths}, o, ws.attention_, epilogue);
   });
 }
 

@@ -85,14 +85,14 @@ void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwar
     const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
     float* hidden = ws.Hidden(slot);  // [nr, d_ff]
     uint8_t* scratch = ws.Rows(slot);
-    linear1_.Block(x + r0 * d_model, d_model, nr, hidden, d_ff, options_.activation, scratch);
+    linear1_.Block({x + r0 * d_model, d_model}, nr, hidden, d_ff, options_.activation, scratch);
     // The block's rows of x are read only by this task, so out may equal x.
     if (epilogue.empty()) {
-      linear2_.Block(hidden, d_ff, nr, out + r0 * d_model, d_model, kernels::Activation::kIdentity,
-                     scratch);
+      linear2_.Block({hidden, d_ff}, nr, out + r0 * d_model, d_model,
+                     kernels::Activation::kIdentity, scratch);
     } else {
       float* tile = ws.Tile(slot);  // [nr, d_model]
-      linear2_.Block(hidden, d_ff, nr, tile, d_model, kernels::Activation::kIdentity, scratch);
+      linear2_.Block({hidden, d_ff}, nr, tile, d_model, kernels::Activation::kIdentity, scratch);
       epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
     }
   });

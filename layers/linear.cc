@@ -91,8 +91,9 @@ void Linear::Prepare(const float* x, int64_t ldx, int64_t r0, int64_t n, int64_t
   }
 }
 
-void Linear::Product(int64_t r0, int64_t n, int64_t rows, const uint8_t* scratch, int64_t c0,
-                     int64_t c1, float* y, int64_t ldy, kernels::Activation act) const {
+void Linear::Product(const Tile& tile, const uint8_t* scratch, float* y, int64_t ldy,
+                     kernels::Activation act) const {
+  const auto [r0, n, rows, c0, c1] = tile;
   const uint8_t* base = Aligned(scratch);
   if (precision_ == Precision::kBf16) {
     const int64_t ld = Bf16Stride(in_);
@@ -105,8 +106,10 @@ void Linear::Product(int64_t r0, int64_t n, int64_t rows, const uint8_t* scratch
   }
 }
 
-void Linear::Block(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy,
+void Linear::Block(const StridedRows& in, int64_t rows, float* y, int64_t ldy,
                    kernels::Activation act, uint8_t* scratch) const {
+  const float* x = in.data;
+  const int64_t ldx = in.ld;
   assert(rows >= 0);
   if (rows == 0 || out_ == 0) return;
   if (precision_ == Precision::kFp32) {
@@ -114,7 +117,7 @@ void Linear::Block(const float* x, int64_t ldx, int64_t rows, float* y, int64_t 
     return;
   }
   Prepare(x, ldx, 0, rows, rows, scratch);
-  Product(0, rows, rows, scratch, 0, out_, y, ldy, act);
+  Product({0, rows, rows, 0, out_}, scratch, y, ldy, act);
 }
 
 void Linear::Forward(const float* x, int64_t rows, float* y, kernels::Activation act,
@@ -137,8 +140,9 @@ void Linear::Forward(const float* x, int64_t rows, float* y, kernels::Activation
   ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
     const int64_t r0 = t / col_tiles * kPackedLinearRows;
     const int64_t c0 = t % col_tiles * kPackedLinearCols;
-    Product(r0, std::min(kPackedLinearRows, rows - r0), rows, scratch, c0,
-            std::min(out_, c0 + kPackedLinearCols), y + r0 * out_, out_, act);
+    const Tile tile{r0, std::min(kPackedLinearRows, rows - r0), rows, c0,
+                    std::min(out_, c0 + kPackedLinearCols)};
+    Product(tile, scratch, y + r0 * out_, out_, act);
   });
 }
 

@@ -44,11 +44,17 @@ class Linear {
   // alignment slack.
   static int64_t ScratchBytes(Precision precision, int64_t rows, int64_t in);
 
+  // Rows of a matrix with a row stride: row r at data + r·ld.
+  struct StridedRows {
+    const float* data;
+    int64_t ld;
+  };
+
   // Serial: rows [0, rows) of y = act(x·Wᵀ + b), every column.
-  // x: [rows, in] row stride ldx; y: [rows, out] row stride ldy, not
+  // x: [rows, in] row stride x.ld; y: [rows, out] row stride ldy, not
   // overlapping x; scratch: ScratchBytes(precision(), rows, in()) bytes.
-  void Block(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy,
-             kernels::Activation act, uint8_t* scratch) const;
+  void Block(const StridedRows& x, int64_t rows, float* y, int64_t ldy, kernels::Activation act,
+             uint8_t* scratch) const;
 
   // All of y: [rows, out] = act(x[rows, in]·Wᵀ + b) over ParallelTasks, in
   // tasks of kernels::kPackedLinearRows rows x kPackedLinearCols columns.
@@ -61,8 +67,13 @@ class Linear {
   // `rows` rows; then their product for columns [c0, c1).
   void Prepare(const float* x, int64_t ldx, int64_t r0, int64_t n, int64_t rows,
                uint8_t* scratch) const;
-  void Product(int64_t r0, int64_t n, int64_t rows, const uint8_t* scratch, int64_t c0, int64_t c1,
-               float* y, int64_t ldy, kernels::Activation act) const;
+  struct Tile {
+    int64_t r0, n;   // rows [r0, r0 + n) of a call on
+    int64_t rows;    // this many rows (scratch's layout)
+    int64_t c0, c1;  // columns [c0, c1)
+  };
+  void Product(const Tile& tile, const uint8_t* scratch, float* y, int64_t ldy,
+               kernels::Activation act) const;
 
   Precision precision_ = Precision::kFp32;
   int64_t out_ = 0, in_ = 0;

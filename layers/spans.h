@@ -22,6 +22,14 @@ struct Spans {
   int64_t Keys(int64_t b) const { return keys != nullptr ? keys[b] : length[b]; }
 };
 
+// A padded batch: sequence b in rows b·seq .. (b + 1)·seq - 1, of which the
+// first lengths[b] are its tokens and the rest padding (lengths null: all seq).
+struct Padded {
+  int64_t batch = 0;
+  int64_t seq = 0;
+  const int64_t* lengths = nullptr;  // [batch] or null
+};
+
 // Throws Error (naming `where`) unless the spans lie inside [0, rows), in
 // order and without overlap (start[b] >= start[b - 1] + length[b - 1]), with
 // keys in [0, length].

@@ -39,9 +39,12 @@ uint64_t CorpusEncoder::BytesFor(int64_t budget) const {
   return ws + rows + ids;
 }
 
-void CorpusEncoder::Run(const int32_t* ids, const int64_t* offsets, const int64_t* real, int64_t n,
-                        CorpusWorkspace& ws, FunctionRef<void(const CorpusBatch&)> sink,
+void CorpusEncoder::Run(const int32_t* ids, const Spans& sequences, CorpusWorkspace& ws,
+                        FunctionRef<void(const CorpusBatch&)> sink,
                         FunctionRef<void(int64_t, int64_t)> progress) const {
+  const int64_t* offsets = sequences.start;
+  const int64_t* real = sequences.length;
+  const int64_t n = sequences.batch;
   if (n <= 0) throw Error("the corpus holds no sequence: nothing to encode");
   const int64_t vocab = encoder_.config().vocab_size;
   int64_t longest = 0, longest_at = 0, total = 0;
@@ -94,10 +97,11 @@ void CorpusEncoder::Run(const int32_t* ids, const int64_t* offsets, const int64_
       batch_offsets[++k] = tokens;
       ++i;
     }
-    encoder_.ForwardPacked(batch_ids, batch_offsets, k, options_.stage, ws.rows.data(), ws.encoder);
+    encoder_.ForwardPacked({batch_ids, batch_offsets, k}, options_.stage, ws.rows.data(),
+                           ws.encoder);
     CorpusBatch out{k, index, ws.rows.data(), batch_offsets, tokens};
     if (pool) {
-      PoolRows(ws.rows.data(), batch_offsets, k, d, options_.pool, options_.normalize,
+      PoolRows(ws.rows.data(), batch_offsets, k, d, PoolSpec{options_.pool, options_.normalize},
                ws.pooled.data());
       out.rows = ws.pooled.data();
     }

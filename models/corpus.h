@@ -18,6 +18,7 @@
 
 #include "engine/aligned_allocator.h"
 #include "engine/parallel.h"
+#include "layers/spans.h"
 #include "models/encoder.h"
 #include "models/pooling.h"
 
@@ -77,16 +78,17 @@ class CorpusEncoder {
   // and rows.
   uint64_t BytesFor(int64_t budget) const;
 
-  // ids: sequence i is ids[offsets[i] .. offsets[i] + real[i]) (its real
-  // tokens, ResolveRealTokens; ids past them are ignored); n sequences. Calls
+  // ids: sequence i is ids[real.start[i] .. real.start[i] + real.length[i])
+  // (its real tokens, ResolveRealTokens; ids past them are ignored);
+  // real.batch sequences (real.keys unused). Calls
   // sink once per batch, in the order run, and progress(sequences, tokens)
   // done so far after each. Checks every id and position first (Error naming
   // sequence i), and the memory for the budget (engine/memory_limit.h), before
   // anything is computed.
   // ws: the buffers, grown here if smaller than the budget.
   void Run(
-      const int32_t* ids, const int64_t* offsets, const int64_t* real, int64_t n,
-      CorpusWorkspace& ws, FunctionRef<void(const CorpusBatch&)> sink,
+      const int32_t* ids, const Spans& real, CorpusWorkspace& ws,
+      FunctionRef<void(const CorpusBatch&)> sink,
       FunctionRef<void(int64_t, int64_t)> progress = [](int64_t, int64_t) {}) const;
 
  private:

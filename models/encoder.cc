@@ -179,9 +179,12 @@ void Encoder::CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t ba
   embedding_->CheckSpans(ids, offsets[batch], Spans{spans.data(), spans.data() + batch, batch});
 }
 
-void Encoder::ForwardPacked(const int32_t* ids, const int64_t* offsets, int64_t batch,
-                            EncoderStage stage, float* out, EncoderWorkspace& ws,
+void Encoder::ForwardPacked(const PackedIds& in, EncoderStage stage, float* out,
+                            EncoderWorkspace& ws,
                             const std::function<void(int64_t)>& on_layer) const {
+  const int32_t* ids = in.ids;
+  const int64_t* offsets = in.offsets;
+  const int64_t batch = in.batch;
   if (batch > 0 && static_cast<int64_t>(ws.spans.size()) < 2 * batch) ws.spans.resize(2 * batch);
   PackedSpans(ids, offsets, batch, ws.spans.data());  // starts | lengths
   const int64_t rows = batch > 0 ? offsets[batch] : 0;
@@ -204,9 +207,11 @@ void Encoder::RunLayers(float* x, int64_t rows, const Spans& spans, EncoderWorks
   if (final_norm_) final_norm_->Forward(x, rows, x);
 }
 
-void Encoder::Forward(const int32_t* ids, int64_t batch, int64_t seq, const int64_t* lengths,
-                      EncoderStage stage, float* out, EncoderWorkspace& ws,
+void Encoder::Forward(const PaddedIds& in, EncoderStage stage, float* out, EncoderWorkspace& ws,
                       const std::function<void(int64_t)>& on_layer) const {
+  const int32_t* ids = in.ids;
+  const int64_t batch = in.batch, seq = in.seq;
+  const int64_t* lengths = in.lengths;
   CheckInput(ids, batch, seq);
   if (batch * seq > ws.max_tokens) {
     throw Error("batch of " + std::to_string(batch * seq) + " tokens exceeds the workspace (" +

@@ -8,7 +8,7 @@
 // Usage:
 //   auto enc = Encoder::Load("my-model");               // a model directory
 //   EncoderWorkspace ws = enc->MakeWorkspace(batch * seq);
-//   enc->Forward(ids, batch, seq, lengths, EncoderStage::kFinal, out, ws);
+//   enc->Forward({ids, batch, seq, lengths}, EncoderStage::kFinal, out, ws);
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,22 @@
 #include "models/config.h"
 
 namespace phasor {
+
+// A padded batch of token ids: sequence b is ids[b·seq .. (b + 1)·seq), its
+// first lengths[b] tokens given as real (lengths null: all seq).
+struct PaddedIds {
+  const int32_t* ids = nullptr;  // [batch, seq]
+  int64_t batch = 0;
+  int64_t seq = 0;
+  const int64_t* lengths = nullptr;  // [batch] or null
+};
+
+// Packed sequences: sequence b is ids[offsets[b] .. offsets[b + 1]).
+struct PackedIds {
+  const int32_t* ids = nullptr;      // [offsets[batch]]
+  const int64_t* offsets = nullptr;  // [batch + 1]
+  int64_t batch = 0;
+};
 
 enum class EncoderStage {
   kEmbeddings,  // the encoder's input x (embedding + PE)
@@ -75,8 +91,8 @@ class Encoder {
   // RoPE table and 2^40. Throws Error. Forward makes the same checks.
   void CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const;
 
-  // ids: [batch, seq] row-major; lengths: [batch] real tokens per sequence
-  // (null: all seq), the rest being padding that attention masks out. With a
+  // in.ids: [batch, seq] row-major; in.lengths: [batch] real tokens per
+  // sequence (null: all seq), the rest being padding that attention masks out. With a
   // pad_token_id, trailing pad ids count as padding too.
   // out: [batch·seq, d_model]. Rows at padded positions are 0 in stage kFinal;
   // only the real rows are computed (as ForwardPacked), so padding costs
@@ -85,21 +101,18 @@ class Encoder {
   // position), a position the PE cannot produce, or batch·seq > ws.max_tokens.
   // on_layer, if set, is called with the number of layers done after each one
   // (e.g. to draw progress on a long run).
-  void Forward(const int32_t* ids, int64_t batch, int64_t seq, const int64_t* lengths,
-               EncoderStage stage, float* out, EncoderWorkspace& ws,
+  void Forward(const PaddedIds& in, EncoderStage stage, float* out, EncoderWorkspace& ws,
                const std::function<void(int64_t)>& on_layer = nullptr) const;
 
   // Packed sequences (every row a real token, FlashAttention's cu_seqlens):
-  // sequence b is ids[offsets[b] .. offsets[b + 1]), token j of it at position
-  // offset + j. offsets: [batch + 1], offsets[0] = 0, nondecreasing; ids:
-  // [offsets[batch]]; out: [offsets[batch], d_model]. Every product, norm and
-  // feed-forward runs over the real rows only, attention per sequence over its
-  // own keys: a ragged batch costs its real tokens. A sequence's rows are the
-  // same bits as when it is encoded alone or in a padded batch. Throws Error
-  // as Forward, naming the sequence, and for bad offsets or more than
-  // ws.max_tokens rows.
-  void ForwardPacked(const int32_t* ids, const int64_t* offsets, int64_t batch, EncoderStage stage,
-                     float* out, EncoderWorkspace& ws,
+  // sequence b is in.ids[in.offsets[b] .. in.offsets[b + 1]), token j of it
+  // at position offset + j. in.offsets: [batch + 1], offsets[0] = 0,
+  // nondecreasing; in.ids: [offsets[batch]]; out: [offsets[batch], d_model]. Every product, norm
+  // and feed-forward runs over the real rows only, attention per sequence over its own keys: a
+  // ragged batch costs its real tokens. A sequence's rows are the same bits as when it is encoded
+  // alone or in a padded batch. Throws Error as Forward, naming the sequence, and for bad offsets
+  // or more than ws.max_tokens rows.
+  void ForwardPacked(const PackedIds& in, EncoderStage stage, float* out, EncoderWorkspace& ws,
                      const std::function<void(int64_t)>& on_layer = nullptr) const;
 
   // Checks what ForwardPacked would before anything is computed.

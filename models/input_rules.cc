@@ -11,9 +11,11 @@ std::string Count(int64_t n, const std::string& what) {
 
 }  // namespace
 
-RealTokens ResolveRealTokens(const int32_t* ids, const int64_t* start, const int64_t* given,
-                             int64_t batch, const SequenceRules& rules, const std::string& input,
-                             FunctionRef<std::string(int64_t)> name) {
+RealTokens ResolveRealTokens(const int32_t* ids, const Spans& spans, const SequenceRules& rules,
+                             const std::string& input, FunctionRef<std::string(int64_t)> name) {
+  const int64_t* start = spans.start;
+  const int64_t* given = spans.length;
+  const int64_t batch = spans.batch;
   if (batch <= 0) throw Error(input + " holds no sequence: nothing to encode");
   RealTokens r;
   r.lengths.resize(static_cast<size_t>(batch));

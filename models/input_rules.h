@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/parallel.h"
+#include "layers/spans.h"
 
 namespace phasor {
 
@@ -43,12 +44,12 @@ struct SequenceRules {
   std::string unit = "sequence";
 };
 
-// ids: sequence b is ids[start[b] .. start[b] + given[b]). input: the whole
+// ids: sequence b is ids[given.start[b] .. given.start[b] + given.length[b]),
+// given.batch sequences (given.keys unused). input: the whole
 // input in messages ("tokens.txt", "ids"); name(b): sequence b in messages
 // ("tokens.txt: line 5", "sequence 3"). Throws Error for no sequence or a
 // sequence with no real token.
-RealTokens ResolveRealTokens(const int32_t* ids, const int64_t* start, const int64_t* given,
-                             int64_t batch, const SequenceRules& rules, const std::string& input,
-                             FunctionRef<std::string(int64_t)> name);
+RealTokens ResolveRealTokens(const int32_t* ids, const Spans& given, const SequenceRules& rules,
+                             const std::string& input, FunctionRef<std::string(int64_t)> name);
 
 }  // namespace phasor

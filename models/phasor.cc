@@ -103,19 +103,26 @@ CorpusOptions CorpusOptionsOf(const EncodeOptions& o) {
 // Sequence b in messages of the C++ API and the Python module.
 const auto kSequenceName = [](int64_t b) { return "sequence " + std::to_string(b); };
 
-// Encodes the sequences (sequence b: ids[start[b] ..], real.lengths[b] real
-// tokens) in batches under the options' budget, and writes each to out as its
-// batch finishes: pooled, row b; else its rows from row first_row(b), then
-// zeros up to rows(b) rows (padding is 0 at every stage: none of it is computed).
+// Where each sequence's output goes: pooled, row b of out; else its rows from
+// row first_row(b), then zeros up to rows(b) rows.
+struct OutputRows {
+  float* out;
+  FunctionRef<int64_t(int64_t)> first_row;
+  FunctionRef<int64_t(int64_t)> rows;
+};
+
+// Encodes the sequences (sequence b: ids[real.start[b] ..], real.length[b]
+// real tokens) in batches under the options' budget, and writes each to its
+// rows as its batch finishes (padding is 0 at every stage: none of it is
+// computed).
 void EncodeInto(const Encoder& encoder, EncoderWorkspaceCache& cache, const EncodeOptions& options,
-                const int32_t* ids, const int64_t* start, const RealTokens& real, int64_t batch,
-                float* out, FunctionRef<int64_t(int64_t)> first_row,
-                FunctionRef<int64_t(int64_t)> rows) {
+                const int32_t* ids, const Spans& real, const OutputRows& to) {
+  float* out = to.out;
   const int64_t d = encoder.config().d_model;
   const bool pooled = options.pool != Pooling::kNone;
   Lease lease(cache);
   const CorpusEncoder corpus(encoder, CorpusOptionsOf(options));
-  corpus.Run(ids, start, real.lengths.data(), batch, lease.ws, [&](const CorpusBatch& r) {
+  corpus.Run(ids, real, lease.ws, [&](const CorpusBatch& r) {
     for (int64_t i = 0; i < r.size; ++i) {
       const int64_t b = r.index[i];
       if (pooled) {
@@ -124,9 +131,9 @@ void EncodeInto(const Encoder& encoder, EncoderWorkspaceCache& cache, const Enco
       }
       const float* from = r.rows + r.offsets[i] * d;
       const int64_t n = r.offsets[i + 1] - r.offsets[i];
-      float* to = out + first_row(b) * d;
-      std::copy(from, from + n * d, to);
-      std::fill(to + n * d, to + rows(b) * d, 0.0f);
+      float* row = out + to.first_row(b) * d;
+      std::copy(from, from + n * d, row);
+      std::fill(row + n * d, row + to.rows(b) * d, 0.0f);
     }
   });
 }
@@ -163,12 +170,14 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
   SequenceRules rules;
   rules.pad_id = pad_token_id();
   rules.warn_trailing_pads = options.lengths != nullptr;
-  const RealTokens real =
-      ResolveRealTokens(ids, start.data(), given.data(), batch, rules, "ids", kSequenceName);
+  const RealTokens real = ResolveRealTokens(ids, Spans{start.data(), given.data(), batch, nullptr},
+                                            rules, "ids", kSequenceName);
   if (options.warning != nullptr) *options.warning = real.warning;
-  EncodeInto(
-      *encoder_, *cache_, options, ids, start.data(), real, batch, out,
-      [&](int64_t b) { return b * seq; }, [&](int64_t) { return seq; });
+  const auto first_row = [&](int64_t b) { return b * seq; };
+  const auto rows = [&](int64_t) { return seq; };
+  EncodeInto(*encoder_, *cache_, options, ids,
+             Spans{start.data(), real.lengths.data(), batch, nullptr},
+             OutputRows{out, first_row, rows});
 }
 
 void Model::EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t batch, float* out,
@@ -198,12 +207,13 @@ void Model::EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t bat
   SequenceRules rules;
   rules.pad_id = pad_token_id();
   rules.padded_output = !pooled;
-  const RealTokens real =
-      ResolveRealTokens(ids, offsets, given.data(), batch, rules, "ids", kSequenceName);
+  const RealTokens real = ResolveRealTokens(ids, Spans{offsets, given.data(), batch, nullptr},
+                                            rules, "ids", kSequenceName);
   if (options.warning != nullptr) *options.warning = real.warning;
-  EncodeInto(
-      *encoder_, *cache_, options, ids, offsets, real, batch, out,
-      [&](int64_t b) { return offsets[b]; }, [&](int64_t b) { return given[b]; });
+  const auto first_row = [&](int64_t b) { return offsets[b]; };
+  const auto rows = [&](int64_t b) { return given[b]; };
+  EncodeInto(*encoder_, *cache_, options, ids, Spans{offsets, real.lengths.data(), batch, nullptr},
+             OutputRows{out, first_row, rows});
 }
 
 PositionalEncoding::PositionalEncoding(const PeOptions& options)

@@ -31,8 +31,10 @@ const char* ToString(Pooling pooling) {
   return "?";
 }
 
-void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t d, Pooling pooling,
-              bool normalize, float* out) {
+void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t d,
+              const PoolSpec& spec, float* out) {
+  const Pooling pooling = spec.pooling;
+  const bool normalize = spec.normalize;
   assert(pooling != Pooling::kNone);
   std::vector<double> sum(static_cast<size_t>(d));
   for (int64_t b = 0; b < batch; ++b) {

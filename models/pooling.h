@@ -20,10 +20,14 @@ Pooling ParsePooling(const std::string& name);
 const char* ToString(Pooling pooling);
 
 // rows: [offsets[batch], d] packed rows, sequence b in rows offsets[b] ..
-// offsets[b + 1] (at least one each); out: [batch, d]. normalize: each output
+// offsets[b + 1] (at least one each); out: [batch, d]. spec.normalize: each output
 // row divided by max(its L2 norm, 1e-12), as torch.nn.functional.normalize.
-// pooling must not be kNone. Serial: a pass over the rows.
-void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t d, Pooling pooling,
-              bool normalize, float* out);
+// spec.pooling must not be kNone. Serial: a pass over the rows.
+struct PoolSpec {
+  Pooling pooling = Pooling::kMean;
+  bool normalize = false;
+};
+void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t d,
+              const PoolSpec& spec, float* out);
 
 }  // namespace phasor

@@ -154,61 +154,74 @@ std::string TooLarge(const std::string& what, int64_t max_tokens) {
          " tokens and 2^31 output values)";
 }
 
-}  // namespace
+// What ToIds checks ids against.
+struct IdLimits {
+  int64_t vocab_size, d_model, max_tokens, max_values;
+  bool pooled;
+};
 
-Ids ToIds(py::handle ids_in, int64_t vocab_size, int64_t d_model, int64_t max_tokens,
-          int64_t max_values, bool pooled) {
-  Ids out;
-  py::module_ np = py::module_::import("numpy");
-  // A list of sequences of different lengths: each read on its own.
-  if (IsSequenceList(ids_in)) {
-    const py::sequence items = py::reinterpret_borrow<py::sequence>(ids_in);
-    const auto batch = static_cast<int64_t>(py::len(items));
-    std::vector<py::array> rows;
-    std::vector<int64_t> offsets = {0};
-    bool nested = true, equal = true;
-    for (int64_t b = 0; b < batch && nested; ++b) {
-      const py::handle item = items[static_cast<size_t>(b)];
-      nested =
-          py::isinstance<py::list>(item) || py::isinstance<py::tuple>(item) ||
-          (py::isinstance<py::array>(item) && py::reinterpret_borrow<py::array>(item).ndim() == 1);
-    }
-    if (nested) {
-      for (int64_t b = 0; b < batch; ++b) {
-        const py::array row =
-            AsArray(items[static_cast<size_t>(b)], "ids[" + std::to_string(b) + "]");
-        if (row.ndim() != 1) {
-          throw Error("ids[" + std::to_string(b) +
-                      "] must be a 1-D sequence of token ids, got shape " + ShapeText(row));
-        }
-        const char kind = Kind(row);
-        if (kind != 'i' && kind != 'u' && kind != 'O' && row.size() > 0) {
-          throw Error("ids[" + std::to_string(b) + "] must hold integers, got dtype " +
-                      py::str(row.dtype()).cast<std::string>());
-        }
-        const int64_t n = row.size();
-        if (n > max_tokens - offsets.back()) {
-          throw Error(TooLarge("a list of " + std::to_string(batch) + " sequences", max_tokens));
-        }
-        rows.push_back(row);
-        offsets.push_back(offsets.back() + n);
-      }
-      for (const py::array& row : rows) equal = equal && row.size() == rows[0].size();
-      out.form = equal ? Ids::Form::kBatch : Ids::Form::kList;
-      out.batch = batch;
-      for (const py::array& row : rows) out.seq = std::max<int64_t>(out.seq, row.size());
-      if (!pooled && offsets.back() > max_values / d_model) {
-        throw Error(TooLarge("a list of " + std::to_string(batch) + " sequences", max_tokens));
-      }
-      out.ids.resize(static_cast<size_t>(offsets.back()));
-      for (int64_t b = 0; b < batch; ++b) {
-        CopyIds(rows[b], std::max<int64_t>(rows[b].size(), 1), b, vocab_size,
-                out.ids.data() + offsets[b]);
-      }
-      out.offsets = std::move(offsets);
-      return out;
-    }
+// Whether every item of a list of ids is itself a sequence (a list, a tuple or
+// a 1-D array): a list of sequences, maybe of different lengths.
+bool HoldsSequences(const py::sequence& items) {
+  for (const py::handle item : items) {
+    const bool sequence =
+        py::isinstance<py::list>(item) || py::isinstance<py::tuple>(item) ||
+        (py::isinstance<py::array>(item) && py::reinterpret_borrow<py::array>(item).ndim() == 1);
+    if (!sequence) return false;
   }
+  return true;
+}
+
+// Item b of a list of sequences: a 1-D integer array.
+py::array SequenceItem(const py::sequence& items, int64_t b) {
+  const py::array row = AsArray(items[static_cast<size_t>(b)], "ids[" + std::to_string(b) + "]");
+  if (row.ndim() != 1) {
+    throw Error("ids[" + std::to_string(b) + "] must be a 1-D sequence of token ids, got shape " +
+                ShapeText(row));
+  }
+  const char kind = Kind(row);
+  if (kind != 'i' && kind != 'u' && kind != 'O' && row.size() > 0) {
+    throw Error("ids[" + std::to_string(b) + "] must hold integers, got dtype " +
+                py::str(row.dtype()).cast<std::string>());
+  }
+  return row;
+}
+
+// A list of sequences, each read on its own.
+Ids ListIds(const py::sequence& items, const IdLimits& lim) {
+  Ids out;
+  const auto batch = static_cast<int64_t>(py::len(items));
+  std::vector<py::array> rows;
+  std::vector<int64_t> offsets = {0};
+  for (int64_t b = 0; b < batch; ++b) {
+    const py::array row = SequenceItem(items, b);
+    const int64_t n = row.size();
+    if (n > lim.max_tokens - offsets.back()) {
+      throw Error(TooLarge("a list of " + std::to_string(batch) + " sequences", lim.max_tokens));
+    }
+    rows.push_back(row);
+    offsets.push_back(offsets.back() + n);
+  }
+  bool equal = true;
+  for (const py::array& row : rows) equal = equal && row.size() == rows[0].size();
+  out.form = equal ? Ids::Form::kBatch : Ids::Form::kList;
+  out.batch = batch;
+  for (const py::array& row : rows) out.seq = std::max<int64_t>(out.seq, row.size());
+  if (!lim.pooled && offsets.back() > lim.max_values / lim.d_model) {
+    throw Error(TooLarge("a list of " + std::to_string(batch) + " sequences", lim.max_tokens));
+  }
+  out.ids.resize(static_cast<size_t>(offsets.back()));
+  for (int64_t b = 0; b < batch; ++b) {
+    CopyIds(rows[b], std::max<int64_t>(rows[b].size(), 1), b, lim.vocab_size,
+            out.ids.data() + offsets[b]);
+  }
+  out.offsets = std::move(offsets);
+  return out;
+}
+
+// A 1-D or 2-D integer array-like.
+Ids ArrayIds(py::handle ids_in, const IdLimits& lim) {
+  Ids out;
   if (ids_in.is_none() || py::isinstance<py::str>(ids_in) || py::isinstance<py::bytes>(ids_in) ||
       py::isinstance<py::dict>(ids_in)) {
     throw Error("ids must be token ids: a 1-D or 2-D integer array, or a list of sequences, got " +
@@ -227,9 +240,9 @@ Ids ToIds(py::handle ids_in, int64_t vocab_size, int64_t d_model, int64_t max_to
   out.batch = a.ndim() == 1 ? 1 : a.shape(0);
   out.seq = a.ndim() == 1 ? a.shape(0) : a.shape(1);
   // The shape against the limits before anything its size is made.
-  if (out.batch > 0 && (out.seq > max_tokens / out.batch ||
-                        (!pooled && out.batch * out.seq > max_values / d_model))) {
-    throw Error(TooLarge("ids of shape " + ShapeText(a), max_tokens));
+  if (out.batch > 0 && (out.seq > lim.max_tokens / out.batch ||
+                        (!lim.pooled && out.batch * out.seq > lim.max_values / lim.d_model))) {
+    throw Error(TooLarge("ids of shape " + ShapeText(a), lim.max_tokens));
   }
   const char kind = Kind(a);
   const bool integer = kind == 'i' || kind == 'u' || kind == 'O';
@@ -238,10 +251,22 @@ Ids ToIds(py::handle ids_in, int64_t vocab_size, int64_t d_model, int64_t max_to
     throw Error("ids must be integers, got dtype " + py::str(a.dtype()).cast<std::string>());
   }
   out.ids.resize(static_cast<size_t>(out.batch * out.seq));
-  CopyIds(a, std::max<int64_t>(out.seq, 1), 0, vocab_size, out.ids.data());
+  CopyIds(a, std::max<int64_t>(out.seq, 1), 0, lim.vocab_size, out.ids.data());
   out.offsets.resize(static_cast<size_t>(out.batch) + 1);
   for (int64_t b = 0; b <= out.batch; ++b) out.offsets[b] = b * out.seq;
   return out;
+}
+
+}  // namespace
+
+Ids ToIds(py::handle ids_in, int64_t vocab_size, int64_t d_model, int64_t max_tokens,
+          int64_t max_values, bool pooled) {
+  const IdLimits lim{vocab_size, d_model, max_tokens, max_values, pooled};
+  if (IsSequenceList(ids_in)) {
+    const py::sequence items = py::reinterpret_borrow<py::sequence>(ids_in);
+    if (HoldsSequences(items)) return ListIds(items, lim);
+  }
+  return ArrayIds(ids_in, lim);
 }
 
 std::vector<int64_t> ToLengths(py::handle lengths, const Ids& ids) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "models/commands/encode_job.h"
+#include "models/commands/option_checks.h"
 #include "models/input_rules.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
@@ -34,19 +36,9 @@ Model LoadModel(py::handle path, py::handle pe_mode, py::handle precision) {
   }
   LoadOptions options;
   if (!pe_mode.is_none()) {
-    const std::string s = ToStr(pe_mode, "pe_mode");
-    try {
-      options.pe_mode = ParsePeMode(s);
-    } catch (const Error& e) {
-      throw Error(std::string("pe_mode: ") + e.what());
-    }
+    options.pe_mode = ParseOption("pe_mode", ToStr(pe_mode, "pe_mode"), ParsePeMode);
   }
-  const std::string p = ToStr(precision, "precision");
-  try {
-    options.precision = ParsePrecision(p);
-  } catch (const Error& e) {
-    throw Error(std::string("precision: ") + e.what());
-  }
+  options.precision = ParseOption("precision", ToStr(precision, "precision"), ParsePrecision);
   Model model = [&] {
     py::gil_scoped_release release;
     return Model::Load(dir, options);
@@ -58,23 +50,15 @@ Model LoadModel(py::handle path, py::handle pe_mode, py::handle precision) {
 // pool: None or "none" (every row), "mean", "cls", "max".
 Pooling ToPooling(py::handle pool) {
   if (pool.is_none()) return Pooling::kNone;
-  const std::string name = ToStr(pool, "pool");
-  try {
-    return ParsePooling(name);
-  } catch (const Error& e) {
-    throw Error(std::string("pool: ") + e.what());
-  }
+  return ParseOption("pool", ToStr(pool, "pool"), ParsePooling);
 }
 
 py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, py::handle stage_in,
                   py::handle pool_in, py::handle normalize_in, py::handle packed_in,
                   py::handle batch_tokens_in) {
-  const std::string stage = ToStr(stage_in, "stage");
-  if (stage != "final" && stage != "embeddings") {
-    throw Error("stage must be 'embeddings' or 'final', got '" + stage + "'");
-  }
   EncodeOptions options;
-  options.embeddings_only = stage == "embeddings";
+  options.embeddings_only =
+      ParseStage("stage", ToStr(stage_in, "stage")) == EncoderStage::kEmbeddings;
   options.pool = ToPooling(pool_in);
   if (!py::isinstance<py::bool_>(normalize_in)) {
     throw Error("normalize must be True or False, got " +
@@ -170,7 +154,7 @@ py::tuple InputRules(const std::vector<std::vector<int32_t>>& sequences, py::han
     ids.insert(ids.end(), s.begin(), s.end());
   }
   const RealTokens real = ResolveRealTokens(
-      ids.data(), start.data(), given.data(), batch, rules, input,
+      ids.data(), Spans{start.data(), given.data(), batch, nullptr}, rules, input,
       [&](int64_t b) { return input + ": line " + std::to_string(line_numbers[b]); });
   return py::make_tuple(real.lengths, real.warning);
 }

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "engine/size_limits.h"
+#include "models/commands/option_checks.h"
+#include "models/commands/pe_job.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
 #include "python/convert.h"
@@ -14,34 +15,21 @@
 namespace phasor::python {
 namespace {
 
-// As `phasor pe`: a table larger than this many values is refused.
-constexpr int64_t kMaxTableValues = int64_t{1} << 30;
-
-// Runs parse(value) for a name, prefixing its Error with the argument's name.
+// ParseOption of the string value, naming the argument in its Error.
 template <typename Parse>
 auto Parsed(py::handle value, const std::string& name, Parse parse) {
-  const std::string s = ToStr(value, name);
-  try {
-    return parse(s);
-  } catch (const Error& e) {
-    throw Error(name + ": " + e.what());
-  }
+  return ParseOption(name, ToStr(value, name), parse);
 }
 
 // start and length of a table of width columns (named width_name, the
 // argument it comes from): Error unless both >= 0, the positions end by 2^40
 // (as `phasor pe --start`) and the table holds at most 2^30 values.
 void CheckTable(int64_t start, int64_t length, int64_t width, const std::string& width_name) {
-  if (start < 0) throw Error("start must be >= 0, got " + std::to_string(start));
+  const TableArgNames names{"start", "length", width_name};
+  CheckTableStart(start, names);
   if (length < 0) throw Error("length must be >= 0, got " + std::to_string(length));
-  if (start > kMaxPosition - length) {
-    throw Error("start " + std::to_string(start) + " + length " + std::to_string(length) +
-                " is past the largest position (2^40)");
-  }
-  if (width > 0 && length > kMaxTableValues / width) {
-    throw Error("length " + std::to_string(length) + " x " + width_name + " " +
-                std::to_string(width) + " is too large for one table (limit 2^30 values)");
-  }
+  CheckTablePositions(start, length, names);
+  if (width > 0) CheckTableValues(length, width, names);
 }
 
 py::array_t<float> PositionalRows(py::handle d_model, py::handle length, py::handle start,
@@ -59,12 +47,12 @@ py::array_t<float> PositionalRows(py::handle d_model, py::handle length, py::han
   if (o.d_model < 2 || o.d_model % 2 != 0) {
     throw Error("d_model must be even and >= 2, got " + std::to_string(o.d_model));
   }
-  if (o.d_model > kMaxTableValues) {
+  if (o.d_model > kMaxPeTableValues) {
     throw Error("d_model " + std::to_string(o.d_model) +
                 " is too large for one table (limit 2^30 values)");
   }
   CheckTable(first, n, o.d_model, "d_model");
-  if (o.mode != PeMode::kOnTheFly && o.max_len > kMaxTableValues / o.d_model) {
+  if (o.mode != PeMode::kOnTheFly && o.max_len > kMaxPeTableValues / o.d_model) {
     throw Error("max_len " + std::to_string(o.max_len) +
                 " is too large for a cached table; use mode 'on_the_fly'");
   }

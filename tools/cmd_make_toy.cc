@@ -8,6 +8,7 @@
 #include <memory>
 #include <utility>
 
+#include "engine/error.h"
 #include "engine/safetensors.h"
 #include "models/toy.h"
 #include "tools/cli_util.h"

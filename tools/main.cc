@@ -1,7 +1,6 @@
 // phasor: a Transformer encoder inference engine built around positional encoding.
 #include <omp.h>
 
-#include <cstring>
 #include <iostream>
 
 #include "engine/cpu.h"
@@ -9,6 +8,38 @@
 #include "engine/memory_limit.h"
 #include "tools/commands.h"
 #include "tools/unknown_option.h"
+
+namespace {
+
+// What the --isa callback is given when the option is absent: no name a user
+// can type (and never shown, see option_text below).
+const std::string kIsaNotGiven(1, '\0');
+
+// --isa NAME is applied as it is read (trigger_on_parse), so that --version and
+// every subcommand see it. Without --isa its callback still runs (force_callback,
+// with kIsaNotGiven) before --help is answered or a subcommand runs: a bad
+// PHASOR_ISA is then a usage error.
+void AddIsaOption(CLI::App& app) {
+  app.add_option(
+         "--isa",
+         [](const CLI::results_t& names) {
+           if (names.back() == kIsaNotGiven) {
+             phasor::ActiveIsa();  // throws UsageError for a bad PHASOR_ISA
+           } else {
+             phasor::SetIsa(names.back());
+           }
+           return true;
+         },
+         "Kernels for this target: avx512, avx2 or portable (default: PHASOR_ISA, else the best "
+         "this CPU has)")
+      ->type_name("NAME")
+      ->option_text("NAME")  // what type_name alone shows, without the default
+      ->default_str(kIsaNotGiven)
+      ->trigger_on_parse()
+      ->force_callback();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"phasor: a fast, exact Transformer encoder engine built around positional encoding"};
@@ -27,11 +58,7 @@ int main(int argc, char** argv) {
          "(default: 3/4 of RAM, " +
              phasor::FormatBytes(phasor::DefaultMemoryLimit()) + " here)")
       ->type_name("SIZE");
-  app.add_option_function<std::string>(
-         "--isa", [](const std::string& name) { phasor::SetIsa(name); },
-         "Kernels for this target: avx512, avx2 or portable (default: PHASOR_ISA, else the best "
-         "this CPU has)")
-      ->type_name("NAME");
+  AddIsaOption(app);
   phasor::cli::AddPeCommand(app);
   phasor::cli::AddEncodeCommand(app);
   phasor::cli::AddEmbedCommand(app);
@@ -45,21 +72,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    // The target first, so that every later step (--version too) sees it: --isa
-    // (parsed again below for --help and its errors), else PHASOR_ISA.
-    const char* isa = nullptr;
-    for (int i = 1; i < argc; ++i) {
-      if (std::strncmp(argv[i], "--isa=", 6) == 0) isa = argv[i] + 6;
-      if (std::strcmp(argv[i], "--isa") == 0 && i + 1 < argc) isa = argv[i + 1];
-    }
-    if (isa != nullptr) {
-      phasor::SetIsa(isa);
-    } else {
-      phasor::ActiveIsa();  // a bad PHASOR_ISA is a usage error before anything runs
-    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // A bad PHASOR_ISA is named before a mistake in the command line, as the
+    // environment comes first (the forced --isa callback may not have run).
+    try {
+      phasor::ActiveIsa();
+    } catch (const phasor::UsageError& isa) {
+      std::cerr << "phasor: error: " << isa.what() << "\n";
+      return 2;
+    }
     std::cerr << "phasor: error: " << e.what() << " (see --help)\n";
     return 2;
   } catch (const phasor::UsageError& e) {

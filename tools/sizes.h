@@ -13,17 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "models/commands/sizes.h"
+
 namespace phasor::cli {
 
-// An integer with an optional sign and an optional suffix K, M or G (either
-// case), surrounded by optional spaces. Ranges are the caller's (CheckRange):
-// "-1" parses so that the range check can name it. Throws UsageError naming
-// the option and the text.
-int64_t ParseSize(const std::string& option, const std::string& text);
-
-// Sizes separated by commas, each with optional spaces around it: "1K, 16K,1M".
-// Throws UsageError for an empty list or an empty entry.
-std::vector<int64_t> ParseSizeList(const std::string& option, const std::string& text);
+// ParseSize and ParseSizeList (models/commands/sizes.h), as the options read them.
+using ::phasor::ParseSize;
+using ::phasor::ParseSizeList;
 
 // An option of type SIZE: the text is parsed by ParseSize into *target as the
 // command line is read; the help shows *target's current value as the default.

@@ -199,7 +199,7 @@ inline Outcome FuzzModel(const uint8_t* data, size_t size) {
   std::vector<float> out(static_cast<size_t>(batch * seq * c.d_model));  // [batch·seq, d_model]
   try {
     EncoderWorkspace ws = enc->MakeWorkspace(batch * seq);
-    enc->Forward(ids.data(), batch, seq, lengths.data(), EncoderStage::kFinal, out.data(), ws);
+    enc->Forward({ids.data(), batch, seq, lengths.data()}, EncoderStage::kFinal, out.data(), ws);
   } catch (const Error& e) {
     return Outcome::Refused(e);  // an id outside the vocabulary, a position past a cached table
   }

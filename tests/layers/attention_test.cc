@@ -113,7 +113,7 @@ TEST_P(AttentionTest, MatchesNaiveFullSoftmax) {
   AttentionWorkspace ws(tokens, {c.d_model, c.n_heads});
   const std::vector<float> x = Random(tokens * c.d_model, 5, 1.5f);
   std::vector<float> out(x.size(), NAN);
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
+  attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out.data(), ws);
   const std::vector<double> ref =
       Reference(x, w, "layers.0.self_attn.", c.d_model, c.n_heads, batch, c.seq, c.lengths);
   // Every row, padded queries included: they attend to the valid keys too.
@@ -121,13 +121,13 @@ TEST_P(AttentionTest, MatchesNaiveFullSoftmax) {
 
   // Without lengths, every key is valid.
   const std::vector<int64_t> full(batch, c.seq);
-  attn.Forward(x.data(), batch, c.seq, nullptr, out.data(), ws);
+  attn.Forward(x.data(), {batch, c.seq, nullptr}, out.data(), ws);
   const std::vector<double> ref_full =
       Reference(x, w, "layers.0.self_attn.", c.d_model, c.n_heads, batch, c.seq, full);
   EXPECT_LE(testing::MaxAbsError(out.data(), ref_full.data(), tokens * c.d_model), kTol);
 
   std::vector<float> in_place = x;  // out may equal x
-  attn.Forward(in_place.data(), batch, c.seq, nullptr, in_place.data(), ws);
+  attn.Forward(in_place.data(), {batch, c.seq, nullptr}, in_place.data(), ws);
   EXPECT_EQ(in_place, out);
 }
 
@@ -151,7 +151,7 @@ TEST_P(AttentionTest, RotationIsAppliedToTheProjection) {
   AttentionWorkspace ws(tokens, {c.d_model, c.n_heads});
   const std::vector<float> x = Random(tokens * c.d_model, 9, 1.5f);
   std::vector<float> out(x.size(), NAN);
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
+  attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out.data(), ws);
   const std::vector<double> ref =
       Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths, /*negate_q=*/true);
   EXPECT_LE(testing::MaxAbsError(out.data(), ref.data(), tokens * c.d_model), kTol);
@@ -170,13 +170,13 @@ TEST_P(AttentionTest, PaddedKeysAreIgnored) {
   AttentionWorkspace ws(tokens, {c.d_model, c.n_heads});
   std::vector<float> x = Random(tokens * c.d_model, 6, 1.5f);
   std::vector<float> out(x.size()), out_other_padding(x.size());
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
+  attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out.data(), ws);
   for (int64_t b = 0; b < batch; ++b) {  // change every padded token
     for (int64_t t = c.lengths[b]; t < c.seq; ++t) {
       for (int64_t j = 0; j < c.d_model; ++j) x[(b * c.seq + t) * c.d_model + j] = 1e3f;
     }
   }
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out_other_padding.data(), ws);
+  attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out_other_padding.data(), ws);
   for (int64_t b = 0; b < batch; ++b) {
     const size_t begin = static_cast<size_t>(b * c.seq * c.d_model);
     const size_t end = begin + static_cast<size_t>(c.lengths[b] * c.d_model);
@@ -200,10 +200,10 @@ TEST_P(AttentionTest, EachSequenceAsIfAlone) {
   AttentionWorkspace ws(tokens, {c.d_model, c.n_heads});
   const std::vector<float> x = Random(tokens * c.d_model, 7, 1.5f);
   std::vector<float> out(x.size()), alone(x.size());
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
+  attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out.data(), ws);
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t offset = b * c.seq * c.d_model;
-    attn.Forward(x.data() + offset, 1, c.lengths[b], nullptr, alone.data() + offset, ws);
+    attn.Forward(x.data() + offset, {1, c.lengths[b], nullptr}, alone.data() + offset, ws);
     std::vector<double> want(out.begin() + offset, out.begin() + offset + c.lengths[b] * c.d_model);
     EXPECT_LE(testing::MaxAbsError(alone.data() + offset, want.data(), c.lengths[b] * c.d_model),
               kTol)
@@ -220,9 +220,9 @@ TEST_P(AttentionTest, IdenticalForOneAndTwoThreads) {
   const std::vector<float> x = Random(tokens * c.d_model, 8, 1.5f);
   std::vector<float> one(x.size()), two(x.size());
   SetNumThreads(1);
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), one.data(), ws);
+  attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, one.data(), ws);
   SetNumThreads(2);
-  attn.Forward(x.data(), batch, c.seq, c.lengths.data(), two.data(), ws);
+  attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, two.data(), ws);
   SetNumThreads(0);
   EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float)));
 }
@@ -256,7 +256,7 @@ TEST_P(AttentionAtBf16Test, MatchesNaiveAtReducedPrecision) {
     std::vector<float> x = Random(tokens * c.d_model, 10, 1.5f);
     std::vector<float> out = Random(tokens * c.d_model, 11, 1.0f), two = out, alone = out;
     SetNumThreads(1);
-    attn.Forward(x.data(), batch, c.seq, c.lengths.data(), out.data(), ws);
+    attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out.data(), ws);
     SetNumThreads(2);
     const std::vector<double> ref =
         Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths);
@@ -265,13 +265,13 @@ TEST_P(AttentionAtBf16Test, MatchesNaiveAtReducedPrecision) {
       EXPECT_LE(testing::MaxAbsError(out.data() + at, ref.data() + at, n), tol) << "sequence " << b;
       for (int64_t j = at + n; j < at + c.seq * c.d_model; ++j) x[j] = NAN;
     }
-    attn.Forward(x.data(), batch, c.seq, c.lengths.data(), two.data(), ws);
+    attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, two.data(), ws);
     SetNumThreads(0);
     for (int64_t b = 0; b < batch; ++b) {
       const int64_t at = b * c.seq * c.d_model, n = c.lengths[b] * c.d_model;
       EXPECT_EQ(0, std::memcmp(out.data() + at, two.data() + at, n * sizeof(float)))
           << "sequence " << b << ": NaN padding or two threads changed it";
-      attn.Forward(x.data() + at, 1, c.lengths[b], nullptr, alone.data() + at, ws);
+      attn.Forward(x.data() + at, {1, c.lengths[b], nullptr}, alone.data() + at, ws);
       EXPECT_EQ(0, std::memcmp(out.data() + at, alone.data() + at, n * sizeof(float)))
           << "sequence " << b << " alone";
     }
@@ -294,13 +294,13 @@ TEST(AttentionTest, BadLengthsAndWorkspacesAreErrors) {
   AttentionWorkspace ws(20, {16, 4});
   std::vector<float> x(size_t{20} * 16), out(size_t{20} * 16);
   const int64_t too_long[2] = {10, 11}, negative[2] = {-1, 3};
-  EXPECT_THROW(attn.Forward(x.data(), 2, 10, too_long, out.data(), ws), Error);
-  EXPECT_THROW(attn.Forward(x.data(), 2, 10, negative, out.data(), ws), Error);
-  EXPECT_THROW(attn.Forward(x.data(), 3, 7, nullptr, out.data(), ws), Error);  // 21 > 20 tokens
+  EXPECT_THROW(attn.Forward(x.data(), {2, 10, too_long}, out.data(), ws), Error);
+  EXPECT_THROW(attn.Forward(x.data(), {2, 10, negative}, out.data(), ws), Error);
+  EXPECT_THROW(attn.Forward(x.data(), {3, 7, nullptr}, out.data(), ws), Error);  // 21 > 20 tokens
   AttentionWorkspace other_heads(20, {16, 2});
-  EXPECT_THROW(attn.Forward(x.data(), 2, 10, nullptr, out.data(), other_heads), Error);
-  attn.Forward(x.data(), 0, 10, nullptr, out.data(), ws);  // no tokens: nothing to do
-  EXPECT_THROW(AttentionWorkspace(10, {16, 3}), Error);    // 3 does not divide 16
+  EXPECT_THROW(attn.Forward(x.data(), {2, 10, nullptr}, out.data(), other_heads), Error);
+  attn.Forward(x.data(), {0, 10, nullptr}, out.data(), ws);  // no tokens: nothing to do
+  EXPECT_THROW(AttentionWorkspace(10, {16, 3}), Error);      // 3 does not divide 16
 }
 
 std::string ConstructionError(const Weights& w, const AttentionOptions& options) {

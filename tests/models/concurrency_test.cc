@@ -63,7 +63,8 @@ std::vector<Case> MakeCases(int64_t vocab) {
 
 void Encode(const Encoder& enc, const Case& k, EncoderWorkspace& ws, std::vector<float>& out) {
   out.assign(static_cast<size_t>(k.batch * k.seq * enc.config().d_model), -1.0f);
-  enc.Forward(k.ids.data(), k.batch, k.seq, k.lengths.data(), EncoderStage::kFinal, out.data(), ws);
+  enc.Forward({k.ids.data(), k.batch, k.seq, k.lengths.data()}, EncoderStage::kFinal, out.data(),
+              ws);
 }
 
 bool BitEqual(const std::vector<float>& a, const std::vector<float>& b) {

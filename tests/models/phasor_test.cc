@@ -56,7 +56,7 @@ std::vector<float> Reference(const std::vector<int32_t>& ids, int64_t batch, int
   phasor::Encoder enc(c, phasor::ToyWeights(c));
   phasor::EncoderWorkspace ws = enc.MakeWorkspace(batch * seq);
   std::vector<float> out(static_cast<size_t>(batch * seq * c.d_model));
-  enc.Forward(ids.data(), batch, seq, lengths, stage, out.data(), ws);
+  enc.Forward({ids.data(), batch, seq, lengths}, stage, out.data(), ws);
   return out;
 }
 

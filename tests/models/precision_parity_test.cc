@@ -100,14 +100,14 @@ TEST_P(PrecisionParityTest, CloseToPyTorchFloat32) {
     const std::vector<int32_t> ids = tb.Padded(c.pad_token_id.value_or(0));  // [batch, seq]
     std::vector<float> out(y.data.size()), out1(y.data.size());  // [batch, seq, d_model]
     SetNumThreads(1);
-    enc->Forward(ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal, out1.data(),
-                 ws);
+    enc->Forward({ids.data(), tb.batch, tb.seq, tb.lengths.data()}, EncoderStage::kFinal,
+                 out1.data(), ws);
     SetNumThreads(2);
-    enc->Forward(ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal, out.data(),
-                 ws);
+    enc->Forward({ids.data(), tb.batch, tb.seq, tb.lengths.data()}, EncoderStage::kFinal,
+                 out.data(), ws);
     // Packed, every sequence's rows are the bits of its padded rows.
     std::vector<float> packed(tb.ids.size() * c.d_model);  // [tokens, d_model]
-    enc->ForwardPacked(tb.ids.data(), tb.offsets.data(), tb.batch, EncoderStage::kFinal,
+    enc->ForwardPacked({tb.ids.data(), tb.offsets.data(), tb.batch}, EncoderStage::kFinal,
                        packed.data(), ws);
     for (int64_t b = 0; b < tb.batch; ++b) {
       EXPECT_TRUE(std::equal(packed.begin() + tb.offsets[b] * c.d_model,
@@ -223,7 +223,7 @@ TEST(PrecisionParity, Bf16FilesGiveTheSameBitsAsTheirFloat32Values) {
       const TokenBatch t = LoadTokens(golden + "/tokens.txt", c.pad_token_id);
       EncoderWorkspace ws = enc->MakeWorkspace(t.batch * t.seq);
       out[i].resize(static_cast<size_t>(t.batch * t.seq * c.d_model));
-      enc->Forward(t.ids.data(), t.batch, t.seq, t.lengths.data(), EncoderStage::kFinal,
+      enc->Forward({t.ids.data(), t.batch, t.seq, t.lengths.data()}, EncoderStage::kFinal,
                    out[i].data(), ws);
       ++i;
     }

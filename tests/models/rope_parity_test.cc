@@ -59,8 +59,8 @@ TEST(RopeParityTest, OffsetNear2p24GivesTheSameOutput) {
   std::vector<float> a(tb.batch * tb.seq * d), b(a.size());  // [batch, seq, d_model]
   EncoderWorkspace ws = zero->MakeWorkspace(tb.batch * tb.seq);
   const std::vector<int32_t> ids = tb.Padded(0);
-  zero->Forward(ids.data(), tb.batch, tb.seq, nullptr, EncoderStage::kFinal, a.data(), ws);
-  near->Forward(ids.data(), tb.batch, tb.seq, nullptr, EncoderStage::kFinal, b.data(), ws);
+  zero->Forward({ids.data(), tb.batch, tb.seq, nullptr}, EncoderStage::kFinal, a.data(), ws);
+  near->Forward({ids.data(), tb.batch, tb.seq, nullptr}, EncoderStage::kFinal, b.data(), ws);
   EXPECT_LE(testing::RealTokenError(b.data(), a.data(), tb, d), testing::kGoldenOutputTol);
 }
 

@@ -64,15 +64,15 @@ inline void ExpectMatchesGolden(const std::string& name) {
   std::vector<float> packed(tb.ids.size() * c.d_model);  // [tokens, d_model]
   for (int threads : {1, 2}) {
     SetNumThreads(threads);
-    enc->Forward(ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kEmbeddings,
+    enc->Forward({ids.data(), tb.batch, tb.seq, tb.lengths.data()}, EncoderStage::kEmbeddings,
                  out.data(), ws);
     const MaxError ex = RealTokenError(out.data(), x.data.data(), tb, c.d_model);
     EXPECT_LE(ex, kGoldenEmbeddingTol) << name << ", embeddings, " << threads << " threads";
-    enc->Forward(ids.data(), tb.batch, tb.seq, tb.lengths.data(), EncoderStage::kFinal, out.data(),
-                 ws);
+    enc->Forward({ids.data(), tb.batch, tb.seq, tb.lengths.data()}, EncoderStage::kFinal,
+                 out.data(), ws);
     const MaxError ey = RealTokenError(out.data(), y.data.data(), tb, c.d_model);
     EXPECT_LE(ey, kGoldenOutputTol) << name << ", output, " << threads << " threads";
-    enc->ForwardPacked(tb.ids.data(), tb.offsets.data(), tb.batch, EncoderStage::kFinal,
+    enc->ForwardPacked({tb.ids.data(), tb.offsets.data(), tb.batch}, EncoderStage::kFinal,
                        packed.data(), ws);
     for (int64_t b = 0; b < tb.batch; ++b) {
       const int64_t n = tb.lengths[b] * c.d_model;

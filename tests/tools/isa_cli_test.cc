@@ -72,6 +72,32 @@ TEST(IsaCliTest, UnknownTargetIsAUsageError) {
   }
 }
 
+// --isa is read once, by the command-line parser, wherever it stands; a bad
+// PHASOR_ISA still goes before --help and before a mistake in the command line.
+TEST(IsaCliTest, ReadOnceWhereverItStands) {
+  auto r = RunPhasor("--version --isa portable");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nisa: portable\n"), std::string::npos) << r.out;
+  r = RunPhasor("--isa=portable --version");
+  EXPECT_NE(r.out.find("\nisa: portable\n"), std::string::npos) << r.out;
+  r = RunPhasor("--isa \"\" --version");
+  EXPECT_EQ(r.exit_code, 2);
+  ExpectOneErrorLine(r);
+  EXPECT_NE(r.err.find("--isa '' is not a target"), std::string::npos) << r.err;
+  r = RunPhasor("--isa");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--isa: 1 required NAME missing"), std::string::npos) << r.err;
+  EnvGuard env("sse9");
+  for (const char* args : {"--help", "--isa", "pe --length 4", "pe --help"}) {
+    r = RunPhasor(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    ExpectOneErrorLine(r);
+    EXPECT_NE(r.err.find("PHASOR_ISA 'sse9'"), std::string::npos) << args << ": " << r.err;
+  }
+  r = RunPhasor("--isa portable --help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(IsaCliTest, JsonCarriesTheTarget) {
   for (Isa isa : AvailableIsas()) {
     const std::string compact = std::string("\"isa\":\"") + IsaName(isa) + "\"";

@@ -1,0 +1,220 @@
+#include "models/commands/encode_job.h"
+
+#include <algorithm>
+
+#include "engine/npy.h"
+#include "engine/parallel.h"
+#include "engine/size_limits.h"
+#include "models/commands/option_checks.h"
+#include "models/commands/timing.h"
+#include "models/corpus.h"
+#include "models/toy.h"
+
+namespace phasor {
+namespace {
+
+// The offsets file beside a packed output: OUT.npy -> OUT.offsets.npy.
+std::string OffsetsPath(const EncodeRequest& r) {
+  if (!r.offsets.empty()) return r.offsets;
+  return r.output.substr(0, r.output.size() - 4) + ".offsets.npy";
+}
+
+// The output paths, checked before anything is loaded or computed.
+void CheckOutputs(const EncodeRequest& r, bool packed) {
+  if (!r.output.empty()) {
+    OutputFormat("--output", r.output, {".npy"});
+    if (packed) OutputFormat("--offsets", OffsetsPath(r), {".npy"});
+    CheckWritable(r.output);
+    if (packed) CheckWritable(OffsetsPath(r));
+  } else if (!r.offsets.empty()) {
+    throw UsageError("--offsets needs --output");
+  }
+}
+
+std::string Dims(const std::vector<int64_t>& shape) {
+  std::string dims;
+  for (size_t k = 0; k < shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(shape[k]);
+  return dims;
+}
+
+}  // namespace
+
+EncoderStage ParseStage(const std::string& option, const std::string& text) {
+  if (text != "final" && text != "embeddings") {
+    throw UsageError(option + " must be 'embeddings' or 'final', got '" + text + "'");
+  }
+  return text == "final" ? EncoderStage::kFinal : EncoderStage::kEmbeddings;
+}
+
+EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
+  if (r.tokens.has_value() == r.tokens_file.has_value()) {
+    throw UsageError("give exactly one of --tokens and --tokens-file");
+  }
+  const EncoderStage stage = ParseStage("--stage", r.stage);
+  if (r.layout != "padded" && r.layout != "packed") {
+    throw UsageError("--layout must be 'padded' or 'packed', got '" + r.layout + "'");
+  }
+  CheckRange("--threads", r.threads, 0, 1024);
+  CheckRange("--repeat", r.repeat, 1, 1000000);
+  CheckRange("--batch-tokens", r.batch_tokens, 0, kMaxBatchTokens);
+  EncodeChoices c;
+  if (!r.pe_mode.empty()) c.pe_mode = ParseOption("--pe-mode", r.pe_mode, ParsePeMode);
+  c.precision = ParseOption("--precision", r.precision, ParsePrecision);
+  c.pool = ParseOption("--pool", r.pool, ParsePooling);
+  if (r.normalize && c.pool == Pooling::kNone) throw UsageError("--normalize needs --pool");
+  c.packed = r.layout == "packed";
+  if (c.packed && c.pool != Pooling::kNone) {
+    throw UsageError("--layout packed and --pool do not go together: pooled rows are one a line");
+  }
+  if (!r.offsets.empty() && !c.packed) throw UsageError("--offsets needs --layout packed");
+  CheckOutputs(r, c.packed);
+  if (c.packed && !r.output.empty()) c.offsets_path = OffsetsPath(r);
+  c.stage = stage;
+  return c;
+}
+
+// The output of a run: its shape, where each sequence's rows go, the file.
+struct EncodeJob::Output {
+  std::unique_ptr<CorpusEncoder> corpus;
+  CorpusWorkspace ws;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> offsets;  // [batch + 1] packed rows of each sequence
+  std::unique_ptr<NpyWriter> writer;
+};
+
+EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
+    : request_(request), choices_(CheckEncodeRequest(request)), events_(events) {
+  SetNumThreads(static_cast<int>(request_.threads));
+  if (request_.model.empty()) {
+    ModelConfig c = ToyConfig();
+    if (choices_.pe_mode) c.positional.mode = *choices_.pe_mode;
+    encoder_ = std::make_unique<Encoder>(c, ToyWeights(c), choices_.precision);
+    model_name_ = "built-in toy";
+  } else {
+    encoder_ = Encoder::Load(request_.model, choices_.pe_mode, choices_.precision);
+    model_name_ = request_.model;
+    for (const std::string& w : encoder_->LoadWarnings()) events_.Warn(w);
+  }
+  const ModelConfig& c = encoder_->config();
+  const bool from_file = request_.tokens_file.has_value();
+  const std::string source = from_file ? *request_.tokens_file : std::string("--tokens");
+  tokens_ = from_file ? LoadTokens(*request_.tokens_file, c.pad_token_id)
+                      : ParseTokens(*request_.tokens, source, c.pad_token_id);
+  CheckTokenIds(tokens_, c.vocab_size, source);  // naming the file's line and token
+  // The tokens encoded: each line less its trailing pad ids (models/input_rules.h).
+  SequenceRules rules;
+  rules.pad_id = c.pad_token_id;
+  rules.padded_output = !choices_.packed && choices_.pool == Pooling::kNone;
+  rules.unit = "line";
+  const Spans given{tokens_.offsets.data(), tokens_.lengths.data(), tokens_.batch, nullptr};
+  real_ = ResolveRealTokens(tokens_.ids.data(), given, rules, source, [&](int64_t b) {
+    return source + ": line " + std::to_string(tokens_.lines[b]);
+  });
+  if (!real_.warning.empty()) events_.Warn(real_.warning);
+}
+
+EncodeJob::~EncodeJob() = default;
+
+int64_t EncodeJob::total_work() const { return request_.repeat * real_.total; }
+
+EncodeResult EncodeJob::Run() {
+  const int64_t d = encoder_->config().d_model;
+  const bool pooled = choices_.pool != Pooling::kNone;
+  CorpusOptions co;
+  co.batch_tokens = request_.batch_tokens;
+  co.stage = choices_.stage;
+  co.pool = choices_.pool;
+  co.normalize = request_.normalize;
+  Output out;
+  out.corpus = std::make_unique<CorpusEncoder>(*encoder_, co);
+  const int64_t longest = *std::max_element(real_.lengths.begin(), real_.lengths.end());
+
+  EncodeResult result;
+  result.batch_tokens = out.corpus->BudgetFor(longest, real_.total);
+  // The output, written batch by batch as they finish, each line at its place.
+  out.shape = {tokens_.batch, tokens_.seq, d};
+  if (pooled) out.shape = {tokens_.batch, d};
+  if (choices_.packed) out.shape = {real_.total, d};
+  out.offsets.assign(static_cast<size_t>(tokens_.batch) + 1, 0);
+  for (int64_t b = 0; b < tokens_.batch; ++b)
+    out.offsets[b + 1] = out.offsets[b] + real_.lengths[b];
+  if (!request_.output.empty())
+    out.writer = std::make_unique<NpyWriter>(request_.output, out.shape);
+
+  result.first_rows.resize(static_cast<size_t>(2 * d));
+  std::vector<double> seconds;
+  for (int64_t run = 0; run < request_.repeat; ++run) {
+    const double t0 = Now();
+    RunOnce(run, out, result);
+    seconds.push_back(Now() - t0);
+  }
+  if (out.writer) Commit(out);
+
+  result.model_name = model_name_;
+  result.config = encoder_->config();
+  result.precision = choices_.precision;
+  result.weight_bytes = encoder_->WeightBytes();
+  result.batch = tokens_.batch;
+  result.seq_len = tokens_.seq;
+  result.real_tokens = real_.total;
+  result.first_length = real_.lengths[0];
+  result.pool = choices_.pool;
+  result.layout = pooled ? "pooled" : request_.layout;
+  result.shape = out.shape;
+  result.seconds = Median(seconds);
+  result.tokens_per_s = static_cast<double>(real_.total) / result.seconds;
+  return result;
+}
+
+// One pass over every sequence; the first writes the output and keeps
+// sequence 0's first and last rows.
+void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
+  const int64_t d = encoder_->config().d_model;
+  const bool pooled = choices_.pool != Pooling::kNone;
+  result.batches = 0;
+  const Spans real{tokens_.offsets.data(), real_.lengths.data(), tokens_.batch, nullptr};
+  out.corpus->Run(
+      tokens_.ids.data(), real, out.ws,
+      [&](const CorpusBatch& r) {
+        ++result.batches;
+        if (run > 0) return;
+        for (int64_t i = 0; i < r.size; ++i) {
+          const int64_t b = r.index[i];
+          const int64_t n = pooled ? 1 : r.offsets[i + 1] - r.offsets[i];
+          const float* rows = r.rows + (pooled ? i : r.offsets[i]) * d;
+          if (b == 0) {
+            std::copy(rows, rows + d, result.first_rows.begin());
+            std::copy(rows + (n - 1) * d, rows + n * d, result.first_rows.begin() + d);
+          }
+          if (!out.writer) continue;
+          const int64_t at = pooled            ? b * d
+                             : choices_.packed ? out.offsets[b] * d
+                                               : b * tokens_.seq * d;
+          out.writer->WriteValues(at, rows, n * d);
+        }
+      },
+      [&](int64_t lines, int64_t tokens) {
+        events_.Progress(run * real_.total + tokens,
+                         std::to_string(lines) + "/" + std::to_string(tokens_.batch) + " lines");
+      });
+}
+
+// Completes the output file, then writes the packed offsets beside it.
+void EncodeJob::Commit(Output& out) const {
+  out.writer->Commit();
+  std::string what = "float32 [" + Dims(out.shape) + "], ";
+  what += choices_.stage == EncoderStage::kFinal ? "final hidden states" : "embeddings";
+  if (choices_.pool != Pooling::kNone) {
+    what += std::string(", ") + ToString(choices_.pool) + " pooled" +
+            (request_.normalize ? ", normalized" : "");
+  }
+  if (choices_.packed) what += ", real tokens packed";
+  events_.Wrote(request_.output, what);
+  if (choices_.packed) {
+    WriteNpyInt64(choices_.offsets_path, {tokens_.batch + 1}, out.offsets.data());
+    events_.Wrote(choices_.offsets_path, "int64 [" + std::to_string(tokens_.batch + 1) +
+                                             "], line i in rows offsets[i] .. offsets[i + 1]");
+  }
+}
+
+}  // namespace phasor
