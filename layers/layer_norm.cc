@@ -45,7 +45,8 @@ LayerNorm::LayerNorm(const Weights& weights, const std::string& prefix,
 void LayerNorm::Forward(const float* x, int64_t tokens, float* out) const {
   const int64_t d = options_.d_model;
   ForRows(tokens, [&](int64_t begin, int64_t end) {
-    kernels::LayerNorm(x + begin * d, end - begin, d, gamma_, beta_, options_.eps, out + begin * d);
+    kernels::LayerNorm(x + begin * d, end - begin, d, {gamma_, beta_, options_.eps},
+                       out + begin * d);
   });
 }
 
@@ -53,8 +54,8 @@ void LayerNorm::ForwardAdd(const float* x, const float* residual, int64_t tokens
                            float* out) const {
   const int64_t d = options_.d_model;
   ForRows(tokens, [&](int64_t begin, int64_t end) {
-    kernels::AddLayerNorm(x + begin * d, residual + begin * d, end - begin, d, gamma_, beta_,
-                          options_.eps, out + begin * d);
+    kernels::AddLayerNorm(x + begin * d, residual + begin * d, end - begin, d,
+                          {gamma_, beta_, options_.eps}, out + begin * d);
   });
 }
 

@@ -11,18 +11,24 @@
 
 namespace phasor::kernels {
 
-// x, out: [rows, n]; gamma, beta: [n]. out may equal x.
-void LayerNorm(const float* x, int64_t rows, int64_t n, const float* gamma, const float* beta,
-               float eps, float* out);
+// The norm's parameters: the scale and shift of every column, and the eps
+// added to the variance.
+struct NormParams {
+  const float* gamma;  // [n]
+  const float* beta;   // [n]
+  float eps;
+};
+
+// x, out: [rows, n]. out may equal x.
+void LayerNorm(const float* x, int64_t rows, int64_t n, const NormParams& p, float* out);
 // The naive twin: plain loops, mean and variance in double.
-void LayerNormNaive(const float* x, int64_t rows, int64_t n, const float* gamma, const float* beta,
-                    float eps, float* out);
+void LayerNormNaive(const float* x, int64_t rows, int64_t n, const NormParams& p, float* out);
 
 // The residual variant: out = LayerNorm(x + residual), in one pass over the
 // rows (post-LN: norm1(x + attention(x))). out may equal x or residual.
 void AddLayerNorm(const float* x, const float* residual, int64_t rows, int64_t n,
-                  const float* gamma, const float* beta, float eps, float* out);
+                  const NormParams& p, float* out);
 void AddLayerNormNaive(const float* x, const float* residual, int64_t rows, int64_t n,
-                       const float* gamma, const float* beta, float eps, float* out);
+                       const NormParams& p, float* out);
 
 }  // namespace phasor::kernels

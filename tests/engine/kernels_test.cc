@@ -69,11 +69,11 @@ TEST_P(LayerNormKernelTest, MatchesNaive) {
   for (int64_t j = 0; j < n; ++j) x[n + j] += 1000.0f;  // a large offset: needs two passes
   const std::vector<float> gamma = Random(n, 8, 0.5f, 1.5f), beta = Random(n, 9);
   std::vector<float> y(rows * n), ref(rows * n);
-  LayerNorm(x.data(), rows, n, gamma.data(), beta.data(), 1e-5f, y.data());
-  LayerNormNaive(x.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ref.data());
+  LayerNorm(x.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, y.data());
+  LayerNormNaive(x.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, ref.data());
   ExpectClose(y, ref, "LayerNorm");
   std::vector<float> in_place = x;
-  LayerNorm(in_place.data(), rows, n, gamma.data(), beta.data(), 1e-5f, in_place.data());
+  LayerNorm(in_place.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, in_place.data());
   EXPECT_EQ(in_place, y);
 }
 
@@ -82,12 +82,12 @@ TEST_P(LayerNormKernelTest, AddLayerNormMatchesNaiveAndMayRunInPlace) {
   const std::vector<float> x = Random(rows * n, 10), r = Random(rows * n, 11);
   const std::vector<float> gamma = Random(n, 12, 0.5f, 1.5f), beta = Random(n, 13);
   std::vector<float> y(rows * n), ref(rows * n);
-  AddLayerNorm(x.data(), r.data(), rows, n, gamma.data(), beta.data(), 1e-5f, y.data());
-  AddLayerNormNaive(x.data(), r.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ref.data());
+  AddLayerNorm(x.data(), r.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, y.data());
+  AddLayerNormNaive(x.data(), r.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, ref.data());
   ExpectClose(y, ref, "AddLayerNorm");
   std::vector<float> into_x = x, into_r = r;
-  AddLayerNorm(into_x.data(), r.data(), rows, n, gamma.data(), beta.data(), 1e-5f, into_x.data());
-  AddLayerNorm(x.data(), into_r.data(), rows, n, gamma.data(), beta.data(), 1e-5f, into_r.data());
+  AddLayerNorm(into_x.data(), r.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, into_x.data());
+  AddLayerNorm(x.data(), into_r.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, into_r.data());
   EXPECT_EQ(into_x, y);
   EXPECT_EQ(into_r, y);
 }
@@ -98,7 +98,7 @@ TEST(LayerNormKernelTest, ConstantRowGivesBeta) {
   const int64_t n = 96;
   const std::vector<float> x(n, 0.3f), gamma = Random(n, 14), beta = Random(n, 15);
   std::vector<float> y(n);
-  LayerNorm(x.data(), 1, n, gamma.data(), beta.data(), 1e-5f, y.data());
+  LayerNorm(x.data(), 1, n, {gamma.data(), beta.data(), 1e-5f}, y.data());
   ExpectClose(y, beta, "constant row");
 }
 
@@ -268,9 +268,9 @@ TEST(KernelReproducibilityTest, ResultsDoNotDependOnAddresses) {
     std::vector<std::vector<float>> results;
     Shifted xs(x, shift), rs(r, (shift * 7) % 16),
         ys(std::vector<float>(rows * n), (shift * 3) % 16);
-    LayerNorm(xs.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ys.data());
+    LayerNorm(xs.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, ys.data());
     results.push_back(Copy(ys.data(), rows * n));
-    AddLayerNorm(xs.data(), rs.data(), rows, n, gamma.data(), beta.data(), 1e-5f, ys.data());
+    AddLayerNorm(xs.data(), rs.data(), rows, n, {gamma.data(), beta.data(), 1e-5f}, ys.data());
     results.push_back(Copy(ys.data(), rows * n));
     Gelu(xs.data(), rows * n, ys.data());
     results.push_back(Copy(ys.data(), rows * n));
