@@ -131,10 +131,9 @@ void MultiHeadSelfAttention::Forward(const float* x, const Padded& shape, float*
   ForwardSpans(x, batch * seq, Spans{start, length, batch, lengths}, out, ws, epilogue);
 }
 
-void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const Spans& spans,
-                                          float* out, AttentionWorkspace& ws,
-                                          const ResidualNorm& epilogue) const {
-  const int64_t d_model = options_.d_model, n_heads = options_.n_heads, d_head = this->d_head();
+void MultiHeadSelfAttention::CheckCall(int64_t tokens, const Spans& spans,
+                                       const AttentionWorkspace& ws) const {
+  const int64_t d_model = options_.d_model, n_heads = options_.n_heads;
   if (tokens < 0 || tokens > kMaxBufferFloats) {
     throw Error("attention: bad row count " + std::to_string(tokens));
   }
@@ -149,22 +148,16 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
                 ToString(ws.options_.precision) + ", the layer is " + ToString(options_.precision));
   }
   CheckSpans(spans, tokens, "attention");
-  if (tokens == 0) return;
-  const int64_t batch = spans.batch;
-  const int64_t* start = spans.start;
-  const int64_t* n_rows = spans.length;  // a sequence's queries: all its rows
-  auto n_keys = [&](int64_t b) { return spans.Keys(b); };
+}
 
-  // q | k | v of every token: [tokens, 3·d_model].
-  const int64_t ld_qkv = 3 * d_model;
-  float* qkv = ws.qkv_.data();
-  in_proj_.Forward(x, tokens, qkv, kernels::Activation::kIdentity, ws.rows_.data());
-  if (options_.rotation != nullptr) options_.rotation->ApplySpans(qkv, spans, d_model, n_heads);
+bool MultiHeadSelfAttention::Packed(int64_t keys) const {
+  return options_.precision != Precision::kFp32 && keys >= kMinBf16Keys;
+}
 
+void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspace& ws) const {
   // Per sequence: its first query tile among all, and at bf16 and int8 where
   // its packed keys and values start. Serial: a few operations a sequence.
-  const bool reduced = options_.precision != Precision::kFp32;
-  auto packed = [&](int64_t b) { return reduced && n_keys(b) >= kMinBf16Keys; };
+  const int64_t batch = spans.batch, d_head = this->d_head();
   if (static_cast<int64_t>(ws.tile_start_.size()) < batch + 1) ws.tile_start_.resize(batch + 1);
   if (static_cast<int64_t>(ws.kv_start_.size()) < batch) ws.kv_start_.resize(batch);
   int64_t* tile_start = ws.tile_start_.data();  // [batch + 1]
@@ -172,35 +165,44 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
   tile_start[0] = 0;
   int64_t kv_values = 0;
   for (int64_t b = 0; b < batch; ++b) {
-    tile_start[b + 1] = tile_start[b] + (n_rows[b] + kQueryTile - 1) / kQueryTile;
+    tile_start[b + 1] = tile_start[b] + (spans.length[b] + kQueryTile - 1) / kQueryTile;
     kv_start[b] = kv_values;
-    if (packed(b)) {
-      kv_values += n_heads * (kernels::KeysBf16Values(n_keys(b), d_head) +
-                              kernels::ValuesBf16Values(n_keys(b), d_head));
+    const int64_t n = spans.Keys(b);
+    if (Packed(n)) {
+      kv_values += options_.n_heads *
+                   (kernels::KeysBf16Values(n, d_head) + kernels::ValuesBf16Values(n, d_head));
     }
   }
   assert(kv_values <= static_cast<int64_t>(ws.kv_bf16_.size()));
+}
 
-  // Keys and values of each (sequence, head) copied out contiguous, [n, d_head]
-  // each: a key tile is then 128 rows of 256 bytes (d_head 64) side by side
-  // instead of one row per 3·d_model floats, which on long sequences costs a
-  // TLB miss per key row, for every query tile. At bf16 and int8 (int8:
-  // measured faster than float32 attention, with no change in its accuracy
-  // bounds) they are rounded and packed into panels instead
-  // (kernels/attention_bf16.h), for sequences of kMinBf16Keys keys or more;
-  // shorter ones are read in place by the float32 kernel.
-  // fp32: sequence b's keys and values at rows start[b].. of kv, [n_heads, 2,
-  // keys, d_head] (keys <= its rows, so they fit).
+// Keys and values of each (sequence, head) copied out contiguous, [n, d_head]
+// each: a key tile is then 128 rows of 256 bytes (d_head 64) side by side
+// instead of one row per 3·d_model floats, which on long sequences costs a TLB
+// miss per key row, for every query tile. At bf16 and int8 (int8: measured
+// faster than float32 attention, with no change in its accuracy bounds) they
+// are rounded and packed into panels instead (kernels/attention_bf16.h), for
+// sequences of kMinBf16Keys keys or more; shorter ones are read in place by the
+// float32 kernel.
+//   fp32: sequence b's keys and values at rows start[b].. of ws.kv_, [n_heads,
+//   2, keys, d_head] (keys <= its rows, so they fit).
+//   bf16 and int8: [n_heads, keys | values] per packed sequence from
+//   kv_start[b] of ws.kv_bf16_, 64-byte aligned (each part a multiple of 32
+//   values).
+void MultiHeadSelfAttention::GatherKeysValues(const Spans& spans, AttentionWorkspace& ws) const {
+  const int64_t d_model = options_.d_model, n_heads = options_.n_heads, d_head = this->d_head();
+  const int64_t ld_qkv = 3 * d_model;
+  const bool reduced = options_.precision != Precision::kFp32;
+  const float* qkv = ws.qkv_.data();  // [tokens, 3·d_model]
   float* kv = ws.kv_.data();
-  // bf16 and int8: [n_heads, keys | values] per packed sequence from
-  // kv_start[b], 64-byte aligned (each part is a multiple of 32 values).
   uint16_t* kv_bf16 = ws.kv_bf16_.data();
-  ParallelTasks(batch * n_heads, ws.threads_, [&](int64_t t, int /*slot*/) {
-    const int64_t b = t / n_heads, h = t % n_heads, n = n_keys(b);
-    const float* k_in = qkv + start[b] * ld_qkv + d_model + h * d_head;  // [n, d_head], ld_qkv
-    const float* v_in = k_in + d_model;                                  // [n, d_head], ld_qkv
+  const int64_t* kv_start = ws.kv_start_.data();
+  ParallelTasks(spans.batch * n_heads, ws.threads_, [&](int64_t t, int /*slot*/) {
+    const int64_t b = t / n_heads, h = t % n_heads, n = spans.Keys(b);
+    const float* k_in = qkv + spans.start[b] * ld_qkv + d_model + h * d_head;  // [n, d_head]
+    const float* v_in = k_in + d_model;                                        // [n, d_head]
     if (reduced) {
-      if (!packed(b)) return;
+      if (!Packed(n)) return;
       const int64_t keys_values = kernels::KeysBf16Values(n, d_head);
       uint16_t* k_h =
           kv_bf16 + kv_start[b] + h * (keys_values + kernels::ValuesBf16Values(n, d_head));
@@ -208,18 +210,29 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
       kernels::PackValuesBf16(v_in, ld_qkv, n, d_head, k_h + keys_values);
       return;
     }
-    float* k_h = kv + start[b] * 2 * d_model + h * 2 * n * d_head;  // [n, d_head]
-    float* v_h = k_h + n * d_head;                                  // [n, d_head]
+    float* k_h = kv + spans.start[b] * 2 * d_model + h * 2 * n * d_head;  // [n, d_head]
+    float* v_h = k_h + n * d_head;                                        // [n, d_head]
     for (int64_t j = 0; j < n; ++j) {
       std::copy(k_in + j * ld_qkv, k_in + j * ld_qkv + d_head, k_h + j * d_head);
       std::copy(v_in + j * ld_qkv, v_in + j * ld_qkv + d_head, v_h + j * d_head);
     }
   });
+}
 
-  // One task per (sequence, head, query tile), the query tiles of a head
-  // together so its keys and values stay in cache. A task's result does not
-  // depend on the thread (slot) that runs it, nor on the other sequences; the
-  // slot only picks its scratch.
+// One task per (sequence, head, query tile), the query tiles of a head together
+// so its keys and values stay in cache. A task's result does not depend on the
+// thread (slot) that runs it, nor on the other sequences; the slot only picks
+// its scratch.
+void MultiHeadSelfAttention::AttendTiles(int64_t tokens, const Spans& spans,
+                                         AttentionWorkspace& ws) const {
+  const int64_t d_model = options_.d_model, n_heads = options_.n_heads, d_head = this->d_head();
+  const int64_t batch = spans.batch, ld_qkv = 3 * d_model;
+  const bool reduced = options_.precision != Precision::kFp32;
+  const float* qkv = ws.qkv_.data();  // [tokens, 3·d_model]
+  const float* kv = ws.kv_.data();
+  const uint16_t* kv_bf16 = ws.kv_bf16_.data();
+  const int64_t* tile_start = ws.tile_start_.data();
+  const int64_t* kv_start = ws.kv_start_.data();
   float* heads = ws.heads_.data();  // [tokens, d_model]
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_head)));
   ParallelTasks(tile_start[batch] * n_heads, ws.threads_, [&](int64_t t, int slot) {
@@ -230,20 +243,20 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
     const int64_t local = t - tile_start[b] * n_heads;
     const int64_t h = local / q_tiles;
     const int64_t q0 = local % q_tiles * kQueryTile;
-    const int64_t n = n_keys(b);
-    const float* seq_qkv = qkv + start[b] * ld_qkv;  // [rows, 3·d_model]
+    const int64_t n = spans.Keys(b);
+    const float* seq_qkv = qkv + spans.start[b] * ld_qkv;  // [rows, 3·d_model]
     // The query tile's shape, the same in either kernel's arguments.
     auto tile = [&](auto& a) {
       a.q = seq_qkv + q0 * ld_qkv + h * d_head;
-      a.out = heads + (start[b] + q0) * d_model + h * d_head;
+      a.out = heads + (spans.start[b] + q0) * d_model + h * d_head;
       a.ldq = ld_qkv;
       a.ldo = d_model;
-      a.n_q = std::min(kQueryTile, n_rows[b] - q0);
+      a.n_q = std::min(kQueryTile, spans.length[b] - q0);
       a.n_keys = n;
       a.d_head = d_head;
       a.scale = scale;
     };
-    if (packed(b)) {
+    if (Packed(n)) {
       kernels::AttentionBf16Args a;
       tile(a);
       const int64_t keys_values = kernels::KeysBf16Values(n, d_head);
@@ -258,23 +271,27 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
       a.k = seq_qkv + d_model + h * d_head;
       a.ldk = a.ldv = ld_qkv;
     } else {
-      a.k = kv + start[b] * 2 * d_model + h * 2 * n * d_head;
+      a.k = kv + spans.start[b] * 2 * d_model + h * 2 * n * d_head;
       a.ldk = a.ldv = d_head;
     }
     a.v = a.k + (reduced ? d_model : n * d_head);
     kernels::AttentionTile(a, ws.TileScratch(slot));
   });
-
   // Rows outside every span attend to nothing: head outputs 0, so that they
   // are well defined.
   for (int64_t b = 0, end = 0; b <= batch; ++b) {
-    const int64_t next = b < batch ? start[b] : tokens;
+    const int64_t next = b < batch ? spans.start[b] : tokens;
     std::fill(heads + end * d_model, heads + next * d_model, 0.0f);
-    if (b < batch) end = start[b] + n_rows[b];
+    if (b < batch) end = spans.start[b] + spans.length[b];
   }
+}
 
-  // out = epilogue(heads·W_outᵀ + b_out). x is no longer read (q, k, v are in
-  // ws), so out may equal x.
+// out = epilogue(heads·W_outᵀ + b_out). x is no longer read (q, k, v are in ws),
+// so out may equal x.
+void MultiHeadSelfAttention::Project(int64_t tokens, float* out, AttentionWorkspace& ws,
+                                     const ResidualNorm& epilogue) const {
+  const int64_t d_model = options_.d_model;
+  const float* heads = ws.heads_.data();  // [tokens, d_model]
   if (epilogue.empty()) {
     out_proj_.Forward(heads, tokens, out, kernels::Activation::kIdentity, ws.rows_.data());
     return;
@@ -288,6 +305,23 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
                     ws.out_rows_.data() + slot * ws.out_rows_bytes_);
     epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
   });
+}
+
+void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const Spans& spans,
+                                          float* out, AttentionWorkspace& ws,
+                                          const ResidualNorm& epilogue) const {
+  CheckCall(tokens, spans, ws);
+  if (tokens == 0) return;
+  // q | k | v of every token: [tokens, 3·d_model].
+  float* qkv = ws.qkv_.data();
+  in_proj_.Forward(x, tokens, qkv, kernels::Activation::kIdentity, ws.rows_.data());
+  if (options_.rotation != nullptr) {
+    options_.rotation->ApplySpans(qkv, spans, options_.d_model, options_.n_heads);
+  }
+  PlanSequences(spans, ws);
+  GatherKeysValues(spans, ws);
+  AttendTiles(tokens, spans, ws);
+  Project(tokens, out, ws, epilogue);
 }
 
 }  // namespace phasor

@@ -141,6 +141,20 @@ class MultiHeadSelfAttention {
   int64_t packed_bytes() const { return in_proj_.bytes() + out_proj_.bytes(); }
 
  private:
+  // The steps of ForwardSpans, in order.
+  void CheckCall(int64_t tokens, const Spans& spans, const AttentionWorkspace& ws) const;
+  // Whether a sequence of this many keys runs on packed bfloat16 keys and values.
+  bool Packed(int64_t keys) const;
+  // Each sequence's first query tile and packed keys' offset in ws.
+  void PlanSequences(const Spans& spans, AttentionWorkspace& ws) const;
+  // Keys and values of each (sequence, head) out of ws's q | k | v rows.
+  void GatherKeysValues(const Spans& spans, AttentionWorkspace& ws) const;
+  // Every query tile's heads into ws's head rows; rows outside the spans 0.
+  void AttendTiles(int64_t tokens, const Spans& spans, AttentionWorkspace& ws) const;
+  // The output projection of ws's head rows, with the epilogue.
+  void Project(int64_t tokens, float* out, AttentionWorkspace& ws,
+               const ResidualNorm& epilogue) const;
+
   AttentionOptions options_;
   Linear in_proj_;   // in_proj_weight [3·d_model, d_model] + in_proj_bias [3·d_model]
   Linear out_proj_;  // out_proj.weight [d_model, d_model] + out_proj.bias [d_model]
