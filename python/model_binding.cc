@@ -53,6 +53,7 @@ Pooling ToPooling(py::handle pool) {
   return ParseOption("pool", ToStr(pool, "pool"), ParsePooling);
 }
 
+// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
 py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, py::handle stage_in,
                   py::handle pool_in, py::handle normalize_in, py::handle packed_in,
                   py::handle batch_tokens_in) {

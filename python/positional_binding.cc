@@ -32,6 +32,7 @@ void CheckTable(int64_t start, int64_t length, int64_t width, const std::string&
   if (width > 0) CheckTableValues(length, width, names);
 }
 
+// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
 py::array_t<float> PositionalRows(py::handle d_model, py::handle length, py::handle start,
                                   py::handle base, py::handle layout, py::handle denominator,
                                   py::handle mode, py::handle max_len) {
@@ -92,6 +93,7 @@ RopeScaling Scaling(py::handle scaling) {
   return ParseRopeScaling(text);
 }
 
+// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
 py::array_t<float> RopeRows(py::handle head_dim, py::handle length, py::handle start,
                             py::handle base, py::handle layout, py::handle rotary_dim,
                             py::handle scaling) {

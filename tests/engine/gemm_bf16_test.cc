@@ -217,31 +217,40 @@ std::vector<Kernel> EveryKernel() {
 // Columns [c0, c1) of the rows [0, rows) with kernel k: what Bf16LinearBlock
 // does, with k's panel kernel.
 void Block(const Kernel& k, const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
-           int64_t c0, int64_t c1, float* y, int64_t ldy, Activation act) {
+           const OutputBlock& out) {
   if (k.direct == nullptr) {
-    Bf16LinearBlock(xb, ldxb, rows, w, {c0, c1, y, ldy, act});
+    Bf16LinearBlock(xb, ldxb, rows, w, out);
     return;
   }
+  const int64_t c0 = out.col_begin, c1 = out.col_end, ldy = out.ldy;
+  float* y = out.y;
   for (int64_t c = c0; c < c1; c += 32) {
     k.direct(Bf16PanelArgs{xb, ldxb, rows, w.packed() + c * w.row_values(), w.row_values() / 2,
-                           w.bias() + c, act == Activation::kRelu, y + c, ldy,
+                           w.bias() + c, out.act == Activation::kRelu, y + c, ldy,
                            std::min<int64_t>(32, c1 - c)});
   }
-  if (act == Activation::kGelu) {
+  if (out.act == Activation::kGelu) {
     for (int64_t r = 0; r < rows; ++r) Gelu(y + r * ldy + c0, c1 - c0, y + r * ldy + c0);
   }
 }
+
+// How Product splits its work, and its output's row stride (0: out).
+struct Split {
+  int64_t row_step = 1 << 20;
+  int64_t col_step = 1 << 20;
+  int64_t ldy = 0;
+};
 
 // y: [rows, out] (row stride ldy >= out, the rest left alone) = the layer on
 // x: [rows, in], rounded with a row stride of row_values + 3, the product in
 // blocks of row_step rows x col_step columns (multiples of 32), over
 // ParallelTasks.
 std::vector<float> Product(const Kernel& k, const std::vector<float>& x, int64_t rows,
-                           const Bf16Weights& w, Activation act, int64_t row_step = 1 << 20,
-                           int64_t col_step = 1 << 20, int64_t ldy = 0) {
+                           const Bf16Weights& w, Activation act, const Split& split = {}) {
   SetIsa(k.isa);
   const int64_t in = w.in(), out = w.out(), ldxb = w.row_values() + 3;
-  ldy = std::max(ldy, out);
+  const int64_t row_step = split.row_step, col_step = split.col_step;
+  const int64_t ldy = std::max(split.ldy, out);
   std::vector<uint16_t> xb(static_cast<size_t>(rows * ldxb + 1));  // [rows, ldxb]
   RoundRowsBf16(x.data(), in, rows, w, xb.data(), ldxb);
   std::vector<float> y(static_cast<size_t>(rows * ldy), -7.0f);  // [rows, ldy]
@@ -249,8 +258,8 @@ std::vector<float> Product(const Kernel& k, const std::vector<float>& x, int64_t
   const int64_t col_blocks = (out + col_step - 1) / col_step;
   ParallelTasks(row_blocks * col_blocks, 0, [&](int64_t t, int) {
     const int64_t r0 = t / col_blocks * row_step, c0 = t % col_blocks * col_step;
-    Block(k, xb.data() + r0 * ldxb, ldxb, std::min(row_step, rows - r0), w, c0,
-          std::min(out, c0 + col_step), y.data() + r0 * ldy, ldy, act);
+    Block(k, xb.data() + r0 * ldxb, ldxb, std::min(row_step, rows - r0), w,
+          {c0, std::min(out, c0 + col_step), y.data() + r0 * ldy, ldy, act});
   });
   return y;
 }
@@ -284,7 +293,7 @@ TEST(Bf16Test, ProductMatchesTheNaiveTwinOnEveryKernel) {
           // In blocks of 32 columns (col_begin 32, 64, ... past the first), into
           // y: [rows, out + 5], the 5 values past out never written.
           const int64_t ldy = s.out + 5;
-          std::vector<float> y = Product(k, x, s.rows, w, act, 1 << 20, 32, ldy);
+          std::vector<float> y = Product(k, x, s.rows, w, act, {1 << 20, 32, ldy});
           int bad = 0;
           for (int64_t r = 0; r < s.rows; ++r) {
             for (int64_t c = 0; c < ldy; ++c) {
@@ -358,7 +367,7 @@ TEST(Bf16Test, SameBitsForAnySplitAndThreadCount) {
         SetNumThreads(threads);
         for (int64_t row_step : {1, 5, 8, 13, 64}) {
           for (int64_t col_step : {32, 96, 256}) {
-            EXPECT_TRUE(SameBits(Product(k, x, rows, w, act, row_step, col_step), whole))
+            EXPECT_TRUE(SameBits(Product(k, x, rows, w, act, {row_step, col_step}), whole))
                 << k.name << " " << ToString(act) << " threads " << threads << " rows by "
                 << row_step << " columns by " << col_step;
           }

@@ -40,12 +40,18 @@ Weights AttentionWeights(const std::string& prefix, int64_t d) {
   return w;
 }
 
+struct Case {
+  int64_t d_model, n_heads, seq;
+  std::vector<int64_t> lengths;  // one per sequence; == seq everywhere: no padding
+};
+
 // The naive definition, in double: projections, then per (sequence, head,
 // query) a full softmax over the sequence's valid keys, then out_proj.
 std::vector<double> Reference(const std::vector<float>& x, const Weights& w,
-                              const std::string& prefix, int64_t d, int64_t n_heads, int64_t batch,
-                              int64_t seq, const std::vector<int64_t>& lengths,
-                              bool negate_q = false) {
+                              const std::string& prefix, const Case& c, bool negate_q = false) {
+  const int64_t d = c.d_model, n_heads = c.n_heads, seq = c.seq;
+  const int64_t batch = static_cast<int64_t>(c.lengths.size());
+  const std::vector<int64_t>& lengths = c.lengths;
   const float* w_in = w.Get(prefix + "in_proj_weight").data.data();
   const float* b_in = w.Get(prefix + "in_proj_bias").data.data();
   const float* w_out = w.Get(prefix + "out_proj.weight").data.data();
@@ -93,11 +99,6 @@ std::vector<double> Reference(const std::vector<float>& x, const Weights& w,
   return out;
 }
 
-struct Case {
-  int64_t d_model, n_heads, seq;
-  std::vector<int64_t> lengths;  // one per sequence; == seq everywhere: no padding
-};
-
 void PrintTo(const Case& c, std::ostream* os) {
   *os << "d_model " << c.d_model << ", " << c.n_heads << " heads, seq " << c.seq << ", lengths";
   for (int64_t n : c.lengths) *os << " " << n;
@@ -114,8 +115,7 @@ TEST_P(AttentionTest, MatchesNaiveFullSoftmax) {
   const std::vector<float> x = Random(tokens * c.d_model, 5, 1.5f);
   std::vector<float> out(x.size(), NAN);
   attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out.data(), ws);
-  const std::vector<double> ref =
-      Reference(x, w, "layers.0.self_attn.", c.d_model, c.n_heads, batch, c.seq, c.lengths);
+  const std::vector<double> ref = Reference(x, w, "layers.0.self_attn.", c);
   // Every row, padded queries included: they attend to the valid keys too.
   EXPECT_LE(testing::MaxAbsError(out.data(), ref.data(), tokens * c.d_model), kTol);
 
@@ -123,7 +123,7 @@ TEST_P(AttentionTest, MatchesNaiveFullSoftmax) {
   const std::vector<int64_t> full(batch, c.seq);
   attn.Forward(x.data(), {batch, c.seq, nullptr}, out.data(), ws);
   const std::vector<double> ref_full =
-      Reference(x, w, "layers.0.self_attn.", c.d_model, c.n_heads, batch, c.seq, full);
+      Reference(x, w, "layers.0.self_attn.", {c.d_model, c.n_heads, c.seq, full});
   EXPECT_LE(testing::MaxAbsError(out.data(), ref_full.data(), tokens * c.d_model), kTol);
 
   std::vector<float> in_place = x;  // out may equal x
@@ -152,12 +152,10 @@ TEST_P(AttentionTest, RotationIsAppliedToTheProjection) {
   const std::vector<float> x = Random(tokens * c.d_model, 9, 1.5f);
   std::vector<float> out(x.size(), NAN);
   attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out.data(), ws);
-  const std::vector<double> ref =
-      Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths, /*negate_q=*/true);
+  const std::vector<double> ref = Reference(x, w, "", c, /*negate_q=*/true);
   EXPECT_LE(testing::MaxAbsError(out.data(), ref.data(), tokens * c.d_model), kTol);
   if (c.seq > 1) {  // and it differs from no rotation
-    const std::vector<double> plain =
-        Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths);
+    const std::vector<double> plain = Reference(x, w, "", c);
     EXPECT_GT(testing::MaxAbsError(out.data(), plain.data(), tokens * c.d_model), 1e-2);
   }
 }
@@ -258,8 +256,7 @@ TEST_P(AttentionAtBf16Test, MatchesNaiveAtReducedPrecision) {
     SetNumThreads(1);
     attn.Forward(x.data(), {batch, c.seq, c.lengths.data()}, out.data(), ws);
     SetNumThreads(2);
-    const std::vector<double> ref =
-        Reference(x, w, "", c.d_model, c.n_heads, batch, c.seq, c.lengths);
+    const std::vector<double> ref = Reference(x, w, "", c);
     for (int64_t b = 0; b < batch; ++b) {  // real tokens only: padded x is NaN below
       const int64_t at = b * c.seq * c.d_model, n = c.lengths[b] * c.d_model;
       EXPECT_LE(testing::MaxAbsError(out.data() + at, ref.data() + at, n), tol) << "sequence " << b;

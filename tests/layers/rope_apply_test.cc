@@ -104,10 +104,16 @@ TEST(RopeTest, TableFollowsTheLayout) {
 // ---------------------------------------------------------------------------
 // The rotation of q and k against a long double twin.
 
+// The q | k | v rows' shape: tokens = batch·seq.
+struct QkvShape {
+  int64_t batch, seq, d_model, n_heads;
+};
+
 // qkv: [tokens, 3·d_model] rotated by those formulas, in long double.
-std::vector<long double> RefRotate(const std::vector<float>& qkv, int64_t batch, int64_t seq,
-                                   int64_t d_model, int64_t n_heads, const Ref& c,
-                                   RopeLayout layout, int64_t offset) {
+std::vector<long double> RefRotate(const std::vector<float>& qkv, const QkvShape& shape,
+                                   const Ref& c, RopeLayout layout, int64_t offset) {
+  const int64_t batch = shape.batch, seq = shape.seq, d_model = shape.d_model;
+  const int64_t n_heads = shape.n_heads;
   std::vector<long double> out(qkv.begin(), qkv.end());
   const int64_t d_head = d_model / n_heads, half = c.r / 2;
   const auto inv = RefInvFreq(c, offset + seq);
@@ -145,7 +151,7 @@ TEST(RopeTest, ApplyMatchesTheLongDoubleTwin) {
         const Rope rope(o);
         std::vector<float> qkv(batch * seq * 3 * d_model);
         for (float& v : qkv) v = normal(rng);
-        const auto want = RefRotate(qkv, batch, seq, d_model, n_heads, c, layout, offset);
+        const auto want = RefRotate(qkv, {batch, seq, d_model, n_heads}, c, layout, offset);
         const std::vector<float> before = qkv;
         rope.Apply(qkv.data(), batch, seq, d_model, n_heads);
         const testing::MaxError worst = testing::MaxAbsError(

@@ -13,9 +13,19 @@ namespace {
 
 using testing::RunPhasor;
 
+// What a RoPE table holds: rows from start, r dims, the half or interleaved
+// layout, θ_i = position · base^(-2i/r) · inv_scale, values scaled by af.
+struct RopeTable {
+  int64_t start, r;
+  bool half;
+  long double base, inv_scale, af;
+};
+
 // The RoPE table row of position p: (cos θ_i, sin θ_i)·af at pair i's two dims.
-void ExpectRopeRows(const NpyArray& a, int64_t start, int64_t r, bool half, long double base,
-                    long double inv_scale, long double af) {
+void ExpectRopeRows(const NpyArray& a, const RopeTable& t) {
+  const int64_t start = t.start, r = t.r;
+  const bool half = t.half;
+  const long double base = t.base, inv_scale = t.inv_scale, af = t.af;
   ASSERT_EQ(a.shape.size(), 2u);
   ASSERT_EQ(a.shape[1], r);
   for (int64_t j = 0; j < a.shape[0]; ++j) {
@@ -38,7 +48,7 @@ TEST(PeRopeCliTest, HalfLayoutNear2p24) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const NpyArray a = ReadNpy(path);
   ASSERT_EQ(a.shape, (std::vector<int64_t>{4, 16}));
-  ExpectRopeRows(a, 16777212, 16, true, 10000.0L, 1.0L, 1.0L);
+  ExpectRopeRows(a, {16777212, 16, true, 10000.0L, 1.0L, 1.0L});
 }
 
 TEST(PeRopeCliTest, InterleavedPartialLinearAtOffset1000) {
@@ -51,7 +61,7 @@ TEST(PeRopeCliTest, InterleavedPartialLinearAtOffset1000) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const NpyArray a = ReadNpy(path);
   ASSERT_EQ(a.shape, (std::vector<int64_t>{5, 8}));
-  ExpectRopeRows(a, 1000, 8, false, 500.0L, 0.25L, 1.0L);
+  ExpectRopeRows(a, {1000, 8, false, 500.0L, 0.25L, 1.0L});
 }
 
 TEST(PeRopeCliTest, YarnTableCarriesTheAttentionFactor) {
