@@ -1,5 +1,6 @@
 // The frequency ladder: one angular frequency per pair of dimensions, spaced
 // geometrically from 1 down towards 1/base. Shared by sinusoidal PE and RoPE.
+// And the one place where an absolute angle pos·freq is formed.
 #pragma once
 
 #include <cstdint>
@@ -9,18 +10,30 @@
 
 namespace phasor {
 
+// Throws Error if dim is odd or < 2 (< 4 for kHalfMinusOne), or base is not a
+// finite number > 1: the options a ladder of FrequencyLadder accepts.
+void CheckLadder(int64_t dim, double base, PeDenominator denominator);
+
 // freq[i] for i in [0, dim/2):
 //   kDModel:       base^(-2i/dim)
 //   kHalfMinusOne: base^(-i/(dim/2 - 1))
-// Evaluated in long double and rounded once to double.
-// Throws Error if dim is odd or < 2 (< 4 for kHalfMinusOne), or base is not a
-// finite number > 1.
+// Evaluated in long double and rounded once to double. Throws as CheckLadder.
 std::vector<double> FrequencyLadder(int64_t dim, double base, PeDenominator denominator);
 
-// The same ladder in long double, before that rounding: for ladders changed
-// further (RoPE's scalings, layers/rope.h). Checks nothing: the caller passes
-// an even dim >= 2 (>= 4 for kHalfMinusOne) and a finite base > 0.
+// The same ladder in long double, before that rounding: the frequencies the
+// rows follow (RotationOptions::freq), and for ladders changed further (RoPE's
+// scalings, layers/rope.h). Checks nothing: the caller passes an even dim >= 2
+// (>= 4 for kHalfMinusOne) and a finite base > 0.
 std::vector<long double> FrequencyLadderLong(int64_t dim, long double base,
                                              PeDenominator denominator);
+
+// pos·freq reduced modulo 2π to [-π, π], as a double whose sin and cos are
+// those of pos·freq. A double product would be off by up to 1e-4 rad at
+// pos 2^40 (freq rounded to double: 1e-16 relative); here the product is
+// formed in long double (off by at most 2^-24 rad while pos·freq < 2^40) and
+// reduced by 2π in three parts (Cody-Waite), which adds under 1e-18 rad
+// while pos·freq < 2^39·π; beyond, remainder by 2π rounded to long double.
+// pos >= 0, freq finite >= 0. For example ReducedAngle(7, 1) = 7 - 2π.
+double ReducedAngle(int64_t pos, long double freq);
 
 }  // namespace phasor
