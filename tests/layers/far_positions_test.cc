@@ -67,14 +67,14 @@ std::vector<long double> ExactRow(int64_t pos, int64_t d, PeLayout layout, PeDen
   return row;
 }
 
-// Rows [n, d] of positions first.. against ExactRow, plus token rows if any
-// (tokens: [n, d] already scaled).
-testing::MaxError RowsError(const std::vector<float>& rows, int64_t first, int64_t n, int64_t d,
-                            PeLayout layout, PeDenominator den,
-                            const std::vector<float>* tokens = nullptr) {
+// Rows [n, d_model] of positions first.. of PE o against ExactRow, plus token
+// rows if any (tokens: [n, d_model] already scaled).
+testing::MaxError RowsError(const SinusoidalOptions& o, const std::vector<float>& rows,
+                            int64_t first, int64_t n, const std::vector<float>* tokens = nullptr) {
+  const int64_t d = o.d_model;
   testing::MaxError err(d);
   for (int64_t j = 0; j < n; ++j) {
-    const std::vector<long double> want = ExactRow(first + j, d, layout, den);
+    const std::vector<long double> want = ExactRow(first + j, d, o.layout, o.denominator);
     for (int64_t k = 0; k < d; ++k) {
       const long double t = tokens ? (*tokens)[j * d + k] : 0.0L;
       err.Add(j * d + k, rows[j * d + k], want[k] + t);
@@ -108,7 +108,7 @@ TEST(FarPositionsTest, PeRowsAreExactUpTo2p40) {
             } else {
               pe.Fill(first, kRows, rows.data());
             }
-            const testing::MaxError err = RowsError(rows, first, kRows, d, layout, den);
+            const testing::MaxError err = RowsError(o, rows, first, kRows);
             EXPECT_LE(err, kExact)
                 << "d_model " << d << " " << ToString(way) << " " << phasor::ToString(layout) << " "
                 << phasor::ToString(den) << " first " << first << ": " << err;
@@ -133,7 +133,7 @@ TEST(FarPositionsTest, SingleRowsAtTheEnds) {
   std::vector<float> row(512);
   for (int64_t pos : {kMaxPosition - 1, kMaxPosition - 3, (int64_t{1} << 32) - 1}) {
     pe.Fill(pos, 1, row.data());
-    EXPECT_LE(RowsError(row, pos, 1, 512, o.layout, o.denominator), kExact) << pos;
+    EXPECT_LE(RowsError(o, row, pos, 1), kExact) << pos;
   }
 }
 
@@ -172,8 +172,7 @@ TEST(FarPositionsTest, EmbeddingPlusPeIsExactUpTo2p40) {
         for (int64_t j = 0; j < kRows; ++j) {
           for (int64_t k = 0; k < d; ++k) tokens[j * d + k] = table[ids[j] * d + k] * scale;
         }
-        const testing::MaxError err =
-            RowsError(out, first, kRows, d, po.layout, po.denominator, &tokens);
+        const testing::MaxError err = RowsError(po, out, first, kRows, &tokens);
         EXPECT_LE(err, kTol) << "d_model " << d << " " << phasor::ToString(mode) << " first "
                              << first << ": " << err;
         std::printf("embedding + PE max abs error at %-7s d_model %-3lld %-10s %.3g\n", Name(first),
