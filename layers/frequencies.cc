@@ -18,7 +18,7 @@ constexpr long double kTwoPi3 = 0x8d313198a2e03707p-115L;
 constexpr long double kTwoPi = 0xc90fdaa22168c235p-61L;     // rounded to 64 bits
 constexpr long double kInvTwoPi = 0xa2f9836e4e44152ap-66L;  // 1/(2π)
 constexpr long double kMaxExactTurns = 0x1p38L;
-constexpr long double kSmallAngle = 0x1p24L;
+constexpr long double kSmallAngle = 0x1p16L;  // every angle of the turn tables
 
 }  // namespace
 
@@ -59,8 +59,8 @@ std::vector<long double> FrequencyLadderLong(int64_t dim, long double base,
 double ReducedAngle(int64_t pos, long double freq) {
   assert(pos >= 0 && freq >= 0);
   const long double x = static_cast<long double>(pos) * freq;
-  // Small angles: rounded to double (off by at most 2^-30 rad), sin and cos
-  // reduce them exactly themselves; costs a third of the reduction below.
+  // Small angles: rounded to double (off by at most 2^-38 rad), sin and cos
+  // reduce them exactly themselves; costs half of the reduction below.
   if (x < kSmallAngle) return static_cast<double>(x);
   // rint, not nearbyint: the same integer in the default rounding mode, one
   // x87 instruction rather than a call that saves and restores the FP state.

@@ -31,8 +31,8 @@ std::vector<long double> FrequencyLadderLong(int64_t dim, long double base,
 // those of pos·freq: the one way phasor forms an absolute angle. A double
 // product would be off by up to 1e-4 rad at pos 2^40 (freq rounded to double:
 // 1e-16 relative). Here the product is formed in long double (off by at most
-// 2^-24 rad while pos·freq < 2^40); below 2^24 rad it is rounded to double
-// (2^-30 rad at most) and left to sin and cos, which reduce exactly; above,
+// 2^-24 rad while pos·freq < 2^40); below 2^16 rad it is rounded to double
+// (2^-38 rad at most) and left to sin and cos, which reduce exactly; above,
 // it is reduced to [-π, π] by 2π in three parts (Cody-Waite), which adds
 // under 1e-18 rad while pos·freq < 2^39·π, and beyond that by remainder with
 // 2π rounded to long double. pos >= 0, freq finite >= 0. E.g.

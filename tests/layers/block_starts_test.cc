@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -44,10 +45,12 @@ TEST(BlockStartsTest, RowsAreExactAcrossAnchorsAndGroups) {
   for (const int64_t q : qs) {
     const double* row = starts.Row(q);
     const auto want = ExactRow(freq, block, q);
-    // A few double roundings of the values, and the long double rounding of
-    // the reference's angle and of the exact row's (half an ulp of q·block
-    // radians each at most: the largest frequency is 1).
-    const long double tolerance = 1e-14L + 0x1p-63L * static_cast<long double>(q * block);
+    // A few double roundings of the values; the long double rounding of the
+    // reference's angle and of the exact row's (half an ulp of q·block radians
+    // each at most: the largest frequency is 1); and the double rounding of
+    // angles below 2^16 rad, which sin and cos reduce (ReducedAngle).
+    const long double angle = static_cast<long double>(q * block);
+    const long double tolerance = 1e-14L + 0x1p-63L * angle + 0x1p-52L * std::min(angle, 0x1p16L);
     for (size_t k = 0; k < want.size(); ++k) {
       ASSERT_NEAR(static_cast<long double>(row[k]), want[k], tolerance) << "q " << q << " k " << k;
     }

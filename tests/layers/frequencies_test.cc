@@ -38,9 +38,10 @@ TEST(FrequenciesTest, ReducedAngleMatchesMpmath) {
   };
   for (const Reduced& c : cases) {
     const double got = ReducedAngle(c.pos, c.freq);
-    // The double's rounding alone: half an ulp of an angle below 2^24.
+    // The double's rounding alone: half an ulp of an angle below 2^16 or of
+    // one reduced to [-π, π].
     EXPECT_LE(Distance(got, c.want), 1e-15L) << "pos " << c.pos << " freq " << c.freq;
-    if (static_cast<long double>(c.pos) * c.freq >= 0x1p24L) {
+    if (static_cast<long double>(c.pos) * c.freq >= 0x1p16L) {
       EXPECT_LE(std::fabs(got), M_PI + 1e-15) << "pos " << c.pos;  // reduced to [-π, π]
     }
   }
