@@ -18,7 +18,7 @@ constexpr long double kTwoPi3 = 0x8d313198a2e03707p-115L;
 constexpr long double kTwoPi = 0xc90fdaa22168c235p-61L;     // rounded to 64 bits
 constexpr long double kInvTwoPi = 0xa2f9836e4e44152ap-66L;  // 1/(2π)
 constexpr long double kMaxExactTurns = 0x1p38L;
-constexpr long double kSmallAngle = 0x1p16L;  // every angle of the turn tables
+constexpr long double kSmallAngle = 0x1p16L;  // the turn tables' angles at freq <= 2
 
 }  // namespace
 
