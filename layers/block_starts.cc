@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/kernels/rotate_rows.h"
+#include "layers/frequencies.h"
 
 namespace phasor {
 namespace {
@@ -22,12 +23,13 @@ struct StartCache {
 thread_local StartCache tls_cache;
 
 // t = (cos, sin)(k·step·freq_i) at 2i, 2i+1 of row k, for k < rows.
-void TurnTable(const std::vector<double>& freq, int64_t rows, double step, AlignedDoubles& t) {
+void TurnTable(const std::vector<long double>& freq, int64_t rows, int64_t step,
+               AlignedDoubles& t) {
   const int64_t half = static_cast<int64_t>(freq.size());
   t.resize(rows * 2 * half);
   for (int64_t k = 0; k < rows; ++k) {
     for (int64_t i = 0; i < half; ++i) {
-      const double angle = static_cast<double>(k) * step * freq[i];
+      const double angle = ReducedAngle(k * step, freq[i]);
       t[k * 2 * half + 2 * i] = std::cos(angle);
       t[k * 2 * half + 2 * i + 1] = std::sin(angle);
     }
@@ -36,12 +38,12 @@ void TurnTable(const std::vector<double>& freq, int64_t rows, double step, Align
 
 }  // namespace
 
-void BlockStarts::Init(const std::vector<double>& freq, int64_t block) {
+void BlockStarts::Init(const std::vector<long double>& freq, int64_t block) {
   assert(block >= 1);
   freq_.clear();  // empty until the tables are whole
   id_ = 0;
-  TurnTable(freq, kSpan, static_cast<double>(block), span_turn_);
-  TurnTable(freq, kGroup, static_cast<double>(kSpan * block), group_turn_);
+  TurnTable(freq, kSpan, block, span_turn_);
+  TurnTable(freq, kGroup, kSpan * block, group_turn_);
   freq_.assign(freq.begin(), freq.end());
   block_ = block;
   id_ = next_id.fetch_add(1);
@@ -60,10 +62,11 @@ const double* BlockStarts::Row(int64_t q) const {
   const int64_t anchor = q / kSpan;
   const int64_t group = anchor / kGroup;
   if (c.owner != id_ || c.group != group) {
-    // The angle in double, then sin and cos: exact up to their rounding.
-    const double pos = static_cast<double>(group * kGroup * kSpan * block_);
+    // The angle reduced in long double, then sin and cos: exact up to their
+    // rounding at every position.
+    const int64_t pos = group * kGroup * kSpan * block_;
     for (int64_t i = 0; i < half(); ++i) {
-      const double angle = pos * freq_[i];
+      const double angle = ReducedAngle(pos, freq_[i]);
       c.exact[2 * i] = std::sin(angle);
       c.exact[2 * i + 1] = std::cos(angle);
     }

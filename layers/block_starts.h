@@ -10,8 +10,9 @@
 // thread keeps its last exact and anchor rows, so a thread moving forward calls
 // sin and cos once per kGroup·kSpan blocks and otherwise spends one multiply of
 // complex numbers per pair on a start (two on entering an anchor), wherever a
-// caller begins. Each value is within a few double roundings of the exact row
-// (the angle of the exact row is itself rounded to double, as everywhere).
+// caller begins. Each value is within a few double roundings of the exact row:
+// the exact row's angle is formed in long double and reduced modulo 2π there
+// (ReducedAngle, frequencies.h), so it stays exact at every position.
 #pragma once
 
 #include <cstdint>
@@ -28,13 +29,14 @@ class BlockStarts {
   static constexpr int64_t kGroup = 32;  // anchors turned from one exact row
 
   BlockStarts() = default;
-  // freq: [half] the angular frequency of each pair; block: rows per block.
-  BlockStarts(const std::vector<double>& freq, int64_t block) { Init(freq, block); }
+  // freq: [half] the angular frequency of each pair, in long double (the
+  // frequencies the rows follow); block: rows per block.
+  BlockStarts(const std::vector<long double>& freq, int64_t block) { Init(freq, block); }
 
   // (Re)makes the tables for freq and block, reusing this object's memory
   // where the sizes do not grow. Rows asked for earlier are not reused. If an
   // allocation throws, the object is left empty (half() == 0).
-  void Init(const std::vector<double>& freq, int64_t block);
+  void Init(const std::vector<long double>& freq, int64_t block);
 
   int64_t half() const { return static_cast<int64_t>(freq_.size()); }
 
@@ -44,7 +46,7 @@ class BlockStarts {
   const double* Row(int64_t q) const;
 
  private:
-  std::vector<double> freq_;  // [half]
+  std::vector<long double> freq_;  // [half]
   int64_t block_ = 1;
   uint64_t id_ = 0;            // tells these tables' rows apart in a thread's cache (0: none)
   AlignedDoubles span_turn_;   // [kSpan, 2·half] (cos, sin)(t·block·freq_i) at 2i, 2i+1

@@ -40,7 +40,7 @@ thread_local AlignedFloats tls_cos_sin;
 constexpr int64_t kApplyRows = 4 * RotationRows::kBlock;
 
 // The engine's options for cos | sin rows of the inverse frequencies inv.
-RotationOptions EngineOptions(std::vector<double> inv, double amplitude, PeMode mode,
+RotationOptions EngineOptions(std::vector<long double> inv, double amplitude, PeMode mode,
                               int64_t max_len) {
   RotationOptions o;
   o.freq = std::move(inv);
@@ -160,6 +160,11 @@ std::optional<RopeProblem> FindRopeProblem(const RopeOptions& o) {
 }
 
 std::vector<double> RopeInverseFrequencies(const RopeOptions& o, int64_t seq_end) {
+  const std::vector<long double> inv = RopeInverseFrequenciesLong(o, seq_end);
+  return std::vector<double>(inv.begin(), inv.end());
+}
+
+std::vector<long double> RopeInverseFrequenciesLong(const RopeOptions& o, int64_t seq_end) {
   const RopeScaling& sc = o.scaling;
   const int64_t r = o.r();
   const int64_t half = r / 2;
@@ -211,7 +216,7 @@ std::vector<double> RopeInverseFrequencies(const RopeOptions& o, int64_t seq_end
       inv[i] = inv[i] * (1 - ramp) + inv[i] / s * ramp;
     }
   }
-  return std::vector<double>(inv.begin(), inv.end());
+  return inv;
 }
 
 double RopeAttentionFactor(const RopeOptions& o) {
@@ -229,7 +234,7 @@ Rope::Rope(const RopeOptions& options) : options_(options) {
   }
   r_ = options.r();
   attention_factor_ = RopeAttentionFactor(options);
-  rows_.Init(EngineOptions(RopeInverseFrequencies(options, options.original_max_len()),
+  rows_.Init(EngineOptions(RopeInverseFrequenciesLong(options, options.original_max_len()),
                            attention_factor_, options.mode, options.max_len));
   id_ = next_id.fetch_add(1);
 }
@@ -243,7 +248,7 @@ const RotationRows& Rope::RowsFor(int64_t seq_end) const {
   }
   DynamicRows& d = tls_dynamic;
   if (d.owner != id_ || d.seq_len != seq_end) {
-    d.rows.Init(EngineOptions(RopeInverseFrequencies(options_, seq_end), attention_factor_,
+    d.rows.Init(EngineOptions(RopeInverseFrequenciesLong(options_, seq_end), attention_factor_,
                               PeMode::kOnTheFly, 0));
     d.owner = id_;
     d.seq_len = seq_end;

@@ -22,8 +22,9 @@
 //
 // cos/sin rows come from the rotation engine (rotation_rows.h: exact block
 // rotation, within 2e-6 of the long double formula, times attention_factor,
-// for positions below 2^24), cached for max_len rows or made on the fly
-// (PeMode); the scalings change the frequency ladder (frequencies.h) alone.
+// for every position below kMaxPosition = 2^40), cached for max_len rows or
+// made on the fly (PeMode); the scalings change the frequency ladder
+// (frequencies.h) alone.
 #pragma once
 
 #include <cstdint>
@@ -96,6 +97,8 @@ std::optional<RopeProblem> FindRopeProblem(const RopeOptions& o);
 // position seq_end - 1 (only dynamic uses it: L = max(seq_end, L0)). Computed
 // in long double, rounded once. The caller has checked the options.
 std::vector<double> RopeInverseFrequencies(const RopeOptions& o, int64_t seq_end);
+// The same before that rounding: the frequencies the rows follow.
+std::vector<long double> RopeInverseFrequenciesLong(const RopeOptions& o, int64_t seq_end);
 
 // The factor on cos and sin: yarn's attention_factor, 1 for every other type.
 double RopeAttentionFactor(const RopeOptions& o);
@@ -139,7 +142,7 @@ class Rope : public QkRotation {
   const RopeOptions& options() const { return options_; }
   int64_t rotary_dim() const { return r_; }
   double attention_factor() const { return attention_factor_; }
-  // inv_i for calls within L0 (every type; dynamic at L = L0). [r/2]
+  // inv_i for calls within L0 (every type; dynamic at L = L0), rounded to double. [r/2]
   const std::vector<double>& inv_freq() const { return rows_.freq(); }
 
  private:

@@ -6,6 +6,7 @@
 
 #include "engine/error.h"
 #include "engine/memory_limit.h"
+#include "layers/frequencies.h"
 
 namespace phasor {
 namespace {
@@ -54,15 +55,15 @@ void RotationRows::Init(RotationOptions options) {
   }
   options_ = std::move(options);
   half_ = half;
+  freq_.assign(options_.freq.begin(), options_.freq.end());
   table_rows_ = 0;
   starts_.Init(options_.freq, kBlock);
   // turns_ row r: cos(r·freq_i) for every pair, then sin(r·freq_i), negated
   // when the pair is (cos, sin), so that TurnRows turns it forward.
   turns_.resize(kBlock * w);
   for (int64_t i = 0; i < half; ++i) {
-    const double f = options_.freq[i];
     for (int64_t r = 0; r < kBlock; ++r) {
-      const double phi = static_cast<double>(r) * f;
+      const double phi = ReducedAngle(r, options_.freq[i]);
       const float s = static_cast<float>(std::sin(phi));
       turns_[r * w + i] = static_cast<float>(std::cos(phi));
       turns_[r * w + half + i] = options_.layout.cos_first ? -s : s;

@@ -8,8 +8,10 @@
 // double, as a function of q alone, so a row's value depends neither on where
 // a call starts nor on how rows are split among threads: results are the same
 // bits for any thread count and any split of a call. Every value is within
-// 2e-6·amplitude of the exact formula for positions below 2^24 (a few float
-// roundings; tests/layers/rotation_rows_test.cc).
+// 2e-6·amplitude of the exact formula for every position accepted (below
+// kMaxPosition = 2^40; a few float roundings; tests/layers/rotation_rows_test.cc,
+// far_positions_test.cc): the angles are formed from the long double ladder
+// and reduced modulo 2π in long double (ReducedAngle, frequencies.h).
 //
 // The engine owns everything a positional layer needs beyond its ladder: the
 // rotation table, the block starts, the cached table of max_len rows and the
@@ -45,8 +47,8 @@ struct RotationLayout {
 };
 
 struct RotationOptions {
-  std::vector<double> freq;  // [half] angular frequencies: finite, >= 0
-  double amplitude = 1.0;    // multiplies every value (yarn's attention factor)
+  std::vector<long double> freq;  // [half] angular frequencies: finite, >= 0
+  double amplitude = 1.0;         // multiplies every value (yarn's attention factor)
   RotationLayout layout;
   PeMode mode = PeMode::kAuto;
   int64_t max_len = 4096;         // rows of the cached table (modes cached and auto)
@@ -57,7 +59,7 @@ class RotationRows {
  public:
   static constexpr int64_t kBlock = 32;          // rows per block start
   static constexpr int64_t kMaxTaskBlocks = 64;  // blocks of the longest parallel task
-  // Positions beyond this are refused: a double angle would lose too much.
+  // Positions beyond this are refused (engine/size_limits.h).
   static constexpr int64_t kMaxPosition = ::phasor::kMaxPosition;
 
   RotationRows() = default;
@@ -70,7 +72,8 @@ class RotationRows {
 
   int64_t width() const { return 2 * half_; }
   const RotationOptions& options() const { return options_; }
-  const std::vector<double>& freq() const { return options_.freq; }  // [half]
+  // [half] options().freq rounded to double.
+  const std::vector<double>& freq() const { return freq_; }
 
   // Throws Error unless positions [first_pos, first_pos + n) can be produced:
   // n or first_pos negative, a position past kMaxPosition, or (mode cached)
@@ -113,6 +116,7 @@ class RotationRows {
 
   RotationOptions options_;
   int64_t half_ = 0;
+  std::vector<double> freq_;   // [half] options_.freq rounded to double
   BlockStarts starts_;         // the block-start rows
   AlignedFloats turns_;        // [kBlock, width] cos(r·freq_i) | ±sin(r·freq_i)
   UninitAlignedFloats table_;  // [table_rows, width]

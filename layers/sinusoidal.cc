@@ -9,7 +9,8 @@ namespace {
 
 RotationOptions EngineOptions(const SinusoidalOptions& o) {
   RotationOptions r;
-  r.freq = FrequencyLadder(o.d_model, o.base, o.denominator);
+  CheckLadder(o.d_model, o.base, o.denominator);
+  r.freq = FrequencyLadderLong(o.d_model, o.base, o.denominator);
   r.layout.slots = o.layout == PeLayout::kInterleaved ? kernels::PairSlots::kAdjacent
                                                       : kernels::PairSlots::kHalves;
   r.mode = o.mode;
@@ -35,14 +36,13 @@ void SinusoidalEncoding::FillDirect(int64_t first_pos, int64_t n, const RowSourc
                                     float* out) const {
   if (n < 0 || first_pos < 0 || first_pos > kMaxPosition - n) CheckRange(first_pos, n);
   const int64_t d = options_.d_model;
-  const std::vector<double>& freq = rows_.freq();
+  const std::vector<long double>& freq = rows_.options().freq;
   RotationRows::ForEachTask(1, first_pos, n, d, [&](int64_t, int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t j = p - first_pos;
       float* row = out + j * d;
-      const double pos = static_cast<double>(p);
       for (int64_t i = 0; i < half_; ++i) {
-        const double angle = pos * freq[i];
+        const double angle = ReducedAngle(p, freq[i]);
         row[SinIndex(i)] = static_cast<float>(std::sin(angle));
         row[CosIndex(i)] = static_cast<float>(std::cos(angle));
       }

@@ -4,8 +4,9 @@
 // frequencies.h for freq_i and positional.h for layouts and modes).
 //
 // Rows come from the rotation engine (rotation_rows.h): exact block rotation,
-// every value within 2e-6 of the exact formula for positions below 2^24, the
-// same bits for any thread count and any split of a call.
+// every value within 2e-6 of the exact formula for every position below
+// kMaxPosition (2^40), the same bits for any thread count and any split of a
+// call.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +40,7 @@ class SinusoidalEncoding {
 
   const SinusoidalOptions& options() const { return options_; }
   int64_t d_model() const { return options_.d_model; }
-  const std::vector<double>& freq() const { return rows_.freq(); }  // [d_model/2]
+  const std::vector<double>& freq() const { return rows_.freq(); }  // [d_model/2], in double
   const RotationRows& rows() const { return rows_; }
 
   // out[j] = PE(first_pos + j) for j < n; out: [n, d_model] row-major, rows in
@@ -57,8 +58,9 @@ class SinusoidalEncoding {
   // Throws Error unless positions [first_pos, first_pos + n) can be produced.
   void CheckRange(int64_t first_pos, int64_t n) const { rows_.CheckRange(first_pos, n); }
 
-  // The baseline: sin and cos per value, in double, no table read; rows in
-  // parallel as Fill. For benchmarks and as a second opinion.
+  // The baseline: sin and cos per value (of the angle reduced in long double,
+  // ReducedAngle), no table read; rows in parallel as Fill. For benchmarks and
+  // as a second opinion.
   void FillDirect(int64_t first_pos, int64_t n, const RowSource* src, float* out) const;
 
   // The cached table, [table_rows(), d_model]; empty in mode on_the_fly.

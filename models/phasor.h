@@ -174,9 +174,10 @@ struct PeOptions {
 // Sinusoidal positional encoding:
 // PE[p, 2i] = sin(p·freq_i), PE[p, 2i+1] = cos(p·freq_i) in the default
 // interleaved layout, every value within 2e-6 of the exact formula for every
-// position below 2^24. options.mode picks where rows come from: kCached (a table
-// of max_len rows built here; a position past it is an error), kOnTheFly (no
-// table), kAuto (the table inside max_len, computed beyond it).
+// position accepted (below 2^40). options.mode picks where rows come from:
+// kCached (a table of max_len rows built here; a position past it is an
+// error), kOnTheFly (no table), kAuto (the table inside max_len, computed
+// beyond it).
 class PositionalEncoding {
  public:
   // Builds the frequencies and, in modes kCached and kAuto, the table of

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -18,34 +19,38 @@ namespace phasor {
 namespace {
 
 // The exact row of block q: (sin, cos)(q·block·freq_i), the angle in long double.
-std::vector<long double> ExactRow(const std::vector<double>& freq, int64_t block, int64_t q) {
+std::vector<long double> ExactRow(const std::vector<long double>& freq, int64_t block, int64_t q) {
   std::vector<long double> row(2 * freq.size());
   for (size_t i = 0; i < freq.size(); ++i) {
     const long double angle = static_cast<long double>(q * block) * freq[i];
-    row[2 * i] = std::sin(angle);
-    row[2 * i + 1] = std::cos(angle);
+    row[2 * i] = sinl(angle);
+    row[2 * i + 1] = cosl(angle);
   }
   return row;
 }
 
 TEST(BlockStartsTest, RowsAreExactAcrossAnchorsAndGroups) {
-  const std::vector<double> freq = FrequencyLadder(64, 10000.0, PeDenominator::kDModel);
+  const std::vector<long double> freq = FrequencyLadderLong(64, 10000.0L, PeDenominator::kDModel);
   const int64_t block = 16;
   const BlockStarts starts(freq, block);
   const int64_t group = BlockStarts::kGroup * BlockStarts::kSpan;  // blocks per exact row
   std::vector<int64_t> qs = {0, 1, 31, 32, 33, group - 1, group, group + 1, 5 * group + 777};
   for (int64_t q = 0; q < 3 * group; q += 37) qs.push_back(q);
   qs.push_back((int64_t{1} << 24) / block - 1);  // the last block below position 2^24
-  // Far blocks, up to the largest position (2^40).
-  for (const int64_t far : {int64_t{1} << 30, (int64_t{1} << 33) + 12345, (int64_t{1} << 36) - 1}) {
+  // Far blocks, up to the last one below the largest position (2^40).
+  for (const int64_t far : {int64_t{1} << 30, (int64_t{1} << 33) + 12345, (int64_t{1} << 36) - 1,
+                            int64_t{120000000000} / block + 5, (int64_t{1} << 40) / block - 1}) {
     qs.push_back(far);
   }
   for (const int64_t q : qs) {
     const double* row = starts.Row(q);
     const auto want = ExactRow(freq, block, q);
-    // A few double roundings of the values, and of the angle of the exact row
-    // (up to half an ulp of q·block radians: the largest frequency is 1).
-    const long double tolerance = 1e-14L + 4e-16L * static_cast<long double>(q * block);
+    // A few double roundings of the values; the long double rounding of the
+    // reference's angle and of the exact row's (half an ulp of q·block radians
+    // each at most: the largest frequency is 1); and the double rounding of
+    // angles below 2^16 rad, which sin and cos reduce (ReducedAngle).
+    const long double angle = static_cast<long double>(q * block);
+    const long double tolerance = 1e-14L + 0x1p-63L * angle + 0x1p-52L * std::min(angle, 0x1p16L);
     for (size_t k = 0; k < want.size(); ++k) {
       ASSERT_NEAR(static_cast<long double>(row[k]), want[k], tolerance) << "q " << q << " k " << k;
     }
@@ -56,10 +61,10 @@ TEST(BlockStartsTest, RowsAreExactAcrossAnchorsAndGroups) {
 // narrower one, tables made again for other frequencies, and an object made
 // where another was destroyed each get their own rows.
 TEST(BlockStartsTest, KeptRowsAreNotMistakenForAnothersTables) {
-  const std::vector<double> narrow = FrequencyLadder(8, 10000.0, PeDenominator::kDModel);
-  const std::vector<double> wide = FrequencyLadder(64, 100.0, PeDenominator::kDModel);
+  const std::vector<long double> narrow = FrequencyLadderLong(8, 10000.0L, PeDenominator::kDModel);
+  const std::vector<long double> wide = FrequencyLadderLong(64, 100.0L, PeDenominator::kDModel);
   const int64_t q = 1234;
-  const auto expect_exact = [&](const BlockStarts& s, const std::vector<double>& freq,
+  const auto expect_exact = [&](const BlockStarts& s, const std::vector<long double>& freq,
                                 int64_t block) {
     const double* row = s.Row(q);
     const auto want = ExactRow(freq, block, q);
@@ -85,7 +90,7 @@ TEST(BlockStartsTest, KeptRowsAreNotMistakenForAnothersTables) {
 // Whichever order blocks are asked for, and with another object's rows asked
 // for in between on the same thread, a block's row has the same bits.
 TEST(BlockStartsTest, RowDependsOnTheBlockAlone) {
-  const std::vector<double> freq = FrequencyLadder(40, 500.0, PeDenominator::kDModel);
+  const std::vector<long double> freq = FrequencyLadderLong(40, 500.0L, PeDenominator::kDModel);
   const BlockStarts starts(freq, 16), other(freq, 8);
   const int64_t n = 2 * starts.half();
   const int64_t blocks = 3 * BlockStarts::kGroup * BlockStarts::kSpan;

@@ -23,8 +23,8 @@ constexpr int64_t k2p24 = int64_t{1} << 24;
 
 // An irregular ladder (not the sinusoidal one): freq_i = 1.3·0.71^i·(1 + i/97)
 // with a zero frequency last (its pair is (0, amplitude) at every position).
-std::vector<double> Ladder(int64_t half) {
-  std::vector<double> f(half);
+std::vector<long double> Ladder(int64_t half) {
+  std::vector<long double> f(half);
   for (int64_t i = 0; i < half; ++i) f[i] = 1.3 * std::pow(0.71, i) * (1.0 + i / 97.0);
   if (half > 1) f[half - 1] = 0.0;
   return f;

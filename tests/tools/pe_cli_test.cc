@@ -86,6 +86,15 @@ TEST(PeCliTest, AutoComputesPositionsPastTheTable) {
                          9999991, 8, 512);
 }
 
+// The last rows accepted (positions 2^40 - 3 .. 2^40 - 1), in both modes that
+// reach them: as exact as rows near 0.
+TEST(PeCliTest, LastPositionsMatchTheFormula) {
+  for (const std::string mode : {"on_the_fly", "auto"}) {
+    RowsMatchingTheFormula("--mode " + mode + " --start 1099511627773 --length 3 --d-model 512",
+                           "pe_cli_last_" + mode, 1099511627773, 3, 512);
+  }
+}
+
 // --max-len sets the table of the sinusoidal kind too: rows 95..104 across the
 // end of a 100-row table in mode auto are those of a table that holds them all,
 // and those computed on the fly, bit for bit.

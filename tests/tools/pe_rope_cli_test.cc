@@ -51,6 +51,17 @@ TEST(PeRopeCliTest, HalfLayoutNear2p24) {
   ExpectRopeRows(a, {16777212, 16, true, 10000.0L, 1.0L, 1.0L});
 }
 
+// The last rows accepted, 2^40 - 3 .. 2^40 - 1.
+TEST(PeRopeCliTest, HalfLayoutAtTheLastPositions) {
+  const std::string path = ::testing::TempDir() + "pe_rope_last.npy";
+  const auto r =
+      RunPhasor("pe --kind rope --d-model 64 --length 3 --start 1099511627773 --output " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const NpyArray a = ReadNpy(path);
+  ASSERT_EQ(a.shape, (std::vector<int64_t>{3, 64}));
+  ExpectRopeRows(a, {1099511627773, 64, true, 10000.0L, 1.0L, 1.0L});
+}
+
 TEST(PeRopeCliTest, InterleavedPartialLinearAtOffset1000) {
   const std::string path = ::testing::TempDir() + "pe_rope_interleaved.npy";
   const auto r = RunPhasor(
