@@ -384,12 +384,18 @@ def precision_section(run, cells, pk):
         lines.append(table(["model, batch", "precision", "phasor tokens/s", "÷ phasor fp32",
                             "fraction of the fp32 peak", "ONNX Runtime", "phasor ÷ ONNX Runtime"],
                            out))
-        lines += ["", "ONNX Runtime's int8 graph (`tools/export_onnx.py --precision int8`) "
-                  "holds phasor's own int8 weights and scales in its per-channel "
-                  "dynamic-quantization form; it quantizes activations with one asymmetric "
-                  "scale per tensor where phasor takes one symmetric scale per token, and "
-                  "keeps attention in float32 where phasor's int8 takes it in bfloat16. ONNX "
-                  "Runtime has no bfloat16 product on CPU."]
+        if any(k[1] == "int8" for k in cells):
+            lines += ["", "ONNX Runtime's int8 graph (`tools/export_onnx.py --precision int8`) "
+                      "holds phasor's own int8 weights and scales in its per-channel "
+                      "dynamic-quantization form; it quantizes activations with one asymmetric "
+                      "scale per tensor where phasor takes one symmetric scale per token, and "
+                      "keeps attention in float32 where phasor's int8 takes it in bfloat16. "
+                      "ONNX Runtime has no bfloat16 product on CPU."]
+        else:
+            lines += ["", "int8 is not in this table: the run had no python3-onnx, which "
+                      "`tools/export_onnx.py --precision int8` needs to write ONNX Runtime's "
+                      "int8 graph. phasor's own int8 speed is in \"The CPU targets\". ONNX "
+                      "Runtime has no bfloat16 product on CPU."]
     acc = accuracy_rows(run, "precision_accuracy.txt")
     if acc:
         lines += ["", f"Accuracy against PyTorch float32 on the same weights "
@@ -610,6 +616,15 @@ def targets_section(run):
     lines.append(table(["target", "float32 peak, 2 threads (GFLOP/s)", "fp32 tokens/s",
                         f"÷ {first}", "fraction of its peak", "bf16 (÷ its fp32)",
                         "int8 (÷ its fp32)"], out))
+    cells = ort_cells(ort_rows(run))
+    same = cells.get(("d512", "fp32", 2))
+    d = facts.get(run.default_isa)
+    if same and same["phasor"] and d:
+        lines += ["", f"These runs are short and interleaved with the other targets: the same "
+                  f"`{run.default_isa}` float32 case reads {med(d['fp32']):,.0f} tokens/s here "
+                  f"and {med(same['phasor']):,.0f} in \"Encoder against ONNX Runtime\" "
+                  f"({med(d['fp32']) / med(same['phasor']):.2f}×), the spread of this shared "
+                  "machine from one step to another; read the ratios within a round."]
     prod = products(run)
     pk = peaks(run)
     if prod:
@@ -890,6 +905,9 @@ def summary(run):
                          + (" its float32 speed" if not parts else "")
                          + (f" and {med(c['ratio']):.2f}× ONNX Runtime's {p} graph of the "
                             "same weights" if c["ratio"] else ""))
+        tf = targets_facts(run).get(run.default_isa, {})
+        if not (p8 and p8["vs_fp32"]) and tf.get("int8_vs"):
+            parts.append(f"`int8` at {med(tf['int8_vs']):.2f}× (the CPU targets' runs)")
         s = "**Reduced precision**: " + ", ".join(parts)
         cos = [f"{acc['phasor ' + p]['min_cosine']:.6f} ({p})" for p in ("int8", "bf16")
                if "phasor " + p in acc]
@@ -934,7 +952,8 @@ def summary(run):
         frac = [f"{d['fraction']:.2f} on `{t}`" for t, d in tf.items() if d["fraction"]]
         bullets.append("**The CPU targets**: the d512 encoder runs " + " and ".join(parts)
                        + f" its `{first}` speed. " + peak_wording(run)
-                       + " Its share of the float32 peak of the target that runs it: "
+                       + " Its share of the float32 peak of the target that runs it, in "
+                       "that section's shorter runs: "
                        + ", ".join(frac) + ".")
     rf = ragged_facts(run)
     if "ratio dense" in rf:
