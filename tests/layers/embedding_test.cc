@@ -11,6 +11,7 @@
 #include "engine/parallel.h"
 #include "tests/support/max_error.h"
 #include "tests/support/pe_reference.h"
+#include "tests/support/random_weights.h"
 
 namespace phasor {
 namespace {
@@ -20,15 +21,7 @@ namespace {
 // where half an ulp of float is 2^-22.
 constexpr double kTol = 2e-6 + 2 * 0x1p-22;
 
-Weights RandomEmbedding(int64_t vocab, int64_t d, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  std::vector<float> w(vocab * d);
-  for (float& v : w) v = u(rng);
-  Weights weights("test");
-  weights.Add("embedding.weight", {vocab, d}, std::move(w));
-  return weights;
-}
+using testing::RandomEmbedding;
 
 struct Case {
   PeMode mode;

@@ -23,6 +23,7 @@
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "tests/support/max_error.h"
+#include "tests/support/random_weights.h"
 #include "tests/support/rope_reference.h"
 
 namespace phasor {
@@ -137,15 +138,7 @@ TEST(FarPositionsTest, SingleRowsAtTheEnds) {
   }
 }
 
-Weights RandomEmbedding(int64_t vocab, int64_t d) {
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  std::vector<float> w(vocab * d);
-  for (float& v : w) v = u(rng);
-  Weights weights("test");
-  weights.Add("embedding.weight", {vocab, d}, std::move(w));
-  return weights;
-}
+using testing::RandomEmbedding;
 
 // Embedding + PE with the sequence starting far out (offset): the token row
 // plus the exact PE row. Two roundings to float beyond the PE's bound (the
@@ -160,7 +153,7 @@ TEST(FarPositionsTest, EmbeddingPlusPeIsExactUpTo2p40) {
       po.mode = mode;
       po.max_len = mode == PeMode::kAuto ? 64 : 0;
       const SinusoidalEncoding pe(po);
-      Weights w = RandomEmbedding(vocab, d);
+      Weights w = RandomEmbedding(vocab, d, 5);
       const float* table = w.Get("embedding.weight").data.data();
       std::vector<int32_t> ids(kRows);
       for (int64_t j = 0; j < kRows; ++j) ids[j] = static_cast<int32_t>((j * 11) % vocab);

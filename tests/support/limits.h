@@ -32,4 +32,15 @@ inline std::string ErrorOf(const std::function<void()>& fn) {
   return "";
 }
 
+// The message of the UsageError fn throws, or "" if it throws none (another
+// Error passes through and fails the test).
+inline std::string UsageErrorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace phasor::testing

@@ -10,6 +10,7 @@
 
 #include "engine/error.h"
 #include "engine/npy.h"
+#include "tests/support/limits.h"
 
 namespace {
 
@@ -18,18 +19,8 @@ using phasor::EncodeJob;
 using phasor::EncodeRequest;
 using phasor::EncodeResult;
 using phasor::JobEvents;
-using phasor::UsageError;
 
-// The message of the UsageError that f throws, or "" if it throws none.
-template <typename F>
-std::string UsageMessage(F f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using phasor::testing::UsageErrorOf;
 
 EncodeRequest Tokens(const std::string& ids) {
   EncodeRequest r;
@@ -39,29 +30,29 @@ EncodeRequest Tokens(const std::string& ids) {
 
 TEST(CheckEncodeRequest, NamesTheOptionAtFault) {
   EncodeRequest none;
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckEncodeRequest(none); }),
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(none); }),
             "give exactly one of --tokens and --tokens-file");
   EncodeRequest both = Tokens("1 2");
   both.tokens_file = "t.txt";
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckEncodeRequest(both); }),
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(both); }),
             "give exactly one of --tokens and --tokens-file");
   EncodeRequest r = Tokens("1 2");
   r.normalize = true;
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckEncodeRequest(r); }), "--normalize needs --pool");
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }), "--normalize needs --pool");
   r = Tokens("1 2");
   r.pe_mode = "sometimes";
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckEncodeRequest(r); }).rfind("--pe-mode: ", 0), 0u);
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }).rfind("--pe-mode: ", 0), 0u);
   r = Tokens("1 2");
   r.layout = "packed";
   r.pool = "mean";
-  EXPECT_NE(UsageMessage([&] { phasor::CheckEncodeRequest(r); }).find("do not go together"),
+  EXPECT_NE(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }).find("do not go together"),
             std::string::npos);
   r = Tokens("1 2");
   r.offsets = "o.npy";
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckEncodeRequest(r); }),
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }),
             "--offsets needs --layout packed");
   r.layout = "packed";
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckEncodeRequest(r); }), "--offsets needs --output");
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }), "--offsets needs --output");
 }
 
 TEST(CheckEncodeRequest, PackedOffsetsGoBesideTheOutput) {

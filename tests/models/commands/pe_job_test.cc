@@ -11,39 +11,30 @@
 
 #include "engine/error.h"
 #include "layers/sinusoidal.h"
+#include "tests/support/limits.h"
 
 namespace {
 
 using phasor::PeJob;
 using phasor::PeRequest;
 using phasor::TableArgNames;
-using phasor::UsageError;
-
-template <typename F>
-std::string UsageMessage(F f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
+using phasor::testing::UsageErrorOf;
 
 TEST(TableChecks, NameTheArgumentsAsTheCallerSpellsThem) {
   const TableArgNames cli;
   const TableArgNames python{"start", "length", "rotary_dim"};
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckTableStart(-1, cli); }),
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckTableStart(-1, cli); }),
             "--start must be >= 0, got -1");
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckTableStart(-1, python); }),
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckTableStart(-1, python); }),
             "start must be >= 0, got -1");
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckTableStart(0, python); }), "");
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckTableStart(0, python); }), "");
   const int64_t last = int64_t{1} << 40;
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckTablePositions(last - 4, 4, python); }), "");
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckTablePositions(last - 4, 4, python); }), "");
   EXPECT_EQ(
-      UsageMessage([&] { phasor::CheckTablePositions(last - 3, 4, cli); }),
+      UsageErrorOf([&] { phasor::CheckTablePositions(last - 3, 4, cli); }),
       "--start " + std::to_string(last - 3) + " + --length 4 is past the largest position (2^40)");
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckTableValues(int64_t{1} << 20, 1024, python); }), "");
-  EXPECT_EQ(UsageMessage([&] { phasor::CheckTableValues((int64_t{1} << 20) + 1, 1024, python); }),
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckTableValues(int64_t{1} << 20, 1024, python); }), "");
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckTableValues((int64_t{1} << 20) + 1, 1024, python); }),
             "length 1048577 x rotary_dim 1024 is too large for one table (limit 2^30 values)");
 }
 
@@ -96,15 +87,15 @@ TEST(PeJob, RopeTableHasRotaryDimColumns) {
 TEST(PeJob, OptionsOfTheOtherKindAreNamed) {
   PeRequest r = Request(16, 4);
   r.given = {"--beta-fast"};
-  EXPECT_EQ(UsageMessage([&] { PeJob job(r); }), "--beta-fast applies to --kind rope only");
+  EXPECT_EQ(UsageErrorOf([&] { PeJob job(r); }), "--beta-fast applies to --kind rope only");
   r.kind = "rope";
   r.given = {"--denominator"};
-  EXPECT_EQ(UsageMessage([&] { PeJob job(r); }), "--denominator does not apply to --kind rope");
+  EXPECT_EQ(UsageErrorOf([&] { PeJob job(r); }), "--denominator does not apply to --kind rope");
   r.given = {"--factor", "--beta-fast"};
   r.scaling = "linear";
-  EXPECT_EQ(UsageMessage([&] { PeJob job(r); }), "--beta-fast is not used by --scaling linear");
+  EXPECT_EQ(UsageErrorOf([&] { PeJob job(r); }), "--beta-fast is not used by --scaling linear");
   r.given = {};
-  EXPECT_EQ(UsageMessage([&] { PeJob job(r); }), "--scaling linear needs --factor");
+  EXPECT_EQ(UsageErrorOf([&] { PeJob job(r); }), "--scaling linear needs --factor");
 }
 
 // PE(p)·PE(p+k) = sum over pairs of cos(k freq_i): d_model / 2 at k = 0, the
