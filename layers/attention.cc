@@ -55,12 +55,22 @@ int64_t PackedValuesPer32Tokens(const AttentionOptions& options) {
   return options.n_heads * ((d_even + d_pad) * 32 + 31 * d_even + d_pad);
 }
 
+// Rows of [2·d_model] floats that hold the keys and values of max_tokens
+// tokens by head at fp32: one a token, and 16 more for every kMinPanelKeys
+// tokens, which bound the 31·d_model floats a sequence's key panels may add
+// (MultiHeadSelfAttention::KeyFloats).
+uint64_t KeyValueRows(uint64_t max_tokens) {
+  static_assert(MultiHeadSelfAttention::kMinPanelKeys >= 1);
+  return max_tokens + max_tokens / MultiHeadSelfAttention::kMinPanelKeys * 16;
+}
+
 }  // namespace
 
 uint64_t AttentionWorkspace::KeyValueBytes(int64_t max_tokens, const AttentionOptions& options) {
   const auto tokens = static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0));
   if (options.precision == Precision::kFp32) {
-    return SaturatingMul(tokens, 2 * static_cast<uint64_t>(options.d_model) * sizeof(float));
+    return SaturatingMul(KeyValueRows(tokens),
+                         2 * static_cast<uint64_t>(options.d_model) * sizeof(float));
   }
   return SaturatingMul((tokens + 31) / 32,
                        static_cast<uint64_t>(PackedValuesPer32Tokens(options)) * sizeof(uint16_t));
@@ -76,7 +86,8 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
   int64_t per_tile = kernels::AttentionScratchFloats(q_tile, d_head);
   Allocate(qkv_, max_tokens, 3 * options.d_model, "q, k, v");
   if (options.precision == Precision::kFp32) {
-    Allocate(kv_, max_tokens, 2 * options.d_model, "keys and values by head");
+    Allocate(kv_, static_cast<int64_t>(KeyValueRows(std::max<int64_t>(max_tokens, 0))),
+             2 * options.d_model, "keys and values by head");
   } else {
     per_tile = std::max(per_tile, kernels::AttentionBf16ScratchFloats(q_tile, d_head));
     Allocate(kv_bf16_, (max_tokens + 31) / 32, PackedValuesPer32Tokens(options),
@@ -154,10 +165,16 @@ bool MultiHeadSelfAttention::Packed(int64_t keys) const {
   return options_.precision != Precision::kFp32 && keys >= kMinBf16Keys;
 }
 
+int64_t MultiHeadSelfAttention::KeyFloats(int64_t keys) const {
+  return keys >= kMinPanelKeys ? kernels::KeyPanelFloats(keys, d_head()) : keys * d_head();
+}
+
 void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspace& ws) const {
-  // Per sequence: its first query tile among all, and at bf16 and int8 where
-  // its packed keys and values start. Serial: a few operations a sequence.
+  // Per sequence: its first query tile among all, and where its keys and
+  // values start in ws.kv_ (fp32) or ws.kv_bf16_. Serial: a few operations a
+  // sequence.
   const int64_t batch = spans.batch, d_head = this->d_head();
+  const bool fp32 = options_.precision == Precision::kFp32;
   if (static_cast<int64_t>(ws.tile_start_.size()) < batch + 1) ws.tile_start_.resize(batch + 1);
   if (static_cast<int64_t>(ws.kv_start_.size()) < batch) ws.kv_start_.resize(batch);
   int64_t* tile_start = ws.tile_start_.data();  // [batch + 1]
@@ -168,24 +185,26 @@ void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspac
     tile_start[b + 1] = tile_start[b] + (spans.length[b] + kQueryTile - 1) / kQueryTile;
     kv_start[b] = kv_values;
     const int64_t n = spans.Keys(b);
-    if (Packed(n)) {
+    if (fp32) {
+      kv_values += options_.n_heads * (KeyFloats(n) + n * d_head);
+    } else if (Packed(n)) {
       kv_values += options_.n_heads *
                    (kernels::KeysBf16Values(n, d_head) + kernels::ValuesBf16Values(n, d_head));
     }
   }
-  assert(kv_values <= static_cast<int64_t>(ws.kv_bf16_.size()));
+  assert(kv_values <= static_cast<int64_t>(fp32 ? ws.kv_.size() : ws.kv_bf16_.size()));
 }
 
 // Keys and values of each (sequence, head) copied out contiguous, [n, d_head]
 // each: a key tile is then 128 rows of 256 bytes (d_head 64) side by side
 // instead of one row per 3·d_model floats, which on long sequences costs a TLB
-// miss per key row, for every query tile. At bf16 and int8 (int8: measured
-// faster than float32 attention, with no change in its accuracy bounds) they
-// are rounded and packed into panels instead (kernels/attention_bf16.h), for
-// sequences of kMinBf16Keys keys or more; shorter ones are read in place by the
-// float32 kernel.
-//   fp32: sequence b's keys and values at rows start[b].. of ws.kv_, [n_heads,
-//   2, keys, d_head] (keys <= its rows, so they fit).
+// miss per key row, for every query tile. From kMinPanelKeys keys the keys are
+// written as the score product's panels instead, once for all query tiles. At bf16 and int8 (int8:
+// measured faster than float32 attention, with no change in its accuracy bounds) they are rounded
+// and packed into panels instead (kernels/attention_bf16.h), for sequences of kMinBf16Keys keys or
+// more; shorter ones are read in place by the float32 kernel.
+//   fp32: [n_heads, keys (KeyFloats) | values [keys, d_head]] per sequence
+//   from kv_start[b] of ws.kv_ (KeyValueRows bounds the total).
 //   bf16 and int8: [n_heads, keys | values] per packed sequence from
 //   kv_start[b] of ws.kv_bf16_, 64-byte aligned (each part a multiple of 32
 //   values).
@@ -210,10 +229,17 @@ void MultiHeadSelfAttention::GatherKeysValues(const Spans& spans, AttentionWorks
       kernels::PackValuesBf16(v_in, ld_qkv, n, d_head, k_h + keys_values);
       return;
     }
-    float* k_h = kv + spans.start[b] * 2 * d_model + h * 2 * n * d_head;  // [n, d_head]
-    float* v_h = k_h + n * d_head;                                        // [n, d_head]
+    const int64_t key_floats = KeyFloats(n);
+    float* k_h = kv + kv_start[b] + h * (key_floats + n * d_head);  // panels, or [n, d_head]
+    float* v_h = k_h + key_floats;                                  // [n, d_head]
+    if (n >= kMinPanelKeys) {
+      kernels::PackKeyPanels(k_in, ld_qkv, n, d_head, k_h);
+    } else {
+      for (int64_t j = 0; j < n; ++j) {
+        std::copy(k_in + j * ld_qkv, k_in + j * ld_qkv + d_head, k_h + j * d_head);
+      }
+    }
     for (int64_t j = 0; j < n; ++j) {
-      std::copy(k_in + j * ld_qkv, k_in + j * ld_qkv + d_head, k_h + j * d_head);
       std::copy(v_in + j * ld_qkv, v_in + j * ld_qkv + d_head, v_h + j * d_head);
     }
   });
@@ -270,11 +296,14 @@ void MultiHeadSelfAttention::AttendTiles(int64_t tokens, const Spans& spans,
     if (reduced) {  // a short sequence at bf16 or int8: keys and values in place
       a.k = seq_qkv + d_model + h * d_head;
       a.ldk = a.ldv = ld_qkv;
+      a.v = a.k + d_model;
     } else {
-      a.k = kv + spans.start[b] * 2 * d_model + h * 2 * n * d_head;
+      const int64_t key_floats = KeyFloats(n);
+      const float* k_h = kv + kv_start[b] + h * (key_floats + n * d_head);
+      (n >= kMinPanelKeys ? a.k_panels : a.k) = k_h;
       a.ldk = a.ldv = d_head;
+      a.v = k_h + key_floats;
     }
-    a.v = a.k + (reduced ? d_model : n * d_head);
     kernels::AttentionTile(a, ws.TileScratch(slot));
   });
   // Rows outside every span attend to nothing: head outputs 0, so that they

@@ -105,6 +105,12 @@ class MultiHeadSelfAttention {
   // valid keys; a shorter one, whose products are a small share of its
   // layer, keeps them float32 and needs no packed copy of its keys.
   static constexpr int64_t kMinBf16Keys = 32;
+  // At fp32, a sequence with at least this many valid keys has them packed
+  // into the score product's panels once (kernels::PackKeyPanels), for all its
+  // query tiles; a shorter one, with a single query tile or few keys, has them
+  // packed inside that tile. The panels round the keys up to a multiple of 32,
+  // at most 31 more for every kQueryTile keys.
+  static constexpr int64_t kMinPanelKeys = kQueryTile;
 
   // Requires, under prefix (the module's, e.g. "layers.0.self_attn."):
   //   in_proj_weight [3·d_model, d_model], in_proj_bias [3·d_model],
@@ -145,6 +151,9 @@ class MultiHeadSelfAttention {
   void CheckCall(int64_t tokens, const Spans& spans, const AttentionWorkspace& ws) const;
   // Whether a sequence of this many keys runs on packed bfloat16 keys and values.
   bool Packed(int64_t keys) const;
+  // Floats of one head's keys in ws.kv_ at fp32: panels from kMinPanelKeys
+  // keys, rows below.
+  int64_t KeyFloats(int64_t keys) const;
   // Each sequence's first query tile and packed keys' offset in ws.
   void PlanSequences(const Spans& spans, AttentionWorkspace& ws) const;
   // Keys and values of each (sequence, head) out of ws's q | k | v rows.

@@ -19,6 +19,24 @@ using ConstStridedMap = Eigen::Map<const MatRM, 0, Stride>;
 
 }  // namespace
 
+int64_t KeyPanelFloats(int64_t n_keys, int64_t d_head) {
+  return (n_keys + kGemmPanel - 1) / kGemmPanel * kGemmPanel * d_head;
+}
+
+void PackKeyPanels(const float* k, int64_t ldk, int64_t n_keys, int64_t d_head, float* out) {
+  for (int64_t p0 = 0; p0 < n_keys; p0 += kGemmPanel) {
+    const int64_t m = std::min(kGemmPanel, n_keys - p0);
+    float* panel = out + p0 * d_head;  // [d_head, 32]
+    for (int64_t j = 0; j < m; ++j) {
+      const float* k_row = k + (p0 + j) * ldk;  // [d_head]
+      for (int64_t c = 0; c < d_head; ++c) panel[c * kGemmPanel + j] = k_row[c];
+    }
+    for (int64_t c = 0; m < kGemmPanel && c < d_head; ++c) {
+      std::fill(panel + c * kGemmPanel + m, panel + (c + 1) * kGemmPanel, 0.0f);
+    }
+  }
+}
+
 int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head) {
   // q·scale [max_q, d_head], a key tile transposed [d_head, key tile], scores
   // [max_q, key tile], running max and sum [max_q] each.
@@ -48,16 +66,13 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
   for (int64_t j0 = 0; j0 < a.n_keys; j0 += kt_max) {
     const int64_t kt = std::min(kt_max, a.n_keys - j0);
     // kᵀ in panels of kGemmPanel keys, so the scores are one panel product.
-    for (int64_t j = 0; j < kt; ++j) {
-      const float* k_row = a.k + (j0 + j) * a.ldk;  // [d_head]
-      float* dst = k_t + j / kGemmPanel * d_head * kGemmPanel + j % kGemmPanel;
-      for (int64_t c = 0; c < d_head; ++c) dst[c * kGemmPanel] = k_row[c];
-    }
+    const float* k_panels = a.k_panels ? a.k_panels + j0 * d_head : k_t;
+    if (!a.k_panels) PackKeyPanels(a.k + j0 * a.ldk, a.ldk, kt, d_head, k_t);
     // scores [n_q, kt] = q · k_tileᵀ
     PanelProduct scores;
     scores.a = q.data();
     scores.lda = d_head;
-    scores.b = k_t;
+    scores.b = k_panels;
     scores.ldb = kGemmPanel;
     scores.panel_stride = d_head * kGemmPanel;
     scores.c = scores_data;
@@ -67,12 +82,11 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     scores.n = kt;
     GemmPanels(scores);
     for (int64_t i = 0; i < n_q; ++i) {
-      MapArray row(scores_data + i * kt_max, kt);
-      const float new_max = std::max(run_max[i], row.maxCoeff());
+      float* row = scores_data + i * kt_max;  // [kt]
+      const float new_max = std::max(run_max[i], Max(row, kt));
       // exp(-inf) = 0 on the first tile: nothing to rescale yet.
       const float rescale = std::exp(run_max[i] - new_max);
-      ExpShifted(row.data(), new_max, kt, row.data());
-      run_sum[i] = run_sum[i] * rescale + Sum(row.data(), kt);
+      run_sum[i] = run_sum[i] * rescale + ExpShiftedSum(row, new_max, kt, row);
       run_max[i] = new_max;
       if (rescale != 1.0f) out.row(i) *= rescale;
     }

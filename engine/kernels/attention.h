@@ -23,6 +23,10 @@ inline constexpr int64_t kAttentionKeyTile = 128;
 struct AttentionArgs {
   const float* q = nullptr;  // [n_q, d_head], row stride ldq
   const float* k = nullptr;  // [n_keys, d_head], row stride ldk
+  // Optional: the same keys already in panels (PackKeyPanels of all n_keys);
+  // k is then not read. A caller that runs several query tiles over one
+  // sequence's keys packs them once instead of once a tile.
+  const float* k_panels = nullptr;
   const float* v = nullptr;  // [n_keys, d_head], row stride ldv
   float* out = nullptr;      // [n_q, d_head], row stride ldo; may not overlap q, k, v
   int64_t ldq = 0, ldk = 0, ldv = 0, ldo = 0;
@@ -32,6 +36,13 @@ struct AttentionArgs {
   float scale = 1.0f;  // usually 1/sqrt(d_head)
 };
 
+// The keys as AttentionTile multiplies by them: kᵀ in panels of 32 keys
+// (gemm.h's kGemmPanel), [ceil(n_keys / 32)][d_head][32], the last panel's
+// columns past n_keys zero.
+int64_t KeyPanelFloats(int64_t n_keys, int64_t d_head);
+// k: [n_keys, d_head], row stride ldk; out: KeyPanelFloats(n_keys, d_head) floats.
+void PackKeyPanels(const float* k, int64_t ldk, int64_t n_keys, int64_t d_head, float* out);
+
 // Floats of scratch that AttentionTile needs for up to max_q queries.
 int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head);
 
@@ -39,8 +50,9 @@ int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head);
 // calling thread. The result depends only on the inputs' values and shapes,
 // not on where they or the scratch sit in memory. Serial. The two products
 // per key tile run on the register-tile kernel of gemm.h: the key tile is
-// transposed into panels in scratch (d_head · kAttentionKeyTile floats, 1% of
-// the tile's arithmetic), the value rows are read in place.
+// read from k_panels, or else packed into panels in scratch (d_head ·
+// kAttentionKeyTile floats), the value rows are read in place. The scores'
+// max, exp and sum are vector_math.h's (Max, ExpShiftedSum).
 void AttentionTile(const AttentionArgs& a, float* scratch);
 
 // The naive twin: full softmax over all keys, plain loops in double.

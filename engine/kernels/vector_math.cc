@@ -64,6 +64,10 @@ void ExpShifted(const float* x, float shift, int64_t n, float* out) {
   Kernels().exp_shifted(x, shift, n, out);
 }
 
+float ExpShiftedSum(const float* x, float shift, int64_t n, float* out) {
+  return Kernels().exp_sum(x, shift, n, out);
+}
+
 float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out) {
   return Kernels().exp_bf16(x, shift, n, out);
 }

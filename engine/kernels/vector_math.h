@@ -29,6 +29,10 @@ float SumOfSquares(const float* v, int64_t n);
 // every target. out may equal x.
 void ExpShifted(const float* x, float shift, int64_t n, float* out);
 
+// ExpShifted, and returns Sum(out, n) bit for bit (its 16 lanes and tree) from
+// the same pass: a softmax's weights and the sum they normalise by.
+float ExpShiftedSum(const float* x, float shift, int64_t n, float* out);
+
 // out[j] = ToBf16(exp(x[j] - shift)) (gemm_bf16.h) for j < n, and returns
 // Σ_j FromBf16(out[j]): softmax weights in bfloat16 and the sum they normalise
 // by, in one pass. exp is ExpShifted's formula, in fused multiply-adds where

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engine/kernels/kernel_table.h"
+#include "engine/kernels/vector_math.h"
 
 namespace phasor::kernels::portable {
 namespace {
@@ -19,6 +20,11 @@ void ExpShifted(const float* x, float shift, int64_t n, float* out) {
     const float e = ExpScalar(x[j] - shift);  // every value, then a select: no branch
     out[j] = x[j] == kNegInf ? 0.0f : e;
   }
+}
+
+float ExpSum(const float* x, float shift, int64_t n, float* out) {
+  ExpShifted(x, shift, n, out);
+  return Sum(out, n);
 }
 
 void Bf16Round(const float* x, int64_t n, uint16_t* out) {

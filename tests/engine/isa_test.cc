@@ -242,6 +242,37 @@ TEST(IsaTest, ExpGivesTheSameBitsOnEveryTarget) {
   for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back()));
 }
 
+// ExpShiftedSum: ExpShifted's values and Sum's sum of them, bit for bit, on
+// every target (the sum's 16 lanes split over two vectors on avx2, one on
+// avx512), and the sum within float rounding of a double sum of exp.
+TEST(IsaTest, ExpShiftedSumIsExpShiftedThenSumOnEveryTarget) {
+  IsaGuard guard;
+  std::vector<float> x = Random(203, 12, -30.0f, 5.0f);
+  x[5] = -std::numeric_limits<float>::infinity();
+  for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 128, 203}) {
+    SetIsa(Isa::kPortable);
+    std::vector<float> want(n);
+    ExpShifted(x.data(), 1.5f, n, want.data());
+    const float want_sum = Sum(want.data(), n);
+    double exact = 0.0;
+    for (int64_t j = 0; j < n; ++j) exact += j == 5 ? 0.0 : std::exp(double{x[j]} - 1.5);
+    for (Isa isa : AvailableIsas()) {
+      SetIsa(isa);
+      std::vector<float> out(n);
+      const float sum = ExpShiftedSum(x.data(), 1.5f, n, out.data());
+      EXPECT_TRUE(SameBits(out, want)) << IsaName(isa) << " " << n;
+      EXPECT_EQ(std::memcmp(&sum, &want_sum, sizeof sum), 0) << IsaName(isa) << " " << n;
+      EXPECT_NEAR(sum, exact, 1e-5 * exact + 1e-30) << IsaName(isa) << " " << n;
+    }
+  }
+  std::vector<float> with_nan(x.begin(), x.begin() + 40), out(40);
+  with_nan[33] = std::numeric_limits<float>::quiet_NaN();
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(isa);
+    EXPECT_TRUE(std::isnan(ExpShiftedSum(with_nan.data(), 1.5f, 40, out.data()))) << IsaName(isa);
+  }
+}
+
 // Softmax weights in bfloat16: each value is exp rounded to bfloat16, at most
 // one bfloat16 step from ToBf16 of the exact exp (the target's exp is about 1
 // ulp before the rounding); NaN kept, -inf masked to 0; the sum is that of the

@@ -40,6 +40,7 @@ const std::map<std::string, std::vector<std::string>>& CrossTargetTests() {
       {"scale_row", {"IsaTest.RowKernelsGiveTheSameBitsOnEveryTarget"}},
       {"fill_row", {"IsaTest.RowKernelsGiveTheSameBitsOnEveryTarget"}},
       {"exp_shifted", {"IsaTest.ExpGivesTheSameBitsOnEveryTarget"}},
+      {"exp_sum", {"IsaTest.ExpShiftedSumIsExpShiftedThenSumOnEveryTarget"}},
       {"exp_bf16", {"IsaTest.ExpBf16SumRoundsExpOnEveryTarget"}},
       {"row_max", {"IsaTest.MaxIsTheLargestValueOnEveryTarget"}},
   };

@@ -207,6 +207,33 @@ TEST_P(AttentionTileKernelTest, SameResultInAnyAlignedScratch) {
   EXPECT_EQ(out1, out2);
 }
 
+// Keys packed once (PackKeyPanels) give the same bits as keys packed inside
+// the tile, and the panels hold key j's column c at [j / 32][c][j % 32].
+TEST_P(AttentionTileKernelTest, PrePackedKeysGiveTheSameBits) {
+  const auto [n_q, n_keys, d_head] = GetParam();
+  const StridedCase c = MakeCase(n_q, n_keys, d_head, 24);
+  std::vector<float> panels(static_cast<size_t>(KeyPanelFloats(n_keys, d_head)), NAN);
+  ASSERT_EQ(static_cast<int64_t>(panels.size()), (n_keys + 31) / 32 * 32 * d_head);
+  float unused[2];
+  const float* k = c.Args(unused).k;  // [n_keys, d_head], row stride c.ld
+  PackKeyPanels(k, c.ld, n_keys, d_head, panels.data());
+  for (int64_t j = 0; j < (n_keys + 31) / 32 * 32; ++j) {
+    for (int64_t col = 0; col < d_head; ++col) {
+      const float want = j < n_keys ? k[j * c.ld + col] : 0.0f;
+      ASSERT_EQ(panels[static_cast<size_t>(j / 32 * d_head * 32 + col * 32 + j % 32)], want)
+          << j << "," << col;
+    }
+  }
+  std::vector<float> out1(c.OutFloats()), out2(c.OutFloats()), storage;
+  const int64_t floats = AttentionScratchFloats(n_q, d_head);
+  AttentionTile(c.Args(out1.data()), ScratchPointer(storage, floats, 0));
+  AttentionArgs a = c.Args(out2.data());
+  a.k = nullptr;  // not read
+  a.k_panels = panels.data();
+  AttentionTile(a, ScratchPointer(storage, floats, 0));
+  EXPECT_EQ(out1, out2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, AttentionTileKernelTest,
                          ::testing::Values(AttentionShape{1, 1, 16}, AttentionShape{1, 300, 16},
                                            AttentionShape{37, 0, 16},  // every key masked
