@@ -271,6 +271,8 @@ void BM_Encoder(benchmark::State& state) {
 BENCHMARK(BM_PackedLinear)
     ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
     ->Args({512, 2048, 512, 2})
+    ->ArgsProduct({{384}, {768}, {2304, 3072}, {1}})  // BERT-base's q, k, v and first FF
+    ->Args({384, 3072, 768, 1})
     ->UseRealTime();
 BENCHMARK(BM_Int8Linear)
     ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})

@@ -96,7 +96,7 @@ else
   isa_repeat=10
   ort_rounds=3
   ort_repeat=10
-  ort_cases="d512 d256"
+  ort_cases="d512 d256 bert"
   ragged_rounds=5
   corpus_lines=100000
   budget_lines=2000

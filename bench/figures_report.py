@@ -27,7 +27,9 @@ import textwrap
 ISAS = ["avx512", "avx2", "portable"]
 PRECISIONS = ["fp32", "bf16", "int8"]
 CASES = {"d512": ("d512/8h/6L/ff2048, 1 × 512", 512, 8, 6, 2048, 1, 512),
-         "d256": ("d256/4h/4L/ff1024, 8 × 128", 256, 4, 4, 1024, 8, 128)}
+         "d256": ("d256/4h/4L/ff1024, 8 × 128", 256, 4, 4, 1024, 8, 128),
+         "bert": ("d768/12h/12L/ff3072 gelu (BERT-base's shape), 1 × 384", 768, 12, 12, 3072, 1,
+                  384)}
 
 
 # ---------------------------------------------------------------- formatting
@@ -332,7 +334,8 @@ def ort_section(run, cells, pk):
              f"against the float32 peak of `{run.default_isa}` at the same thread count "
              "(ONNX Runtime's kernels are its own, read against the same peak).", ""]
     out = []
-    for (case, p, t), c in sorted(cells.items(), key=lambda kv: (-int(kv[0][0][1:]), kv[0][2] * -1)):
+    order = list(CASES)
+    for (case, p, t), c in sorted(cells.items(), key=lambda kv: (order.index(kv[0][0]), -kv[0][2])):
         if p != "fp32":
             continue
         peak = pk.get((run.default_isa, t))
@@ -875,7 +878,6 @@ def summary(run):
     bullets = []
     # The d512 case, or the first case the run has (a --quick run takes d256 alone).
     main = next((c for c in CASES if (c, "fp32", 2) in cells), None)
-    other = next((c for c in CASES if c != main and (c, "fp32", 2) in cells), None)
     c2, c1 = cells.get((main, "fp32", 2)), cells.get((main, "fp32", 1))
     peak2 = pk.get((run.default_isa, 2))
     if c2 and c2["phasor"]:
@@ -887,9 +889,10 @@ def summary(run):
                   f"`{run.default_isa}` ({peak2:.0f})")
         if c2["ratio"]:
             s += f", {med(c2['ratio']):.2f}× ONNX Runtime on the same weights"
-        o = cells.get((other, "fp32", 2))
-        if o and o["ratio"]:
-            s += f"; {CASES[other][0]} tokens: {med(o['ratio']):.2f}× ONNX Runtime"
+        for other in (c for c in CASES if c != main):
+            o = cells.get((other, "fp32", 2))
+            if o and o["ratio"]:
+                s += f"; {CASES[other][0]} tokens: {med(o['ratio']):.2f}× ONNX Runtime"
         if c1 and c1["ratio"]:
             s += f". On one thread the {main} case runs at {med(c1['ratio']):.2f}× ONNX Runtime"
         bullets.append(s + ".")

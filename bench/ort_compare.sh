@@ -4,7 +4,7 @@
 #
 #   bench/ort_compare.sh [--phasor build/bin/phasor] [--work /tmp/phasor-ort]
 #                        [--ort-dir /tmp/ort] [--rounds 5] [--repeat 10]
-#                        [--threads "2 1"] [--cases "d512 d256"]
+#                        [--threads "2 1"] [--cases "d512 d256 bert"]
 #                        [--precision "fp32 bf16 int8"]
 #
 # For each case it writes a model with `phasor make-toy`, exports it with
@@ -36,7 +36,7 @@ ort_dir="${ORT_DIR:-/tmp/ort}"
 rounds=5
 repeat=10
 threads_list="2 1"
-cases="d512 d256"
+cases="d512 d256 bert"
 precisions="fp32"
 python="${PYTHON:-/usr/bin/python3}"
 
@@ -91,7 +91,10 @@ case_args() {
   case "$1" in
     d512) echo "--vocab 32000 --d-model 512 --n-heads 8 --n-layers 6 --d-ff 2048|1|512" ;;
     d256) echo "--vocab 32000 --d-model 256 --n-heads 4 --n-layers 4 --d-ff 1024|8|128" ;;
-    *) echo "ort_compare: unknown case $1 (d512, d256)" >&2; exit 2 ;;
+    # BERT-base's shape (post-LN, gelu; its 30522-token vocabulary does not
+    # change the work, so the ids stay those of the other cases).
+    bert) echo "--vocab 32000 --d-model 768 --n-heads 12 --n-layers 12 --d-ff 3072 --activation gelu|1|384" ;;
+    *) echo "ort_compare: unknown case $1 (d512, d256, bert)" >&2; exit 2 ;;
   esac
 }
 
