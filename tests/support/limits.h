@@ -22,25 +22,21 @@ class ScopedLimit {
   uint64_t saved_;
 };
 
-// The message of the Error fn throws, or "" if it throws none.
-inline std::string ErrorOf(const std::function<void()>& fn) {
+// The message of the exception of type E (Error or one derived from it) that
+// fn throws, or "" if it throws none; another exception passes through and
+// fails the test.
+template <class E>
+std::string MessageOf(const std::function<void()>& fn) {
   try {
     fn();
-  } catch (const Error& e) {
+  } catch (const E& e) {
     return e.what();
   }
   return "";
 }
-
-// The message of the UsageError fn throws, or "" if it throws none (another
-// Error passes through and fails the test).
+inline std::string ErrorOf(const std::function<void()>& fn) { return MessageOf<Error>(fn); }
 inline std::string UsageErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return MessageOf<UsageError>(fn);
 }
 
 }  // namespace phasor::testing
