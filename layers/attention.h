@@ -44,7 +44,8 @@ struct AttentionOptions {
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens
 // tokens (batch · seq) and `threads` threads, and reused by every call and by
 // every layer of the same d_model, n_heads and precision. A token takes
-// 6·d_model floats, 2·d_model of them its keys and values; at bf16 and int8
+// 6·d_model floats, 2·d_model of them its keys and values (and room for the
+// key panels' padding: 2·d_model floats more per 8 tokens); at bf16 and int8
 // those are packed in bfloat16 instead, in 1.5·d_model floats' room for heads
 // a multiple of 32 wide, up to about 2·d_model for other heads of 16 or more,
 // more for narrower ones. Per thread: a query tile's scratch and kOutRows
@@ -77,7 +78,7 @@ class AttentionWorkspace {
   int threads_ = 0;
   int64_t tile_floats_ = 0;  // per slot, a multiple of 16 floats (64 bytes)
   std::vector<float> qkv_;   // [max_tokens, 3·d_model]: q | k | v of every token
-  std::vector<float> kv_;    // fp32: [max_tokens, 2·d_model]: keys, values by head
+  std::vector<float> kv_;    // fp32: [KeyValueRows, 2·d_model]: keys, values by head
   // bf16 and int8: keys and values packed by head (kernels/attention_bf16.h)
   std::vector<uint16_t, AlignedAllocator<uint16_t>> kv_bf16_;
   std::vector<float> heads_;      // [max_tokens, d_model]: o_h of every head, concatenated
