@@ -58,7 +58,7 @@ int64_t PackedValuesPer32Tokens(const AttentionOptions& options) {
 // Rows of [2·d_model] floats that hold the keys and values of max_tokens
 // tokens by head at fp32: one a token, and 16 more for every kMinPanelKeys
 // tokens, which bound the 31·d_model floats a sequence's key panels may add
-// (MultiHeadSelfAttention::KeyFloats).
+// (MultiHeadSelfAttention::KeyValues).
 uint64_t KeyValueRows(uint64_t max_tokens) {
   static_assert(MultiHeadSelfAttention::kMinPanelKeys >= 1);
   return max_tokens + max_tokens / MultiHeadSelfAttention::kMinPanelKeys * 16;
@@ -165,16 +165,26 @@ bool MultiHeadSelfAttention::Packed(int64_t keys) const {
   return options_.precision != Precision::kFp32 && keys >= kMinBf16Keys;
 }
 
-int64_t MultiHeadSelfAttention::KeyFloats(int64_t keys) const {
-  return keys >= kMinPanelKeys ? kernels::KeyPanelFloats(keys, d_head()) : keys * d_head();
+bool MultiHeadSelfAttention::PanelKeys(int64_t keys) const {
+  return options_.precision == Precision::kFp32 && keys >= kMinPanelKeys;
+}
+
+int64_t MultiHeadSelfAttention::KeyValues(int64_t keys) const {
+  const int64_t d_head = this->d_head();
+  if (Packed(keys)) return kernels::KeysBf16Values(keys, d_head);
+  return PanelKeys(keys) ? kernels::KeyPanelFloats(keys, d_head) : keys * d_head;
+}
+
+int64_t MultiHeadSelfAttention::HeadValues(int64_t keys) const {
+  if (Packed(keys)) return KeyValues(keys) + kernels::ValuesBf16Values(keys, d_head());
+  return options_.precision == Precision::kFp32 ? KeyValues(keys) + keys * d_head() : 0;
 }
 
 void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspace& ws) const {
   // Per sequence: its first query tile among all, and where its keys and
   // values start in ws.kv_ (fp32) or ws.kv_bf16_. Serial: a few operations a
   // sequence.
-  const int64_t batch = spans.batch, d_head = this->d_head();
-  const bool fp32 = options_.precision == Precision::kFp32;
+  const int64_t batch = spans.batch;
   if (static_cast<int64_t>(ws.tile_start_.size()) < batch + 1) ws.tile_start_.resize(batch + 1);
   if (static_cast<int64_t>(ws.kv_start_.size()) < batch) ws.kv_start_.resize(batch);
   int64_t* tile_start = ws.tile_start_.data();  // [batch + 1]
@@ -184,26 +194,23 @@ void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspac
   for (int64_t b = 0; b < batch; ++b) {
     tile_start[b + 1] = tile_start[b] + (spans.length[b] + kQueryTile - 1) / kQueryTile;
     kv_start[b] = kv_values;
-    const int64_t n = spans.Keys(b);
-    if (fp32) {
-      kv_values += options_.n_heads * (KeyFloats(n) + n * d_head);
-    } else if (Packed(n)) {
-      kv_values += options_.n_heads *
-                   (kernels::KeysBf16Values(n, d_head) + kernels::ValuesBf16Values(n, d_head));
-    }
+    kv_values += options_.n_heads * HeadValues(spans.Keys(b));
   }
-  assert(kv_values <= static_cast<int64_t>(fp32 ? ws.kv_.size() : ws.kv_bf16_.size()));
+  assert(kv_values <= static_cast<int64_t>(options_.precision == Precision::kFp32
+                                               ? ws.kv_.size()
+                                               : ws.kv_bf16_.size()));
 }
 
 // Keys and values of each (sequence, head) copied out contiguous, [n, d_head]
 // each: a key tile is then 128 rows of 256 bytes (d_head 64) side by side
 // instead of one row per 3·d_model floats, which on long sequences costs a TLB
-// miss per key row, for every query tile. From kMinPanelKeys keys the keys are
-// written as the score product's panels instead, once for all query tiles. At bf16 and int8 (int8:
-// measured faster than float32 attention, with no change in its accuracy bounds) they are rounded
-// and packed into panels instead (kernels/attention_bf16.h), for sequences of kMinBf16Keys keys or
+// miss per key row, for every query tile. From kMinPanelKeys keys, the keys
+// are written as the score product's panels, once for all query tiles. At
+// bf16 and int8 (int8: measured faster than float32 attention, with no change
+// in its accuracy bounds) keys and values are rounded and packed into panels
+// instead (kernels/attention_bf16.h), for sequences of kMinBf16Keys keys or
 // more; shorter ones are read in place by the float32 kernel.
-//   fp32: [n_heads, keys (KeyFloats) | values [keys, d_head]] per sequence
+//   fp32: [n_heads, keys (KeyValues) | values [keys, d_head]] per sequence
 //   from kv_start[b] of ws.kv_ (KeyValueRows bounds the total).
 //   bf16 and int8: [n_heads, keys | values] per packed sequence from
 //   kv_start[b] of ws.kv_bf16_, 64-byte aligned (each part a multiple of 32
@@ -220,19 +227,16 @@ void MultiHeadSelfAttention::GatherKeysValues(const Spans& spans, AttentionWorks
     const int64_t b = t / n_heads, h = t % n_heads, n = spans.Keys(b);
     const float* k_in = qkv + spans.start[b] * ld_qkv + d_model + h * d_head;  // [n, d_head]
     const float* v_in = k_in + d_model;                                        // [n, d_head]
+    const int64_t at = kv_start[b] + h * HeadValues(n);  // this head's keys, then values
     if (reduced) {
       if (!Packed(n)) return;
-      const int64_t keys_values = kernels::KeysBf16Values(n, d_head);
-      uint16_t* k_h =
-          kv_bf16 + kv_start[b] + h * (keys_values + kernels::ValuesBf16Values(n, d_head));
-      kernels::PackKeysBf16(k_in, ld_qkv, n, d_head, k_h);
-      kernels::PackValuesBf16(v_in, ld_qkv, n, d_head, k_h + keys_values);
+      kernels::PackKeysBf16(k_in, ld_qkv, n, d_head, kv_bf16 + at);
+      kernels::PackValuesBf16(v_in, ld_qkv, n, d_head, kv_bf16 + at + KeyValues(n));
       return;
     }
-    const int64_t key_floats = KeyFloats(n);
-    float* k_h = kv + kv_start[b] + h * (key_floats + n * d_head);  // panels, or [n, d_head]
-    float* v_h = k_h + key_floats;                                  // [n, d_head]
-    if (n >= kMinPanelKeys) {
+    float* k_h = kv + at;             // panels, or [n, d_head]
+    float* v_h = k_h + KeyValues(n);  // [n, d_head]
+    if (PanelKeys(n)) {
       kernels::PackKeyPanels(k_in, ld_qkv, n, d_head, k_h);
     } else {
       for (int64_t j = 0; j < n; ++j) {
@@ -282,12 +286,12 @@ void MultiHeadSelfAttention::AttendTiles(int64_t tokens, const Spans& spans,
       a.d_head = d_head;
       a.scale = scale;
     };
+    const int64_t at = kv_start[b] + h * HeadValues(n);  // this head's keys, then values
     if (Packed(n)) {
       kernels::AttentionBf16Args a;
       tile(a);
-      const int64_t keys_values = kernels::KeysBf16Values(n, d_head);
-      a.k = kv_bf16 + kv_start[b] + h * (keys_values + kernels::ValuesBf16Values(n, d_head));
-      a.v = a.k + keys_values;
+      a.k = kv_bf16 + at;
+      a.v = a.k + KeyValues(n);
       kernels::AttentionTileBf16(a, ws.TileScratch(slot));
       return;
     }
@@ -298,11 +302,9 @@ void MultiHeadSelfAttention::AttendTiles(int64_t tokens, const Spans& spans,
       a.ldk = a.ldv = ld_qkv;
       a.v = a.k + d_model;
     } else {
-      const int64_t key_floats = KeyFloats(n);
-      const float* k_h = kv + kv_start[b] + h * (key_floats + n * d_head);
-      (n >= kMinPanelKeys ? a.k_panels : a.k) = k_h;
+      (PanelKeys(n) ? a.k_panels : a.k) = kv + at;
       a.ldk = a.ldv = d_head;
-      a.v = k_h + key_floats;
+      a.v = kv + at + KeyValues(n);
     }
     kernels::AttentionTile(a, ws.TileScratch(slot));
   });

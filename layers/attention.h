@@ -152,9 +152,13 @@ class MultiHeadSelfAttention {
   void CheckCall(int64_t tokens, const Spans& spans, const AttentionWorkspace& ws) const;
   // Whether a sequence of this many keys runs on packed bfloat16 keys and values.
   bool Packed(int64_t keys) const;
-  // Floats of one head's keys in ws.kv_ at fp32: panels from kMinPanelKeys
-  // keys, rows below.
-  int64_t KeyFloats(int64_t keys) const;
+  // Whether a sequence of this many keys has them packed into panels at fp32.
+  bool PanelKeys(int64_t keys) const;
+  // The room of one head's keys (KeyValues), and of its keys and values
+  // (HeadValues), in ws.kv_ (floats) or ws.kv_bf16_ (bfloat16 values).
+  // HeadValues is 0 for a short sequence at bf16 or int8: it is read in place.
+  int64_t KeyValues(int64_t keys) const;
+  int64_t HeadValues(int64_t keys) const;
   // Each sequence's first query tile and packed keys' offset in ws.
   void PlanSequences(const Spans& spans, AttentionWorkspace& ws) const;
   // Keys and values of each (sequence, head) out of ws's q | k | v rows.

@@ -86,8 +86,8 @@ uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {
   // (d_model each), its length slot and, at bf16 and int8, the projections'
   // rounded or quantized rows; then the keys and values by head (2·d_model a
   // token in float32 and room for the key panels' padding, packed in bfloat16
-  // at bf16 and int8). The per-thread
-  // tiles are a few MiB at most and are left out.
+  // at bf16 and int8). The per-thread tiles are a few MiB at most and are left
+  // out.
   const uint64_t d = static_cast<uint64_t>(config_.d_model);
   const uint64_t per_token = 5 * d * sizeof(float) + sizeof(int64_t) + sizeof(int32_t) +
                              static_cast<uint64_t>(Linear::ScratchBytes(precision_, 1, d));
