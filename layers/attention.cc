@@ -202,7 +202,7 @@ void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspac
 }
 
 // Keys and values of each (sequence, head) copied out contiguous, [n, d_head]
-// each: a key tile is then 128 rows of 256 bytes (d_head 64) side by side
+// each: a key tile is then 512 rows of 256 bytes (d_head 64) side by side
 // instead of one row per 3·d_model floats, which on long sequences costs a TLB
 // miss per key row, for every query tile. From kMinPanelKeys keys, the keys
 // are written as the score product's panels, once for all query tiles. At

@@ -121,10 +121,14 @@ CASES = [
      dict(seed=10, d_model=32, n_heads=4, d_ff=64, lengths=[16],
           positional=dict(base=500.0, mode="cached", max_len=64))),
     ("long_ragged_h64",
-     "heads of 64, ragged lines of 261, 97, 33 and 20 tokens: several key tiles, odd "
-     "lengths, and lines on both sides of the 32 keys where bf16 attention starts",
+     "heads of 64, ragged lines of 261, 97, 33 and 20 tokens: odd lengths, "
+     "key panels from 128 keys, and lines on both sides of the 32 keys where bf16 attention starts",
      dict(seed=11, d_model=128, n_heads=2, d_ff=256, lengths=[261, 97, 33, 20],
           pad_token_id=0)),
+    ("key_tiles_h64",
+     "one head of 64, ragged lines of 1030 and 513 tokens: three and two key tiles of 512 "
+     "(the last of one key)",
+     dict(seed=12, d_model=64, n_heads=1, d_ff=128, lengths=[1030, 513], pad_token_id=0)),
 ]
 
 

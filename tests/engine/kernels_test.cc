@@ -239,7 +239,10 @@ INSTANTIATE_TEST_SUITE_P(Shapes, AttentionTileKernelTest,
                                            AttentionShape{37, 0, 16},  // every key masked
                                            AttentionShape{64, 127, 16}, AttentionShape{64, 128, 16},
                                            AttentionShape{64, 129, 64}, AttentionShape{5, 300, 1},
-                                           AttentionShape{17, 1000, 64}));
+                                           AttentionShape{17, 1000, 64},
+                                           // both sides of a key tile (512 keys)
+                                           AttentionShape{9, 511, 16}, AttentionShape{9, 512, 16},
+                                           AttentionShape{9, 513, 64}));
 
 TEST(AttentionTileKernelTest, LargeScoresStayFinite) {
   StridedCase c = MakeCase(4, 200, 8, 24);

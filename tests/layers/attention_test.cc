@@ -229,7 +229,7 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, AttentionTest,
     ::testing::Values(Case{96, 6, 1, {1}},                 // one token
                       Case{96, 6, 70, {70, 33}},           // seq not a multiple of the query tile
-                      Case{64, 4, 130, {130, 1, 0, 129}},  // several key tiles; an empty sequence
+                      Case{64, 4, 530, {530, 1, 0, 129}},  // several key tiles; an empty sequence
                       Case{32, 1, 200, {200}},             // one head
                       Case{48, 8, 65, {64, 65}},           // d_head 6
                       Case{16, 16, 9, {9, 3}}));           // d_head 1
@@ -277,7 +277,7 @@ TEST_P(AttentionAtBf16Test, MatchesNaiveAtReducedPrecision) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, AttentionAtBf16Test,
-    ::testing::Values(Case{128, 2, 300, {300, 40, 31, 0}},  // key tiles; both sides of 32 keys
+    ::testing::Values(Case{128, 2, 600, {600, 40, 31, 0}},  // key tiles; both sides of 32 keys
                       Case{96, 2, 70, {70, 33}},            // d_head 48: a partial value panel
                       Case{66, 2, 45, {45, 32, 1}},         // d_head 33: odd
                       Case{48, 8, 65, {64, 65}},            // d_head 6
