@@ -164,16 +164,14 @@ TEST_P(AttentionBf16TileTest, MatchesTheNaiveTwinOnEveryTarget) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, AttentionBf16TileTest,
-                         ::testing::Values(Shape{1, 1, 16}, Shape{1, 300, 16},
-                                           Shape{37, 0, 16},  // every key masked
-                                           Shape{64, 127, 64}, Shape{64, 128, 64},
-                                           Shape{64, 129, 48}, Shape{5, 300, 1}, Shape{3, 77, 33},
-                                           Shape{128, 257, 96}, Shape{17, 1000, 64},
-                                           Shape{33, 200, 160},  // k pairs past avx2's chunk
-                                           // both sides of a key tile (512 keys)
-                                           Shape{9, 511, 64}, Shape{9, 512, 64},
-                                           Shape{9, 513, 64}));
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, AttentionBf16TileTest,
+    ::testing::Values(Shape{1, 1, 16}, Shape{1, 300, 16}, Shape{37, 0, 16},  // every key masked
+                      Shape{64, 127, 64}, Shape{64, 128, 64}, Shape{64, 129, 48}, Shape{5, 300, 1},
+                      Shape{3, 77, 33}, Shape{128, 257, 96}, Shape{17, 1000, 64},
+                      Shape{33, 200, 160},  // k pairs past avx2's chunk
+                      // both sides of a key tile (512 keys)
+                      Shape{9, 511, 64}, Shape{9, 512, 64}, Shape{9, 513, 64}));
 
 TEST(AttentionBf16TileTest, LargeScoresStayFiniteAndInsideTheValues) {
   Case c = MakeCase(4, 200, 32, 24);
