@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <unsupported/Eigen/SpecialFunctions>
 
 #include "engine/kernels/kernel_table.h"
 #include "engine/tensor.h"
@@ -12,9 +11,6 @@ namespace phasor::kernels {
 namespace {
 
 constexpr int kLanes = 16;
-constexpr float kInvSqrt2 = 0.70710678118654752440f;
-constexpr int64_t kChunk = 256;  // floats per pass through the aligned buffer
-using AlignedArray = Eigen::Map<ArrayF, Eigen::Aligned64>;
 
 // Sums f(v[j]) into kLanes independent lanes (the compiler vectorises the
 // inner loop without reassociating anything), then adds the lanes in a fixed
@@ -31,21 +27,6 @@ float LaneSum(const float* v, int64_t n, F f) {
     for (int k = 0; k < width; ++k) lanes[k] += lanes[k + width];
   }
   return lanes[0];
-}
-
-// Runs op on x in chunks copied to an aligned buffer, so Eigen's vectorised
-// loop always starts at the chunk's first value: which values go through the
-// scalar tail depends on n only.
-template <class Op>
-void ThroughAlignedBuffer(const float* x, int64_t n, float* out, Op op) {
-  alignas(64) float buffer[kChunk];
-  for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
-    const int64_t m = std::min(kChunk, n - j0);
-    AlignedArray b(buffer, m);
-    b = ConstMapArray(x + j0, m);
-    op(b);
-    MapArray(out + j0, m) = b;
-  }
 }
 
 }  // namespace
@@ -72,9 +53,6 @@ float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out) {
   return Kernels().exp_bf16(x, shift, n, out);
 }
 
-void GeluErf(const float* x, int64_t n, float* out) {
-  ThroughAlignedBuffer(x, n, out,
-                       [](AlignedArray& b) { b = 0.5f * b * (1.0f + (b * kInvSqrt2).erf()); });
-}
+void GeluErf(const float* x, int64_t n, float* out) { Kernels().gelu_erf(x, n, out); }
 
 }  // namespace phasor::kernels

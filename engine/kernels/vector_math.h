@@ -42,8 +42,10 @@ float ExpShiftedSum(const float* x, float shift, int64_t n, float* out);
 // order are the target's, fixed for a given n.
 float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out);
 
-// out[j] = 0.5·x[j]·(1 + erf(x[j]/√2)) with Eigen's vectorised rational erf (a
-// few ulp on [-4, 4], exactly ±1 beyond). out may equal x.
+// out[j] = 0.5·x[j]·(1 + erf(x[j]/√2)) with Eigen's rational erf (a few ulp
+// on [-4, 4], exactly ±1 beyond), in the target's vectors: the operations of
+// Eigen's expression one by one, so every target gives its bits. out may
+// equal x.
 void GeluErf(const float* x, int64_t n, float* out);
 
 }  // namespace phasor::kernels

@@ -13,6 +13,7 @@ namespace phasor::kernels::avx512 {
 namespace {
 #include "engine/bfloat16_bits.inc"
 #include "engine/kernels/exp_scalar.inc"
+#include "engine/kernels/gelu_scalar.inc"
 #include "engine/kernels/simd_avx512.inc"
 
 constexpr int kExpBf16Sums = 2;

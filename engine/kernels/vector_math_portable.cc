@@ -13,6 +13,7 @@ namespace phasor::kernels::portable {
 namespace {
 #include "engine/bfloat16_bits.inc"
 #include "engine/kernels/exp_scalar.inc"
+#include "engine/kernels/gelu_scalar.inc"
 }  // namespace
 
 void ExpShifted(const float* x, float shift, int64_t n, float* out) {
@@ -44,6 +45,10 @@ float RowMax(const float* x, int64_t n) {
   float max = kNegInf;
   for (int64_t j = 0; j < n; ++j) max = std::max(max, x[j]);
   return max;
+}
+
+void GeluErf(const float* x, int64_t n, float* out) {
+  for (int64_t j = 0; j < n; ++j) out[j] = GeluScalar(x[j]);
 }
 
 }  // namespace phasor::kernels::portable

@@ -43,6 +43,7 @@ const std::map<std::string, std::vector<std::string>>& CrossTargetTests() {
       {"exp_sum", {"IsaTest.ExpShiftedSumIsExpShiftedThenSumOnEveryTarget"}},
       {"exp_bf16", {"IsaTest.ExpBf16SumRoundsExpOnEveryTarget"}},
       {"row_max", {"IsaTest.MaxIsTheLargestValueOnEveryTarget"}},
+      {"gelu_erf", {"IsaTest.GeluErfIsEigensExpressionOnEveryTarget"}},
   };
   return tests;
 }
