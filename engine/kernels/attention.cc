@@ -53,9 +53,12 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     return;
   }
   constexpr int64_t kt_max = kAttentionKeyTile;
+  // The scores' row stride: a key tile, or the keys rounded up to 16 when fewer
+  // (a short sequence's rows then sit close together).
+  const int64_t ld = std::min(kt_max, (a.n_keys + 15) / 16 * 16);
   MapRM q(scratch, n_q, d_head);                // [n_q, d_head], pre-scaled
   float* k_t = scratch + n_q * d_head;          // [kt_max / 32 panels][d_head][32]: kᵀ
-  float* scores_data = k_t + d_head * kt_max;   // [n_q, kt_max]
+  float* scores_data = k_t + d_head * kt_max;   // [n_q, ld]
   float* run_max = scores_data + n_q * kt_max;  // [n_q]
   float* run_sum = run_max + n_q;               // [n_q]
   q = ConstStridedMap(a.q, n_q, d_head, Stride(a.ldq)) * a.scale;
@@ -76,13 +79,13 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     scores.ldb = kGemmPanel;
     scores.panel_stride = d_head * kGemmPanel;
     scores.c = scores_data;
-    scores.ldc = kt_max;
+    scores.ldc = ld;
     scores.rows = n_q;
     scores.k = d_head;
     scores.n = kt;
     GemmPanels(scores);
     for (int64_t i = 0; i < n_q; ++i) {
-      float* row = scores_data + i * kt_max;  // [kt]
+      float* row = scores_data + i * ld;  // [kt]
       const float new_max = std::max(run_max[i], Max(row, kt));
       // exp(-inf) = 0 on the first tile: nothing to rescale yet.
       const float rescale = std::exp(run_max[i] - new_max);
@@ -93,7 +96,7 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     // out [n_q, d_head] += p [n_q, kt] · v_tile [kt, d_head] (v rows are panels as they stand)
     PanelProduct values;
     values.a = scores_data;
-    values.lda = kt_max;
+    values.lda = ld;
     values.b = a.v + j0 * a.ldv;
     values.ldb = a.ldv;
     values.panel_stride = kGemmPanel;

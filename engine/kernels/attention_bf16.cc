@@ -101,13 +101,16 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
     return;
   }
   constexpr int64_t kt_max = kAttentionKeyTile;
-  float* scores = scratch;                                 // [n_q, kt_max]
+  // The row stride of scores and p: a key tile, or the keys rounded up to 16
+  // when fewer (even, with room for the zero past an odd count).
+  const int64_t ld = std::min(kt_max, (a.n_keys + 15) / 16 * 16);
+  float* scores = scratch;                                 // [n_q, ld]
   float* partial = scores + n_q * kt_max;                  // [n_q, d_head]: this key tile's p·v
   float* run_max = partial + n_q * d_head;                 // [n_q]
   float* run_sum = run_max + n_q;                          // [n_q]
   float* rescales = run_sum + n_q;                         // [n_q]: of the running sums
   auto* qb = reinterpret_cast<uint16_t*>(rescales + n_q);  // [n_q, d_even]: bf16(q·scale)
-  uint16_t* pb = qb + n_q * d_even;                        // [n_q, kt_max]: bf16(p)
+  uint16_t* pb = qb + n_q * d_even;                        // [n_q, ld]: bf16(p)
   for (int64_t i = 0; i < n_q; ++i) {
     const float* q_row = a.q + i * a.ldq;  // [d_head]
     for (int64_t c = 0; c < d_head; ++c) scores[c] = q_row[c] * a.scale;
@@ -125,23 +128,23 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
     // scores [n_q, kt] = bf16(q·scale) · bf16(k_tile)ᵀ, one key panel at a time.
     for (int64_t p = 0; p * kPanel < kt; ++p) {
       bf16_panel(Bf16PanelArgs{qb, d_even, n_q, a.k + (j0 / kPanel + p) * kPanel * d_even,
-                               d_even / 2, kZeroBias, false, scores + p * kPanel, kt_max,
+                               d_even / 2, kZeroBias, false, scores + p * kPanel, ld,
                                std::min(kPanel, kt - p * kPanel)});
     }
     for (int64_t i = 0; i < n_q; ++i) {
-      float* row = scores + i * kt_max;  // [kt]
+      float* row = scores + i * ld;  // [kt]
       const float new_max = std::max(run_max[i], Max(row, kt));
       // exp(-inf) = 0 on the first tile: nothing to rescale yet.
       rescales[i] = std::exp(run_max[i] - new_max);
       // p = bf16(exp(score - max)), and the sum of the rounded p: the weights
       // of v are then exactly normalised.
-      run_sum[i] = run_sum[i] * rescales[i] + ExpBf16Sum(row, new_max, kt, pb + i * kt_max);
+      run_sum[i] = run_sum[i] * rescales[i] + ExpBf16Sum(row, new_max, kt, pb + i * ld);
       run_max[i] = new_max;
-      if (kt & 1) pb[i * kt_max + kt] = 0;  // pairs with the packed zero past n_keys
+      if (kt & 1) pb[i * ld + kt] = 0;  // pairs with the packed zero past n_keys
     }
     // partial [n_q, d_head] = bf16(p) [n_q, kt] · bf16(v_tile) [kt, d_head]
     for (int64_t p = 0; p * kPanel < d_head; ++p) {
-      bf16_panel(Bf16PanelArgs{pb, kt_max, n_q, a.v + p * values_panel + j0 / 2 * 2 * kPanel,
+      bf16_panel(Bf16PanelArgs{pb, ld, n_q, a.v + p * values_panel + j0 / 2 * 2 * kPanel,
                                (kt + 1) / 2, kZeroBias, false, partial + p * kPanel, d_head,
                                std::min(kPanel, d_head - p * kPanel)});
     }
