@@ -74,8 +74,10 @@ void BM_PackedLinearColdWeights(benchmark::State& state) {
   constexpr int kColdCopies = 16;
   const int64_t rows = state.range(0), in = state.range(1), out = state.range(2);
   SetNumThreads(static_cast<int>(state.range(3)));
+  // x: [rows, in]; w: [out, in]; b: [out]
   const std::vector<float> x = Random(rows * in, 1), w = Random(out * in, 2), b = Random(out, 3);
-  std::vector<kernels::PackedWeights> copies;
+  std::vector<kernels::PackedWeights> copies;  // kColdCopies packings of w and b
+  copies.reserve(kColdCopies);
   for (int i = 0; i < kColdCopies; ++i) copies.emplace_back(w.data(), b.data(), out, in);
   std::vector<float> y(static_cast<size_t>(rows * out));  // [rows, out]
   int next = 0;
@@ -85,6 +87,7 @@ void BM_PackedLinearColdWeights(benchmark::State& state) {
     benchmark::DoNotOptimize(y.data());
   }
   state.SetItemsProcessed(state.iterations() * rows);
+  state.SetBytesProcessed(state.iterations() * copies[0].bytes());  // weights brought in
   SetGflops(state, 2.0 * rows * in * out);
   SetNumThreads(0);
 }

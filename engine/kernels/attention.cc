@@ -58,7 +58,7 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
   const int64_t ld = std::min(kt_max, (a.n_keys + 15) / 16 * 16);
   MapRM q(scratch, n_q, d_head);                // [n_q, d_head], pre-scaled
   float* k_t = scratch + n_q * d_head;          // [kt_max / 32 panels][d_head][32]: kᵀ
-  float* scores_data = k_t + d_head * kt_max;   // [n_q, ld]
+  float* scores_data = k_t + d_head * kt_max;   // [n_q, ld] in n_q·kt_max floats
   float* run_max = scores_data + n_q * kt_max;  // [n_q]
   float* run_sum = run_max + n_q;               // [n_q]
   q = ConstStridedMap(a.q, n_q, d_head, Stride(a.ldq)) * a.scale;

@@ -101,16 +101,17 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
     return;
   }
   constexpr int64_t kt_max = kAttentionKeyTile;
+  static_assert(kt_max % kPanel == 0, "key tiles start on a packed key and value panel");
   // The row stride of scores and p: a key tile, or the keys rounded up to 16
   // when fewer (even, with room for the zero past an odd count).
   const int64_t ld = std::min(kt_max, (a.n_keys + 15) / 16 * 16);
-  float* scores = scratch;                                 // [n_q, ld]
+  float* scores = scratch;                                 // [n_q, ld] in n_q·kt_max floats
   float* partial = scores + n_q * kt_max;                  // [n_q, d_head]: this key tile's p·v
   float* run_max = partial + n_q * d_head;                 // [n_q]
   float* run_sum = run_max + n_q;                          // [n_q]
   float* rescales = run_sum + n_q;                         // [n_q]: of the running sums
   auto* qb = reinterpret_cast<uint16_t*>(rescales + n_q);  // [n_q, d_even]: bf16(q·scale)
-  uint16_t* pb = qb + n_q * d_even;                        // [n_q, ld]: bf16(p)
+  uint16_t* pb = qb + n_q * d_even;  // [n_q, ld] in n_q·kt_max halves: bf16(p)
   for (int64_t i = 0; i < n_q; ++i) {
     const float* q_row = a.q + i * a.ldq;  // [d_head]
     for (int64_t c = 0; c < d_head; ++c) scores[c] = q_row[c] * a.scale;

@@ -1,11 +1,8 @@
 #include "engine/kernels/vector_math.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "engine/kernels/kernel_table.h"
-#include "engine/tensor.h"
 
 namespace phasor::kernels {
 namespace {

@@ -6,8 +6,10 @@
 // gives bits that depend on the row's address modulo 64 bytes: the same row in
 // another buffer (or in the same buffer after another allocation) would give a
 // slightly different result. These helpers fix the order of every operation
-// (sums: 16 lanes, then a fixed tree; exp and erf: through a 64-byte aligned
-// buffer), so kernels built on them are reproducible bit for bit.
+// (sums: 16 lanes, then a fixed tree; exp and erf: each target's kernel takes
+// the values one vector at a time from the first, the same operations in the
+// same order as the scalar form), so kernels built on them are reproducible
+// bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -36,16 +38,19 @@ float ExpShiftedSum(const float* x, float shift, int64_t n, float* out);
 // out[j] = ToBf16(exp(x[j] - shift)) (gemm_bf16.h) for j < n, and returns
 // Σ_j FromBf16(out[j]): softmax weights in bfloat16 and the sum they normalise
 // by, in one pass. exp is a degree-4 polynomial in fused multiply-adds on
-// avx2 and avx512 (relative error under 6e-5 before the rounding) and
-// ExpShifted's formula on portable, so a weight may sit one bfloat16 step from
-// ExpShifted's rounded; -inf gives 0, NaN NaN. The results and the sum's
-// order are the target's, fixed for a given n.
+// avx2 and avx512 (relative error under 6e-5 before the rounding; avx2 takes
+// the last n mod 16 values with ExpShifted's formula) and ExpShifted's formula
+// on portable, so a weight may sit one bfloat16 step from ExpShifted's
+// rounded; -inf gives 0, NaN NaN. The results and the sum's order are the
+// target's, fixed for a given n.
 float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out);
 
 // out[j] = 0.5·x[j]·(1 + erf(x[j]/√2)) with Eigen's rational erf (a few ulp
-// on [-4, 4], exactly ±1 beyond), in the target's vectors: the operations of
-// Eigen's expression one by one, so every target gives its bits. out may
-// equal x.
+// on [-4, 4], exactly ±1 beyond): the operations of Eigen's expression one by
+// one, unfused (gelu_scalar.inc), in vectors on avx2 and avx512 and a scalar
+// loop on portable, so every target gives the same bits (those of Eigen
+// where Eigen does not fuse them: x86-64 builds without PHASOR_NATIVE). NaN
+// gives NaN, +inf +inf, -inf NaN (-inf · 0, as Eigen). out may equal x.
 void GeluErf(const float* x, int64_t n, float* out);
 
 }  // namespace phasor::kernels

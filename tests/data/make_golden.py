@@ -127,7 +127,7 @@ CASES = [
           pad_token_id=0)),
     ("key_tiles_h64",
      "one head of 64, ragged lines of 1030 and 513 tokens: three and two key tiles of 512 "
-     "(the last of one key)",
+     "(the 513-token line's last of one key)",
      dict(seed=12, d_model=64, n_heads=1, d_ff=128, lengths=[1030, 513], pad_token_id=0)),
 ]
 

@@ -275,8 +275,8 @@ TEST(IsaTest, ExpShiftedSumIsExpShiftedThenSumOnEveryTarget) {
 }
 
 // Softmax weights in bfloat16: each value is exp rounded to bfloat16, at most
-// one bfloat16 step from ToBf16 of the exact exp (the target's exp is about 1
-// ulp before the rounding); NaN kept, -inf masked to 0; the sum is that of the
+// one bfloat16 step from ToBf16 of the exact exp (the target's exp is within
+// 6e-5 before the rounding); NaN kept, -inf masked to 0; the sum is that of the
 // rounded values (in double here) to float32 rounding; the same bits for the
 // same row wherever it sits.
 TEST(IsaTest, ExpBf16SumRoundsExpOnEveryTarget) {
@@ -312,7 +312,7 @@ TEST(IsaTest, ExpBf16SumRoundsExpOnEveryTarget) {
 
 // The exp behind the bfloat16 weights is close to exact, not just within a
 // step: over softmax's range, few values round other than the exact exp does
-// (a coefficient off by 1e-2 moves 7% of them).
+// (1/5 for the cubic coefficient 1/6 moves 7% of them).
 TEST(IsaTest, ExpBf16SumIsTheRoundedExactExpForAlmostEveryValue) {
   const int64_t n = 4096;
   const std::vector<float> x = Random(n, 14, -20.0f, 0.0f);
@@ -330,9 +330,10 @@ TEST(IsaTest, ExpBf16SumIsTheRoundedExactExpForAlmostEveryValue) {
 }
 
 // GELU on every target against two independent computations: Eigen's own
-// expression (this file is built for the baseline CPU, without fused
-// multiply-adds) bit for bit, and erf in long double within a few ulp of the
-// result's scale (1 + erf cancels for x < 0, so the bound is absolute there).
+// expression bit for bit where Eigen does not fuse its multiply-adds (x86-64
+// built for the baseline CPU; aarch64 and -march=native builds fuse them), and
+// erf in long double within a few ulp of the result's scale (1 + erf cancels
+// for x < 0, so the bound is absolute there).
 TEST(IsaTest, GeluErfIsEigensExpressionOnEveryTarget) {
   std::vector<float> x;
   for (int i = -20000; i <= 20000; ++i) x.push_back(static_cast<float>(i) * 5e-4f);  // [-10, 10]
@@ -350,10 +351,12 @@ TEST(IsaTest, GeluErfIsEigensExpressionOnEveryTarget) {
       GeluErf(x.data() + n - len, len, out.data());
       for (int64_t j = 0; j < len; ++j) {
         const float v = x[n - len + j];
+#if !defined(__FMA__) && !defined(__ARM_FEATURE_FMA)
         const bool same = SameBits(std::vector<float>{out[j]}, std::vector<float>{b[n - len + j]});
         EXPECT_TRUE(same) << IsaName(ActiveIsa()) << ": x " << v << " gives " << out[j]
                           << ", Eigen " << b[n - len + j];
         if (!same) return 0;
+#endif
         if (!std::isfinite(v)) continue;
         const long double exact =
             0.5L * v * (1.0L + std::erf(static_cast<long double>(v) / std::sqrt(2.0L)));
