@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "engine/kernels/gemm_bf16.h"
@@ -19,7 +18,7 @@ using Stride = Eigen::OuterStride<>;
 using StridedMap = Eigen::Map<MatRM, 0, Stride>;
 
 constexpr int64_t kPanel = 32;  // columns of a bfloat16 panel (Bf16PanelArgs)
-constexpr int64_t kChunk = 64;  // values of a row rounded at a time on the stack
+constexpr int64_t kChunk = 64;  // key columns transposed at a time on the stack (even)
 
 alignas(64) constexpr float kZeroBias[kPanel] = {};
 
@@ -39,19 +38,21 @@ int64_t ValuesBf16Values(int64_t n_keys, int64_t d_head) {
 void PackKeysBf16(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out) {
   assert(n_keys >= 0 && d_head > 0 && ld >= d_head);
   const int64_t d_even = Even(d_head);
-  // Every value of a key below n_keys is written below; the keys past it in
-  // the last panel are zero.
-  const int64_t full = n_keys / kPanel * kPanel * d_even;
-  std::fill(out + full, out + KeysBf16Values(n_keys, d_head), uint16_t{0});
-  uint16_t row[kChunk];  // a chunk of key j, rounded
-  for (int64_t j = 0; j < n_keys; ++j) {
-    // Pair i of key j: 4 bytes at (j/32)·32·d_even + 64·i + 2·(j%32).
-    uint16_t* dst = out + j / kPanel * kPanel * d_even + 2 * (j % kPanel);
+  // Per panel of 32 keys and chunk of kChunk columns: the keys transposed
+  // (zero past n_keys), then columns (c, c + 1) paired as the panel's rows
+  // 64·(c/2) ..: pair i of key j at (j/32)·32·d_even + 64·i + 2·(j%32).
+  alignas(64) float t[kChunk * kPanel];  // [columns, 32 keys]
+  for (int64_t j0 = 0; j0 < n_keys; j0 += kPanel) {
+    const int64_t m = std::min(kPanel, n_keys - j0);
+    uint16_t* panel = out + j0 * d_even;  // [d_even / 2, 32, 2]
     for (int64_t c0 = 0; c0 < d_head; c0 += kChunk) {
-      const int64_t n = std::min(kChunk, d_head - c0);
-      RoundBf16(k + j * ld + c0, n, row);
-      if (n & 1) row[n] = 0;
-      for (int64_t c = 0; c < n; c += 2) std::memcpy(dst + (c0 + c) / 2 * 2 * kPanel, row + c, 4);
+      const int64_t nc = std::min(kChunk, d_head - c0);
+      if (m < kPanel) std::fill(t, t + nc * kPanel, 0.0f);
+      for (int64_t j = 0; j < m; ++j) {
+        const float* row = k + (j0 + j) * ld + c0;  // [nc]
+        for (int64_t c = 0; c < nc; ++c) t[c * kPanel + j] = row[c];
+      }
+      PairRowsBf16(t, kPanel, nc, kPanel, panel + c0 / 2 * 2 * kPanel, 2 * kPanel);
     }
   }
 }
@@ -59,27 +60,14 @@ void PackKeysBf16(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, ui
 void PackValuesBf16(const float* v, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out) {
   assert(n_keys >= 0 && d_head > 0 && ld >= d_head);
   const int64_t panel_values = kPanel * Even(n_keys);  // one panel of 32 columns
-  // Every column below d_head is written below (the key past an odd n_keys as
-  // zero); the columns past it in the last panel are zero.
+  // The columns past d_head in the last panel are zero; every other value is
+  // written below, the key past an odd n_keys as zero.
   const int64_t full = d_head / kPanel * panel_values;
   std::fill(out + full, out + ValuesBf16Values(n_keys, d_head), uint16_t{0});
-  uint16_t lo[kPanel], hi[kPanel];  // columns of keys j and j + 1, rounded
-  for (int64_t j = 0; j < n_keys; j += 2) {
-    for (int64_t c0 = 0; c0 < d_head; c0 += kPanel) {
-      const int64_t n = std::min(kPanel, d_head - c0);
-      RoundBf16(v + j * ld + c0, n, lo);
-      if (j + 1 < n_keys) {
-        RoundBf16(v + (j + 1) * ld + c0, n, hi);
-      } else {
-        std::fill(hi, hi + n, uint16_t{0});
-      }
-      // Column c of the pair (j, j + 1): 4 bytes at (c/32)·panel + 64·(j/2) + 2·(c%32).
-      uint16_t* dst = out + c0 / kPanel * panel_values + j / 2 * 2 * kPanel;
-      for (int64_t c = 0; c < n; ++c) {
-        dst[2 * c] = lo[c];
-        dst[2 * c + 1] = hi[c];
-      }
-    }
+  // Column c of the pair (j, j + 1): 4 bytes at (c/32)·panel + 64·(j/2) + 2·(c%32).
+  for (int64_t c0 = 0; c0 < d_head; c0 += kPanel) {
+    PairRowsBf16(v + c0, ld, n_keys, std::min(kPanel, d_head - c0),
+                 out + c0 / kPanel * panel_values, 2 * kPanel);
   }
 }
 

@@ -62,6 +62,12 @@ int64_t Bf16Weights::bytes() const {
 
 void RoundBf16(const float* x, int64_t n, uint16_t* out) { Kernels().bf16_round(x, n, out); }
 
+void PairRowsBf16(const float* x, int64_t ldx, int64_t rows, int64_t n, uint16_t* out,
+                  int64_t ldo) {
+  assert(rows >= 0 && n >= 0 && (rows <= 1 || ldx >= n) && (rows <= 2 || ldo >= 2 * n));
+  Kernels().bf16_pair_rows(x, ldx, rows, n, out, ldo);
+}
+
 void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights& w, uint16_t* xb,
                    int64_t ldxb) {
   const int64_t in = w.in();

@@ -31,6 +31,11 @@ uint16_t ToBf16(float v);
 float FromBf16(uint16_t v);
 // out[j] = ToBf16(x[j]) for j < n, with the target's vectors. Serial.
 void RoundBf16(const float* x, int64_t n, uint16_t* out);
+// Rows x [rows, n] (row stride ldx) rounded two by two into pairs: row pair p
+// to out + p·ldo, [n, 2] with out[p·ldo + 2c + t] = ToBf16(x[(2p + t)·ldx + c]),
+// the row past an odd count written 0. The layout of a bfloat16 panel's k
+// pairs (Bf16Weights, attention_bf16.h). With the target's vectors. Serial.
+void PairRowsBf16(const float* x, int64_t ldx, int64_t rows, int64_t n, uint16_t* out, int64_t ldo);
 
 // W rounded to bfloat16 and packed once for the chosen target's product.
 class Bf16Weights {

@@ -32,6 +32,18 @@ void Bf16Round(const float* x, int64_t n, uint16_t* out) {
   for (int64_t j = 0; j < n; ++j) out[j] = FloatToBFloat16(x[j]);
 }
 
+void Bf16PairRows(const float* x, int64_t ldx, int64_t rows, int64_t n, uint16_t* out,
+                  int64_t ldo) {
+  for (int64_t r = 0; r < rows; r += 2) {
+    const float* lo = x + r * ldx;      // [n]
+    uint16_t* dst = out + r / 2 * ldo;  // [n, 2]
+    for (int64_t c = 0; c < n; ++c) {
+      dst[2 * c] = FloatToBFloat16(lo[c]);
+      dst[2 * c + 1] = r + 1 < rows ? FloatToBFloat16(lo[ldx + c]) : uint16_t{0};
+    }
+  }
+}
+
 float ExpBf16(const float* x, float shift, int64_t n, uint16_t* out) {
   float sum = 0.0f;
   for (int64_t j = 0; j < n; ++j) {

@@ -88,31 +88,41 @@ Case MakeCase(int64_t n_q, int64_t n_keys, int64_t d_head, uint32_t seed) {
           Random(rows * ld, seed + 2)};
 }
 
-TEST(AttentionBf16Test, PackedKeysAndValuesFollowTheHeaderLayouts) {
-  for (const auto& [n_keys, d_head] :
-       {std::pair<int64_t, int64_t>{1, 1}, {31, 16}, {33, 64}, {70, 33}, {128, 96}, {129, 40}}) {
+TEST(AttentionBf16Test, PackedKeysAndValuesFollowTheHeaderLayoutsOnEveryTarget) {
+  IsaGuard guard;
+  for (const auto& [n_keys, d_head] : {std::pair<int64_t, int64_t>{1, 1},
+                                       {31, 16},
+                                       {33, 64},
+                                       {70, 33},
+                                       {128, 96},
+                                       {129, 40},
+                                       {65, 129}}) {  // column chunks of 64, the last one odd
     const Case c = MakeCase(1, n_keys, d_head, 7);
-    std::vector<uint16_t> kb(KeysBf16Values(n_keys, d_head), 0xFFFF);
-    std::vector<uint16_t> vb(ValuesBf16Values(n_keys, d_head), 0xFFFF);
-    PackKeysBf16(c.k.data() + 3, c.ld, n_keys, d_head, kb.data());
-    PackValuesBf16(c.v.data() + 3, c.ld, n_keys, d_head, vb.data());
     const int64_t d_even = (d_head + 1) / 2 * 2, n_even = (n_keys + 1) / 2 * 2;
     const int64_t key_panels = (n_keys + 31) / 32, value_panels = (d_head + 31) / 32;
-    ASSERT_EQ(static_cast<int64_t>(kb.size()), key_panels * 32 * d_even);
-    ASSERT_EQ(static_cast<int64_t>(vb.size()), value_panels * 32 * n_even);
-    const std::string what = std::to_string(n_keys) + " keys of " + std::to_string(d_head);
-    for (int64_t j = 0; j < key_panels * 32; ++j) {
-      for (int64_t c2 = 0; c2 < d_even; ++c2) {
-        const uint16_t want = j < n_keys && c2 < d_head ? ToBf16(c.k[j * c.ld + 3 + c2]) : 0;
-        ASSERT_EQ(kb[j / 32 * 32 * d_even + c2 / 2 * 64 + j % 32 * 2 + c2 % 2], want)
-            << what << ": key " << j << ", column " << c2;
+    for (Isa isa : AvailableIsas()) {
+      SetIsa(isa);
+      std::vector<uint16_t> kb(KeysBf16Values(n_keys, d_head), 0xFFFF);
+      std::vector<uint16_t> vb(ValuesBf16Values(n_keys, d_head), 0xFFFF);
+      PackKeysBf16(c.k.data() + 3, c.ld, n_keys, d_head, kb.data());
+      PackValuesBf16(c.v.data() + 3, c.ld, n_keys, d_head, vb.data());
+      ASSERT_EQ(static_cast<int64_t>(kb.size()), key_panels * 32 * d_even);
+      ASSERT_EQ(static_cast<int64_t>(vb.size()), value_panels * 32 * n_even);
+      const std::string what = std::string(IsaName(isa)) + ": " + std::to_string(n_keys) +
+                               " keys of " + std::to_string(d_head);
+      for (int64_t j = 0; j < key_panels * 32; ++j) {
+        for (int64_t c2 = 0; c2 < d_even; ++c2) {
+          const uint16_t want = j < n_keys && c2 < d_head ? ToBf16(c.k[j * c.ld + 3 + c2]) : 0;
+          ASSERT_EQ(kb[j / 32 * 32 * d_even + c2 / 2 * 64 + j % 32 * 2 + c2 % 2], want)
+              << what << ": key " << j << ", column " << c2;
+        }
       }
-    }
-    for (int64_t j = 0; j < n_even; ++j) {
-      for (int64_t c2 = 0; c2 < value_panels * 32; ++c2) {
-        const uint16_t want = j < n_keys && c2 < d_head ? ToBf16(c.v[j * c.ld + 3 + c2]) : 0;
-        ASSERT_EQ(vb[c2 / 32 * 32 * n_even + j / 2 * 64 + c2 % 32 * 2 + j % 2], want)
-            << what << ": value " << j << ", column " << c2;
+      for (int64_t j = 0; j < n_even; ++j) {
+        for (int64_t c2 = 0; c2 < value_panels * 32; ++c2) {
+          const uint16_t want = j < n_keys && c2 < d_head ? ToBf16(c.v[j * c.ld + 3 + c2]) : 0;
+          ASSERT_EQ(vb[c2 / 32 * 32 * n_even + j / 2 * 64 + c2 % 32 * 2 + j % 2], want)
+              << what << ": value " << j << ", column " << c2;
+        }
       }
     }
   }

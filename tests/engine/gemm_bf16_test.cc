@@ -141,17 +141,57 @@ TEST(Bf16Test, RoundRowsMatchesTheTwinAndZeroesThePad) {
       ASSERT_EQ(NaiveBf16(x[3]), 0x3F80u);
       ASSERT_EQ(NaiveBf16(x[4]), 0xBF82u);
     }
-    std::vector<uint16_t> xb(rows * ldxb, 0xABCDu);
-    RoundRowsBf16(x.data(), ldx, rows, w, xb.data(), ldxb);
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t k = 0; k < ldxb; ++k) {
-        const uint16_t got = xb[r * ldxb + k];
-        if (k < in) {
-          EXPECT_EQ(got, NaiveBf16(x[r * ldx + k])) << in << " " << r << " " << k;
-        } else if (k < w.row_values()) {
-          EXPECT_EQ(got, 0u) << "the pad of an odd row, in " << in;
-        } else {
-          EXPECT_EQ(got, 0xABCDu) << "past row_values, in " << in;
+    IsaGuard guard;
+    for (Isa isa : AvailableIsas()) {
+      SetIsa(isa);
+      std::vector<uint16_t> xb(rows * ldxb, 0xABCDu);
+      RoundRowsBf16(x.data(), ldx, rows, w, xb.data(), ldxb);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t k = 0; k < ldxb; ++k) {
+          const uint16_t got = xb[r * ldxb + k];
+          if (k < in) {
+            EXPECT_EQ(got, NaiveBf16(x[r * ldx + k]))
+                << IsaName(isa) << " " << in << " " << r << " " << k;
+          } else if (k < w.row_values()) {
+            EXPECT_EQ(got, 0u) << IsaName(isa) << ": the pad of an odd row, in " << in;
+          } else {
+            EXPECT_EQ(got, 0xABCDu) << IsaName(isa) << ": past row_values, in " << in;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Bf16Test, PairRowsInterleavesTwoRoundedRowsOnEveryTarget) {
+  IsaGuard guard;
+  // Odd and even row counts, widths on both sides of avx2's 8 and avx512's 16
+  // lanes, and the specials of RoundRowsMatchesTheTwinAndZeroesThePad.
+  for (int64_t rows : {1, 2, 5, 6}) {
+    for (int64_t n : {1, 7, 8, 16, 17, 32, 45}) {
+      const int64_t ldx = n + 3, ldo = 2 * n + 6;
+      std::vector<float> x = Random(rows * ldx, static_cast<uint32_t>(rows * 100 + n), -1e3f, 1e3f);
+      x[0] = kNaN;
+      x[(rows - 1) * ldx + n - 1] = -kInf;
+      x[n / 2] = 3.4e38f;             // rounds to +inf
+      if (rows > 1) x[ldx] = 1e-40f;  // a denormal
+      if (n > 4) {
+        uint32_t tie_even = 0x3F808000u, tie_odd = 0xBF818000u;
+        std::memcpy(&x[(rows - 1) * ldx + 1], &tie_even, 4);
+        std::memcpy(&x[(rows - 1) * ldx + 2], &tie_odd, 4);
+      }
+      const int64_t pairs = (rows + 1) / 2;
+      for (Isa isa : AvailableIsas()) {
+        SetIsa(isa);
+        std::vector<uint16_t> out(pairs * ldo, 0xABCDu);
+        PairRowsBf16(x.data(), ldx, rows, n, out.data(), ldo);
+        for (int64_t p = 0; p < pairs; ++p) {
+          for (int64_t k = 0; k < ldo; ++k) {
+            const int64_t r = 2 * p + k % 2, c = k / 2;
+            const uint16_t want = k >= 2 * n ? 0xABCDu : r < rows ? NaiveBf16(x[r * ldx + c]) : 0u;
+            ASSERT_EQ(out[p * ldo + k], want) << IsaName(isa) << ": " << rows << " rows of " << n
+                                              << ", pair " << p << " at " << k;
+          }
         }
       }
     }
