@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/kernels/gemm.h"
+#include "engine/kernels/rotate_rows.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/tensor.h"
 
@@ -15,7 +16,6 @@ namespace {
 
 using Stride = Eigen::OuterStride<>;
 using StridedMap = Eigen::Map<MatRM, 0, Stride>;
-using ConstStridedMap = Eigen::Map<const MatRM, 0, Stride>;
 
 }  // namespace
 
@@ -56,15 +56,13 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
   // The scores' row stride: a key tile, or the keys rounded up to 16 when fewer
   // (a short sequence's rows then sit close together).
   const int64_t ld = std::min(kt_max, (a.n_keys + 15) / 16 * 16);
-  MapRM q(scratch, n_q, d_head);                // [n_q, d_head], pre-scaled
-  float* k_t = scratch + n_q * d_head;          // [kt_max / 32 panels][d_head][32]: kᵀ
+  float* q = scratch;                           // [n_q, d_head], pre-scaled
+  float* k_t = q + n_q * d_head;                // [kt_max / 32 panels][d_head][32]: kᵀ
   float* scores_data = k_t + d_head * kt_max;   // [n_q, ld] in n_q·kt_max floats
   float* run_max = scores_data + n_q * kt_max;  // [n_q]
   float* run_sum = run_max + n_q;               // [n_q]
-  q = ConstStridedMap(a.q, n_q, d_head, Stride(a.ldq)) * a.scale;
+  for (int64_t i = 0; i < n_q; ++i) ScaleRow(a.q + i * a.ldq, a.scale, d_head, q + i * d_head);
   std::fill(run_max, run_max + n_q, -std::numeric_limits<float>::infinity());
-  std::fill(run_sum, run_sum + n_q, 0.0f);
-  out.setZero();  // the running, unnormalised Σ p·v
 
   for (int64_t j0 = 0; j0 < a.n_keys; j0 += kt_max) {
     const int64_t kt = std::min(kt_max, a.n_keys - j0);
@@ -73,7 +71,7 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     if (!a.k_panels) PackKeyPanels(a.k + j0 * a.ldk, a.ldk, kt, d_head, k_t);
     // scores [n_q, kt] = q · k_tileᵀ
     PanelProduct scores;
-    scores.a = q.data();
+    scores.a = q;
     scores.lda = d_head;
     scores.b = k_panels;
     scores.ldb = kGemmPanel;
@@ -87,13 +85,19 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     for (int64_t i = 0; i < n_q; ++i) {
       float* row = scores_data + i * ld;  // [kt]
       const float new_max = std::max(run_max[i], Max(row, kt));
-      // exp(-inf) = 0 on the first tile: nothing to rescale yet.
-      const float rescale = std::exp(run_max[i] - new_max);
-      run_sum[i] = run_sum[i] * rescale + ExpShiftedSum(row, new_max, kt, row);
+      const float sum = ExpShiftedSum(row, new_max, kt, row);
+      if (j0 == 0) {  // nothing to rescale yet
+        run_sum[i] = sum;
+      } else {
+        const float rescale = std::exp(run_max[i] - new_max);
+        run_sum[i] = run_sum[i] * rescale + sum;
+        if (rescale != 1.0f) ScaleRow(a.out + i * a.ldo, rescale, d_head, a.out + i * a.ldo);
+      }
       run_max[i] = new_max;
-      if (rescale != 1.0f) out.row(i) *= rescale;
     }
-    // out [n_q, d_head] += p [n_q, kt] · v_tile [kt, d_head] (v rows are panels as they stand)
+    // out [n_q, d_head] (+)= p [n_q, kt] · v_tile [kt, d_head] (v rows are panels
+    // as they stand): the running, unnormalised Σ p·v, the first tile's written
+    // over whatever out held (a sum from +0, as an accumulation onto zeros).
     PanelProduct values;
     values.a = scores_data;
     values.lda = ld;
@@ -105,10 +109,12 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     values.rows = n_q;
     values.k = kt;
     values.n = d_head;
-    values.accumulate = true;
+    values.accumulate = j0 > 0;
     GemmPanels(values);
   }
-  for (int64_t i = 0; i < n_q; ++i) out.row(i) *= 1.0f / run_sum[i];  // run_sum >= 1
+  for (int64_t i = 0; i < n_q; ++i) {  // run_sum >= 1
+    ScaleRow(a.out + i * a.ldo, 1.0f / run_sum[i], d_head, a.out + i * a.ldo);
+  }
 }
 
 void AttentionNaive(const AttentionArgs& a) {

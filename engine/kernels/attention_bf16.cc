@@ -101,14 +101,11 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
   auto* qb = reinterpret_cast<uint16_t*>(rescales + n_q);  // [n_q, d_even]: bf16(q·scale)
   uint16_t* pb = qb + n_q * d_even;  // [n_q, ld] in n_q·kt_max halves: bf16(p)
   for (int64_t i = 0; i < n_q; ++i) {
-    const float* q_row = a.q + i * a.ldq;  // [d_head]
-    for (int64_t c = 0; c < d_head; ++c) scores[c] = q_row[c] * a.scale;
+    ScaleRow(a.q + i * a.ldq, a.scale, d_head, scores);
     RoundBf16(scores, d_head, qb + i * d_even);
     if (d_even > d_head) qb[i * d_even + d_head] = 0;
   }
   std::fill(run_max, run_max + n_q, -std::numeric_limits<float>::infinity());
-  std::fill(run_sum, run_sum + n_q, 0.0f);
-  out.setZero();  // the running, unnormalised Σ p·v
 
   const auto bf16_panel = Kernels().bf16_panel;
   const int64_t values_panel = kPanel * Even(a.n_keys);  // values of one packed value panel
@@ -123,22 +120,29 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
     for (int64_t i = 0; i < n_q; ++i) {
       float* row = scores + i * ld;  // [kt]
       const float new_max = std::max(run_max[i], Max(row, kt));
-      // exp(-inf) = 0 on the first tile: nothing to rescale yet.
-      rescales[i] = std::exp(run_max[i] - new_max);
       // p = bf16(exp(score - max)), and the sum of the rounded p: the weights
       // of v are then exactly normalised.
-      run_sum[i] = run_sum[i] * rescales[i] + ExpBf16Sum(row, new_max, kt, pb + i * ld);
+      const float sum = ExpBf16Sum(row, new_max, kt, pb + i * ld);
+      if (j0 == 0) {  // nothing to rescale yet
+        run_sum[i] = sum;
+      } else {
+        rescales[i] = std::exp(run_max[i] - new_max);
+        run_sum[i] = run_sum[i] * rescales[i] + sum;
+      }
       run_max[i] = new_max;
       if (kt & 1) pb[i * ld + kt] = 0;  // pairs with the packed zero past n_keys
     }
-    // partial [n_q, d_head] = bf16(p) [n_q, kt] · bf16(v_tile) [kt, d_head]
+    // partial [n_q, d_head] = bf16(p) [n_q, kt] · bf16(v_tile) [kt, d_head];
+    // the first tile's straight into out, the running, unnormalised Σ p·v.
+    float* pv = j0 == 0 ? a.out : partial;
+    const int64_t ld_pv = j0 == 0 ? a.ldo : d_head;
     for (int64_t p = 0; p * kPanel < d_head; ++p) {
       bf16_panel(Bf16PanelArgs{pb, ld, n_q, a.v + p * values_panel + j0 / 2 * 2 * kPanel,
-                               (kt + 1) / 2, kZeroBias, false, partial + p * kPanel, d_head,
+                               (kt + 1) / 2, kZeroBias, false, pv + p * kPanel, ld_pv,
                                std::min(kPanel, d_head - p * kPanel)});
     }
-    // out = out·rescale + partial, row by row.
-    for (int64_t i = 0; i < n_q; ++i) {
+    // Later tiles: out = out·rescale + partial, row by row.
+    for (int64_t i = 0; j0 > 0 && i < n_q; ++i) {
       float* o = a.out + i * a.ldo;
       ScaleAddRow(o, rescales[i], partial + i * d_head, d_head, o);
     }
