@@ -16,6 +16,7 @@
 #include "engine/kernels/gemm.h"
 #include "engine/kernels/gemm_bf16.h"
 #include "engine/kernels/gemm_int8.h"
+#include "engine/kernels/layer_norm.h"
 #include "engine/parallel.h"
 #include "layers/attention.h"
 #include "layers/encoder_layer.h"
@@ -231,6 +232,24 @@ void BM_AttentionTileBf16(benchmark::State& state) {
   SetGflops(state, 4.0 * n_q * n_keys * d_head);
 }
 
+// Args: rows, d_model. out = LayerNorm(x + residual) on one thread, rows in
+// L2 as the epilogue of a product meets them; items/s are rows/s, bytes/s
+// the two rows read and one written.
+void BM_AddLayerNorm(benchmark::State& state) {
+  const int64_t rows = state.range(0), d = state.range(1);
+  const std::vector<float> x = Random(rows * d, 11), res = Random(rows * d, 12);
+  const std::vector<float> gamma = Random(d, 13), beta = Random(d, 14);
+  std::vector<float> out(static_cast<size_t>(rows * d));
+  for (auto _ : state) {
+    kernels::AddLayerNorm(x.data(), res.data(), rows, d, {gamma.data(), beta.data(), 1e-5f},
+                          out.data());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * rows);
+  state.SetBytesProcessed(state.iterations() * rows * d * 12);
+}
+
 // Args: tokens, d_model, d_ff, threads. With the fused residual + LayerNorm.
 void BM_FeedForward(benchmark::State& state) {
   const int64_t tokens = state.range(0), d = state.range(1), d_ff = state.range(2);
@@ -317,6 +336,7 @@ BENCHMARK(BM_Bf16Linear)
 BENCHMARK(BM_AttentionTile)->Args({128, 512, 64})->Args({64, 4096, 64})->UseRealTime();
 BENCHMARK(BM_AttentionTileBf16)->Args({128, 512, 64})->Args({64, 4096, 64})->UseRealTime();
 BENCHMARK(BM_Attention)->ArgsProduct({{512, 4096}, {512}, {8}, {1, 2}})->UseRealTime();
+BENCHMARK(BM_AddLayerNorm)->Args({64, 512})->Args({64, 768});
 BENCHMARK(BM_FeedForward)->ArgsProduct({{512}, {512}, {2048}, {1, 2}})->UseRealTime();
 BENCHMARK(BM_EncoderLayer)
     ->ArgsProduct({{1}, {512}, {512}, {8}, {2048}, {1, 2}})

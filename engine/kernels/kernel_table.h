@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "engine/cpu.h"
+#include "engine/kernels/layer_norm.h"
 #include "engine/kernels/rotate_rows.h"
 
 namespace phasor::kernels {

@@ -5,25 +5,10 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/kernels/vector_math.h"
-#include "engine/tensor.h"
+#include "engine/kernels/kernel_table.h"
 
 namespace phasor::kernels {
 namespace {
-
-// Normalises one row of n values in place. Two passes with a corrected mean:
-// after subtracting the float mean m, the centred values still have a small
-// mean d (m's rounding), which is taken out of the variance and the output. So
-// a row far from zero (x ≈ 1000 ± 1) keeps full precision.
-void NormalizeRow(float* row, int64_t n, const NormParams& p) {
-  MapArray v(row, n);
-  const float inv_n = 1.0f / static_cast<float>(n);
-  v -= Sum(row, n) * inv_n;
-  const float d = Sum(row, n) * inv_n;
-  const float var = std::max(SumOfSquares(row, n) * inv_n - d * d, 0.0f);
-  const float inv_std = 1.0f / std::sqrt(var + p.eps);
-  v = (v - d) * inv_std * ConstMapArray(p.gamma, n) + ConstMapArray(p.beta, n);
-}
 
 void NormalizeRowNaive(const double* v, int64_t n, const NormParams& p, float* out) {
   double mean = 0.0;
@@ -42,22 +27,13 @@ void NormalizeRowNaive(const double* v, int64_t n, const NormParams& p, float* o
 
 void LayerNorm(const float* x, int64_t rows, int64_t n, const NormParams& p, float* out) {
   assert(rows >= 0 && n > 0 && p.eps >= 0.0f);
-  for (int64_t r = 0; r < rows; ++r) {
-    float* o = out + r * n;
-    if (o != x + r * n) MapArray(o, n) = ConstMapArray(x + r * n, n);
-    NormalizeRow(o, n, p);
-  }
+  Kernels().layer_norm_rows(x, nullptr, rows, n, p, out);
 }
 
 void AddLayerNorm(const float* x, const float* residual, int64_t rows, int64_t n,
                   const NormParams& p, float* out) {
   assert(rows >= 0 && n > 0 && p.eps >= 0.0f);
-  for (int64_t r = 0; r < rows; ++r) {
-    float* o = out + r * n;
-    // Elementwise, so out may alias either input.
-    MapArray(o, n) = ConstMapArray(x + r * n, n) + ConstMapArray(residual + r * n, n);
-    NormalizeRow(o, n, p);
-  }
+  Kernels().layer_norm_rows(x, residual, rows, n, p, out);
 }
 
 void LayerNormNaive(const float* x, int64_t rows, int64_t n, const NormParams& p, float* out) {

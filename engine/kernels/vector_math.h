@@ -7,9 +7,8 @@
 // another buffer (or in the same buffer after another allocation) would give a
 // slightly different result. These helpers fix the order of every operation
 // (sums: 16 lanes, then a fixed tree; exp and erf: each target's kernel takes
-// the values one vector at a time from the first, the same operations in the
-// same order as the scalar form), so kernels built on them are reproducible
-// bit for bit.
+// the values one vector at a time from the first, in a fixed sequence of
+// operations), so kernels built on them are reproducible bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -24,11 +23,11 @@ float Max(const float* v, int64_t n);
 float SumOfSquares(const float* v, int64_t n);
 
 // out[j] = exp(x[j] - shift) (Cephes' expf polynomial in each target's
-// vectors, about 1 ulp; exactly 0 for x[j] = -inf, a masked
-// score; NaN for a NaN argument; arguments below -87.3 give about 2^-126
-// rather than a subnormal, and above 88, about 1.65e38). Every target does
-// the same operations, so a value gives the same bits wherever it sits and on
-// every target. out may equal x.
+// vectors, within 2 ulp; exactly 0 for x[j] = -inf, a masked score; NaN for a
+// NaN argument; arguments below -87.3 give about 2^-126 rather than a
+// subnormal, and above 88, about 1.65e38). A value gives the same bits
+// wherever it sits; avx2 and avx512 fuse the polynomial's multiply-adds and
+// agree bit for bit, portable (unfused) within an ulp of them. out may equal x.
 void ExpShifted(const float* x, float shift, int64_t n, float* out);
 
 // ExpShifted, and returns Sum(out, n) bit for bit (its 16 lanes and tree) from

@@ -22,6 +22,7 @@
 #include "engine/error.h"
 #include "engine/kernels/gemm.h"
 #include "engine/kernels/gemm_bf16.h"
+#include "engine/kernels/layer_norm.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/parallel.h"
@@ -213,65 +214,84 @@ TEST(IsaTest, RotateHeadsGivesTheSameBitsOnEveryTargetAndTheRotation) {
   }
 }
 
-TEST(IsaTest, ExpGivesTheSameBitsOnEveryTarget) {
+// exp on every target within 2 ulp of exp in long double: random arguments,
+// and those at and around each step of exp's 2^n (t·log2(e) + 1/2 an integer)
+// where a floor made another way would be the first to differ, negative and
+// positive n; exactly 0 at -inf, NaN at NaN. avx2 and avx512 (fused
+// multiply-adds) give the same bits as each other, portable (unfused) within
+// an ulp of them.
+TEST(IsaTest, ExpIsWithinTwoUlpOnEveryTargetAndTheSameBitsWhereFused) {
   std::vector<float> x = Random(203, 11, -100.0f, 100.0f);
   x[3] = -std::numeric_limits<float>::infinity();
   x[40] = std::numeric_limits<float>::infinity();
   x[77] = std::numeric_limits<float>::quiet_NaN();
   x[100] = 0.0f;
-  for (int64_t n : {0, 1, 7, 8, 9, 16, 17, 203}) {
-    const auto results = OnEveryTarget([&] {
-      std::vector<float> out(n);
-      ExpShifted(x.data(), 1.5f, n, out.data());
-      return out;
-    });
-    for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back())) << n;
-  }
-  // Arguments at and around each step of exp's 2^n (t·log2(e) + 1/2 an
-  // integer), where a floor made another way (portable's, by truncation) would
-  // be the first to differ; negative and positive n.
-  std::vector<float> steps;
   for (int k = -126; k <= 128; ++k) {
     const float t = (static_cast<float>(k) - 0.5f) / 1.44269504088896341f;
-    steps.insert(steps.end(), {std::nextafter(t, -1e9f), t, std::nextafter(t, 1e9f)});
+    x.insert(x.end(), {std::nextafter(t, -1e9f), t, std::nextafter(t, 1e9f)});
   }
-  const auto results = OnEveryTarget([&] {
-    std::vector<float> out(steps.size());
-    ExpShifted(steps.data(), 0.0f, static_cast<int64_t>(steps.size()), out.data());
-    return out;
-  });
-  for (const auto& r : results) EXPECT_TRUE(SameBits(r, results.back()));
+  const float shift = 1.5f;
+  const auto ulp = [](float v) {
+    return std::nextafter(std::fabs(v), std::numeric_limits<float>::infinity()) - std::fabs(v);
+  };
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{16},
+                    int64_t{17}, static_cast<int64_t>(x.size())}) {
+    const auto results = OnEveryTarget([&] {
+      std::vector<float> out(n);
+      ExpShifted(x.data(), shift, n, out.data());
+      for (int64_t j = 0; j < n; ++j) {
+        const float d = x[j] - shift;
+        if (std::isnan(d)) {
+          EXPECT_TRUE(std::isnan(out[j])) << IsaName(ActiveIsa()) << " at " << j;
+        } else if (x[j] == -std::numeric_limits<float>::infinity()) {
+          EXPECT_EQ(out[j], 0.0f) << IsaName(ActiveIsa());
+        } else if (d >= -87.33654f && d <= 88.0f) {  // outside: clamped (vector_math.h)
+          const long double exact = std::exp(static_cast<long double>(d));
+          EXPECT_LE(std::fabs(out[j] - exact), 2.0L * ulp(static_cast<float>(exact)))
+              << IsaName(ActiveIsa()) << ": exp(" << d << ") gives " << out[j];
+        }
+      }
+      return out;
+    });
+    const auto& portable = results.back();
+    for (size_t t = 0; t + 1 < results.size(); ++t) {
+      EXPECT_TRUE(SameBits(results[t], results[0])) << Names() << ": target " << t << ", " << n;
+      for (int64_t j = 0; j < n; ++j) {
+        if (std::isnan(portable[j])) continue;
+        EXPECT_LE(std::fabs(results[t][j] - portable[j]), ulp(portable[j]))
+            << Names() << ": target " << t << " at " << j;
+      }
+    }
+  }
 }
 
-// ExpShiftedSum: ExpShifted's values and Sum's sum of them, bit for bit, on
-// every target (the sum's 16 lanes split over two vectors on avx2, one on
-// avx512), and the sum within float rounding of a double sum of exp.
+// ExpShiftedSum: the target's ExpShifted values and Sum's sum of them, bit for
+// bit (the sum's 16 lanes split over two vectors on avx2, one on avx512), and
+// the sum within float rounding of a double sum of exp.
 TEST(IsaTest, ExpShiftedSumIsExpShiftedThenSumOnEveryTarget) {
-  IsaGuard guard;
   std::vector<float> x = Random(203, 12, -30.0f, 5.0f);
   x[5] = -std::numeric_limits<float>::infinity();
   for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 128, 203}) {
-    SetIsa(Isa::kPortable);
-    std::vector<float> want(n);
-    ExpShifted(x.data(), 1.5f, n, want.data());
-    const float want_sum = Sum(want.data(), n);
     double exact = 0.0;
     for (int64_t j = 0; j < n; ++j) exact += j == 5 ? 0.0 : std::exp(double{x[j]} - 1.5);
-    for (Isa isa : AvailableIsas()) {
-      SetIsa(isa);
-      std::vector<float> out(n);
+    OnEveryTarget([&] {
+      std::vector<float> want(n), out(n);
+      ExpShifted(x.data(), 1.5f, n, want.data());
+      const float want_sum = Sum(want.data(), n);
       const float sum = ExpShiftedSum(x.data(), 1.5f, n, out.data());
-      EXPECT_TRUE(SameBits(out, want)) << IsaName(isa) << " " << n;
-      EXPECT_EQ(std::memcmp(&sum, &want_sum, sizeof sum), 0) << IsaName(isa) << " " << n;
-      EXPECT_NEAR(sum, exact, 1e-5 * exact + 1e-30) << IsaName(isa) << " " << n;
-    }
+      EXPECT_TRUE(SameBits(out, want)) << IsaName(ActiveIsa()) << " " << n;
+      EXPECT_EQ(std::memcmp(&sum, &want_sum, sizeof sum), 0) << IsaName(ActiveIsa()) << " " << n;
+      EXPECT_NEAR(sum, exact, 1e-5 * exact + 1e-30) << IsaName(ActiveIsa()) << " " << n;
+      return 0;
+    });
   }
   std::vector<float> with_nan(x.begin(), x.begin() + 40), out(40);
   with_nan[33] = std::numeric_limits<float>::quiet_NaN();
-  for (Isa isa : AvailableIsas()) {
-    SetIsa(isa);
-    EXPECT_TRUE(std::isnan(ExpShiftedSum(with_nan.data(), 1.5f, 40, out.data()))) << IsaName(isa);
-  }
+  OnEveryTarget([&] {
+    EXPECT_TRUE(std::isnan(ExpShiftedSum(with_nan.data(), 1.5f, 40, out.data())))
+        << IsaName(ActiveIsa());
+    return 0;
+  });
 }
 
 // Softmax weights in bfloat16: each value is exp rounded to bfloat16, at most
@@ -327,6 +347,51 @@ TEST(IsaTest, ExpBf16SumIsTheRoundedExactExpForAlmostEveryValue) {
     EXPECT_LE(differ, n / 256) << "values whose bfloat16 is not the exact exp's";
     return 0;
   });
+}
+
+// LayerNorm and AddLayerNorm (out apart, or over either input) give the same
+// bits on every target: the same 16-lane sums in the same tree and the same
+// steps per value. Widths on both sides of the vectors' 8 and 16 lanes, a row
+// far from zero and a constant row; and every target within 2e-5 of the norm
+// in double (the rows are of order 1 after it).
+TEST(IsaTest, LayerNormGivesTheSameBitsOnEveryTarget) {
+  for (int64_t n : {1, 7, 8, 15, 16, 17, 40, 512, 768, 1000}) {
+    const int64_t rows = 4;
+    std::vector<float> x = Random(rows * n, static_cast<uint32_t>(n), -5.0f, 5.0f);
+    const std::vector<float> r = Random(rows * n, static_cast<uint32_t>(n) + 1, -2.0f, 2.0f);
+    const std::vector<float> gamma = Random(n, static_cast<uint32_t>(n) + 2, 0.5f, 1.5f);
+    const std::vector<float> beta = Random(n, static_cast<uint32_t>(n) + 3);
+    for (int64_t j = 0; j < n; ++j) {
+      x[n + j] += 1000.0f;    // row 1: far from zero
+      x[2 * n + j] = 0.375f;  // row 2: constant, so beta
+    }
+    const NormParams p{gamma.data(), beta.data(), 1e-5f};
+    std::vector<float> ref(rows * n), ref_add(rows * n);
+    LayerNormNaive(x.data(), rows, n, p, ref.data());
+    AddLayerNormNaive(x.data(), r.data(), rows, n, p, ref_add.data());
+    const auto results = OnEveryTarget([&] {
+      std::vector<float> y(rows * n, NAN), y_add(rows * n, NAN), into_x = x, into_r = r;
+      LayerNorm(x.data(), rows, n, p, y.data());
+      AddLayerNorm(x.data(), r.data(), rows, n, p, y_add.data());
+      AddLayerNorm(into_x.data(), r.data(), rows, n, p, into_x.data());
+      AddLayerNorm(x.data(), into_r.data(), rows, n, p, into_r.data());
+      std::vector<float> in_place = x;
+      LayerNorm(in_place.data(), rows, n, p, in_place.data());
+      EXPECT_TRUE(SameBits(in_place, y)) << IsaName(ActiveIsa()) << " in place, n " << n;
+      EXPECT_TRUE(SameBits(into_x, y_add)) << IsaName(ActiveIsa()) << " into x, n " << n;
+      EXPECT_TRUE(SameBits(into_r, y_add)) << IsaName(ActiveIsa()) << " into r, n " << n;
+      for (int64_t j = 0; j < rows * n; ++j) {
+        EXPECT_NEAR(y[j], ref[j], 2e-5) << IsaName(ActiveIsa()) << " n " << n << " at " << j;
+        EXPECT_NEAR(y_add[j], ref_add[j], 2e-5)
+            << IsaName(ActiveIsa()) << " n " << n << " at " << j;
+      }
+      y.insert(y.end(), y_add.begin(), y_add.end());
+      return y;
+    });
+    for (size_t t = 1; t < results.size(); ++t) {
+      EXPECT_TRUE(SameBits(results[t], results[0])) << Names() << ": target " << t << ", n " << n;
+    }
+  }
 }
 
 // GELU on every target against two independent computations: Eigen's own
