@@ -337,7 +337,10 @@ BENCHMARK(BM_AttentionTile)->Args({128, 512, 64})->Args({64, 4096, 64})->UseReal
 BENCHMARK(BM_AttentionTileBf16)->Args({128, 512, 64})->Args({64, 4096, 64})->UseRealTime();
 BENCHMARK(BM_Attention)->ArgsProduct({{512, 4096}, {512}, {8}, {1, 2}})->UseRealTime();
 BENCHMARK(BM_AddLayerNorm)->Args({64, 512})->Args({64, 768});
-BENCHMARK(BM_FeedForward)->ArgsProduct({{512}, {512}, {2048}, {1, 2}})->UseRealTime();
+BENCHMARK(BM_FeedForward)
+    ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
+    ->Args({384, 768, 3072, 1})
+    ->UseRealTime();
 BENCHMARK(BM_EncoderLayer)
     ->ArgsProduct({{1}, {512}, {512}, {8}, {2048}, {1, 2}})
     ->Args({8, 128, 256, 4, 1024, 2})

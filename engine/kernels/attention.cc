@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/kernels/gemm.h"
+#include "engine/kernels/kernel_table.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/tensor.h"
@@ -24,17 +25,7 @@ int64_t KeyPanelFloats(int64_t n_keys, int64_t d_head) {
 }
 
 void PackKeyPanels(const float* k, int64_t ldk, int64_t n_keys, int64_t d_head, float* out) {
-  for (int64_t p0 = 0; p0 < n_keys; p0 += kGemmPanel) {
-    const int64_t m = std::min(kGemmPanel, n_keys - p0);
-    float* panel = out + p0 * d_head;  // [d_head, 32]
-    for (int64_t j = 0; j < m; ++j) {
-      const float* k_row = k + (p0 + j) * ldk;  // [d_head]
-      for (int64_t c = 0; c < d_head; ++c) panel[c * kGemmPanel + j] = k_row[c];
-    }
-    for (int64_t c = 0; m < kGemmPanel && c < d_head; ++c) {
-      std::fill(panel + c * kGemmPanel + m, panel + (c + 1) * kGemmPanel, 0.0f);
-    }
-  }
+  Kernels().transpose_panels(k, ldk, n_keys, d_head, out);
 }
 
 int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head) {

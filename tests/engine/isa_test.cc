@@ -20,6 +20,7 @@
 #include "engine/aligned_allocator.h"
 #include "engine/cpu.h"
 #include "engine/error.h"
+#include "engine/kernels/attention.h"
 #include "engine/kernels/gemm.h"
 #include "engine/kernels/gemm_bf16.h"
 #include "engine/kernels/layer_norm.h"
@@ -347,6 +348,39 @@ TEST(IsaTest, ExpBf16SumIsTheRoundedExactExpForAlmostEveryValue) {
     EXPECT_LE(differ, n / 256) << "values whose bfloat16 is not the exact exp's";
     return 0;
   });
+}
+
+// Keys into the score product's panels (PackKeyPanels, kernel
+// transpose_panels) on every target: key j, column c of panel p at
+// p·cols·32 + c·32 + j, zero past the last key, nothing written past the
+// panels. Key counts on both sides of a panel and of avx512's 16-row blocks,
+// widths on both sides of its 16 columns.
+TEST(IsaTest, KeyPanelsFollowTheLayoutOnEveryTarget) {
+  for (const auto& [keys, cols] : {std::pair<int64_t, int64_t>{1, 1},
+                                   {15, 16},
+                                   {16, 17},
+                                   {31, 64},
+                                   {32, 64},
+                                   {33, 3},
+                                   {70, 33},
+                                   {100, 96}}) {
+    const int64_t ld = cols + 5, size = KeyPanelFloats(keys, cols);
+    const std::vector<float> x = Random(keys * ld, static_cast<uint32_t>(keys + cols));
+    OnEveryTarget([&] {
+      std::vector<float> out(size + 7, NAN);
+      PackKeyPanels(x.data(), ld, keys, cols, out.data());
+      for (int64_t i = 0; i < size; ++i) {
+        const int64_t p = i / (cols * 32), c = i % (cols * 32) / 32, j = p * 32 + i % 32;
+        const float want = j < keys ? x[j * ld + c] : 0.0f;
+        EXPECT_EQ(out[i], want) << IsaName(ActiveIsa()) << ": " << keys << " x " << cols << ", key "
+                                << j << ", column " << c;
+        if (out[i] != want) return 0;
+      }
+      for (int64_t i = size; i < size + 7; ++i)
+        EXPECT_TRUE(std::isnan(out[i])) << IsaName(ActiveIsa());
+      return 0;
+    });
+  }
 }
 
 // LayerNorm and AddLayerNorm (out apart, or over either input) give the same

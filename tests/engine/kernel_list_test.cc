@@ -35,6 +35,7 @@ const std::map<std::string, std::vector<std::string>>& CrossTargetTests() {
       {"bf16_pair_rows",
        {"Bf16Test.PairRowsInterleavesTwoRoundedRowsOnEveryTarget",
         "AttentionBf16Test.PackedKeysAndValuesFollowTheHeaderLayoutsOnEveryTarget"}},
+      {"transpose_panels", {"IsaTest.KeyPanelsFollowTheLayoutOnEveryTarget"}},
       {"stream_fence", {"IsaTest.RowKernelsGiveTheSameBitsOnEveryTarget"}},
       {"turn_rows", {"IsaTest.RowKernelsGiveTheSameBitsOnEveryTarget"}},
       {"rotate_heads", {"IsaTest.RotateHeadsGivesTheSameBitsOnEveryTargetAndTheRotation"}},
