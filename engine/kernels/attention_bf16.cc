@@ -39,19 +39,15 @@ void PackKeysBf16(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, ui
   assert(n_keys >= 0 && d_head > 0 && ld >= d_head);
   const int64_t d_even = Even(d_head);
   // Per panel of 32 keys and chunk of kChunk columns: the keys transposed
-  // (zero past n_keys), then columns (c, c + 1) paired as the panel's rows
-  // 64·(c/2) ..: pair i of key j at (j/32)·32·d_even + 64·i + 2·(j%32).
+  // (attention.h's float32 key panel, zero past n_keys), then columns (c, c + 1) paired as the
+  // panel's rows 64·(c/2) ..: pair i of key j at (j/32)·32·d_even + 64·i + 2·(j%32).
   alignas(64) float t[kChunk * kPanel];  // [columns, 32 keys]
   for (int64_t j0 = 0; j0 < n_keys; j0 += kPanel) {
     const int64_t m = std::min(kPanel, n_keys - j0);
     uint16_t* panel = out + j0 * d_even;  // [d_even / 2, 32, 2]
     for (int64_t c0 = 0; c0 < d_head; c0 += kChunk) {
       const int64_t nc = std::min(kChunk, d_head - c0);
-      if (m < kPanel) std::fill(t, t + nc * kPanel, 0.0f);
-      for (int64_t j = 0; j < m; ++j) {
-        const float* row = k + (j0 + j) * ld + c0;  // [nc]
-        for (int64_t c = 0; c < nc; ++c) t[c * kPanel + j] = row[c];
-      }
+      PackKeyPanels(k + j0 * ld + c0, ld, m, nc, t);  // one float32 panel, zero past m
       PairRowsBf16(t, kPanel, nc, kPanel, panel + c0 / 2 * 2 * kPanel, 2 * kPanel);
     }
   }
