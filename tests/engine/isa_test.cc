@@ -356,14 +356,15 @@ TEST(IsaTest, ExpBf16SumIsTheRoundedExactExpForAlmostEveryValue) {
 // panels. Key counts on both sides of a panel and of avx512's 16-row blocks,
 // widths on both sides of its 16 columns.
 TEST(IsaTest, KeyPanelsFollowTheLayoutOnEveryTarget) {
-  for (const auto& [keys, cols] : {std::pair<int64_t, int64_t>{1, 1},
-                                   {15, 16},
-                                   {16, 17},
-                                   {31, 64},
-                                   {32, 64},
-                                   {33, 3},
-                                   {70, 33},
-                                   {100, 96}}) {
+  for (const auto& shape : {std::pair<int64_t, int64_t>{1, 1},
+                            {15, 16},
+                            {16, 17},
+                            {31, 64},
+                            {32, 64},
+                            {33, 3},
+                            {70, 33},
+                            {100, 96}}) {
+    const int64_t keys = shape.first, cols = shape.second;  // copies: a lambda uses them
     const int64_t ld = cols + 5, size = KeyPanelFloats(keys, cols);
     const std::vector<float> x = Random(keys * ld, static_cast<uint32_t>(keys + cols));
     OnEveryTarget([&] {
