@@ -38,9 +38,9 @@ float ExpShiftedSum(const float* x, float shift, int64_t n, float* out);
 // Σ_j FromBf16(out[j]): softmax weights in bfloat16 and the sum they normalise
 // by, in one pass. exp is a degree-4 polynomial in fused multiply-adds on
 // avx2 and avx512 (relative error under 6e-5 before the rounding; avx2 takes
-// the last n mod 16 values with ExpShifted's formula) and ExpShifted's formula
-// on portable, so a weight may sit one bfloat16 step from ExpShifted's
-// rounded; -inf gives 0, NaN NaN. The results and the sum's order are the
+// the last n mod 16 values with portable's unfused exp) and portable's
+// ExpShifted on portable, so a weight may sit one bfloat16 step from
+// ExpShifted's rounded; -inf gives 0, NaN NaN. The results and the sum's order are the
 // target's, fixed for a given n.
 float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out);
 

@@ -124,6 +124,14 @@ TEST(Bf16Test, ToBf16MatchesItsTwinAndInvertsFromBf16) {
   }
 }
 
+// Two ties at at[0] and at[1], rounded to the even neighbour either way:
+// 0x3F808000 down to 0x3F80, 0xBF818000 up to 0xBF82.
+void PutTies(float* at) {
+  const uint32_t tie_even = 0x3F808000u, tie_odd = 0xBF818000u;
+  std::memcpy(at, &tie_even, 4);
+  std::memcpy(at + 1, &tie_odd, 4);
+}
+
 TEST(Bf16Test, RoundRowsMatchesTheTwinAndZeroesThePad) {
   for (int64_t in : {1, 2, 7, 16, 33, 130}) {
     const Bf16Weights w(Random(3 * in, 2).data(), nullptr, 3, in);
@@ -134,10 +142,8 @@ TEST(Bf16Test, RoundRowsMatchesTheTwinAndZeroesThePad) {
     x[1 % in] = -kInf;
     x[ldx + in - 1] = 3.4e38f;  // rounds to +inf
     x[2 * ldx] = 1e-40f;        // a denormal
-    if (in > 4) {               // ties, rounded to the even neighbour either way
-      uint32_t tie_even = 0x3F808000u, tie_odd = 0xBF818000u;
-      std::memcpy(&x[3], &tie_even, 4);
-      std::memcpy(&x[4], &tie_odd, 4);
+    if (in > 4) {
+      PutTies(&x[3]);
       ASSERT_EQ(NaiveBf16(x[3]), 0x3F80u);
       ASSERT_EQ(NaiveBf16(x[4]), 0xBF82u);
     }
@@ -175,11 +181,7 @@ TEST(Bf16Test, PairRowsInterleavesTwoRoundedRowsOnEveryTarget) {
       x[(rows - 1) * ldx + n - 1] = -kInf;
       x[n / 2] = 3.4e38f;             // rounds to +inf
       if (rows > 1) x[ldx] = 1e-40f;  // a denormal
-      if (n > 4) {
-        uint32_t tie_even = 0x3F808000u, tie_odd = 0xBF818000u;
-        std::memcpy(&x[(rows - 1) * ldx + 1], &tie_even, 4);
-        std::memcpy(&x[(rows - 1) * ldx + 2], &tie_odd, 4);
-      }
+      if (n > 4) PutTies(&x[(rows - 1) * ldx + 1]);
       const int64_t pairs = (rows + 1) / 2;
       for (Isa isa : AvailableIsas()) {
         SetIsa(isa);
