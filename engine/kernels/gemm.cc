@@ -42,12 +42,14 @@ void PackedLinearBlock(const float* x, int64_t ldx, int64_t rows, const PackedWe
   const int64_t k = w.in();
   const bool relu = out.act == Activation::kRelu;
   // Panel outermost: a panel ([k, 32], 64 KiB for k = 512) is read from L2 by
-  // every 8-row tile of the block while the block's rows stay in L1/L2.
+  // every 8-row tile of the block while the block's rows stay in L1/L2, and
+  // those tiles fetch the next panel meanwhile (PanelFetch).
   const auto gemm_panel = Kernels().gemm_panel;
   for (int64_t c0 = out.col_begin; c0 < out.col_end; c0 += kGemmPanel) {
     const int64_t n_valid = std::min(kGemmPanel, out.col_end - c0);
     gemm_panel(PanelArgs{x, ldx, rows, w.panel(c0 / kGemmPanel), kGemmPanel, k, w.bias() + c0,
-                         false, relu, out.y + c0, out.ldy, n_valid});
+                         false, relu, out.y + c0, out.ldy, n_valid,
+                         NextPanel(w.panel(0), k * kGemmPanel * 4, c0 / kGemmPanel, w.panels())});
   }
   FinishBlock(rows, out);
 }

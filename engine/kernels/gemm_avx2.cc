@@ -56,7 +56,10 @@ void TileOf(const PanelArgs& t) {
     c22 = _mm256_maskload_ps(init + 2 * step + 16, m2);
     c23 = _mm256_maskload_ps(init + 2 * step + 24, m3);
   }
+  const char* fetch = t.next.at;  // one prefetch a k step (ForRowTilesFetching)
+  const int64_t fetch_step = t.next.step;
   for (int64_t kk = 0; kk < k; ++kk) {
+    _mm_prefetch(fetch + kk * fetch_step, _MM_HINT_T0);
     const float* row = panel + kk * ldp;
     const __m256 w0 = kFull ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, m0);
     const __m256 w1 = kFull ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, m1);
@@ -121,6 +124,6 @@ constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, PHASOR_TILES_3
 
 }  // namespace
 
-void GemmPanel(const PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
+void GemmPanel(const PanelArgs& p) { ForRowTilesFetching<kRows>(p, p.k, kTiles); }
 
 }  // namespace phasor::kernels::avx2

@@ -29,6 +29,8 @@ void Tile(const PanelArgs& t) {
   float* c = t.c;
   const int64_t lda = t.lda, ldp = t.ldp, k = t.k, ldc = t.ldc, n_valid = t.n_valid;
   const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
+  const char* fetch = t.next.at;  // one prefetch a k step (ForRowTilesFetching)
+  const int64_t fetch_step = t.next.step;
   __m512 acc[MR][2];
   if (t.accumulate) {
     for (int r = 0; r < MR; ++r) {
@@ -44,6 +46,7 @@ void Tile(const PanelArgs& t) {
   }
   if (n_valid == kPanel) {
     for (int64_t kk = 0; kk < k; ++kk) {
+      _mm_prefetch(fetch + kk * fetch_step, _MM_HINT_T0);
       const __m512 w0 = _mm512_loadu_ps(panel + kk * ldp);
       const __m512 w1 = _mm512_loadu_ps(panel + kk * ldp + 16);
       for (int r = 0; r < MR; ++r) {
@@ -54,6 +57,7 @@ void Tile(const PanelArgs& t) {
     }
   } else {
     for (int64_t kk = 0; kk < k; ++kk) {
+      _mm_prefetch(fetch + kk * fetch_step, _MM_HINT_T0);
       const __m512 w0 = _mm512_maskz_loadu_ps(m0, panel + kk * ldp);
       const __m512 w1 = _mm512_maskz_loadu_ps(m1, panel + kk * ldp + 16);
       for (int r = 0; r < MR; ++r) {
@@ -70,6 +74,6 @@ constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, PHASOR_TILES_8
 
 }  // namespace
 
-void GemmPanel(const PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
+void GemmPanel(const PanelArgs& p) { ForRowTilesFetching<kRows>(p, p.k, kTiles); }
 
 }  // namespace phasor::kernels::avx512

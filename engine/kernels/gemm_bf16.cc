@@ -86,12 +86,15 @@ void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16W
   const int64_t pairs = w.row_values() / 2;
   const bool relu = out.act == Activation::kRelu;
   // Panel outermost, as PackedLinearBlock: a panel ([pairs, 32, 2], 32 KiB for
-  // in = 512) stays in L1/L2 while every row tile of the block reads it.
+  // in = 512) stays in L1/L2 while every row tile of the block reads it and
+  // fetches the next (PanelFetch).
   const auto bf16_panel = Kernels().bf16_panel;
   for (int64_t c0 = out.col_begin; c0 < out.col_end; c0 += kPanel) {
     const int64_t n_valid = std::min(kPanel, out.col_end - c0);
     bf16_panel(Bf16PanelArgs{xb, ldxb, rows, w.packed() + c0 * w.row_values(), pairs, w.bias() + c0,
-                             relu, out.y + c0, out.ldy, n_valid});
+                             relu, out.y + c0, out.ldy, n_valid,
+                             NextPanel(w.packed(), kPanel * w.row_values() * 2, c0 / kPanel,
+                                       (w.out() + kPanel - 1) / kPanel)});
   }
   FinishBlock(rows, out);
 }

@@ -122,7 +122,9 @@ void Int8LinearBlock(const uint8_t* q, int64_t ldq, const float* scales, int64_t
     const int64_t n_valid = std::min(kPanel, out.col_end - c0);
     int8_panel(Int8PanelArgs{q, ldq, rows, scales, w.packed() + c0 * w.row_bytes(), k4,
                              w.column_sums() + c0, w.scales() + c0, w.bias() + c0,
-                             out.act == Activation::kRelu, out.y + c0, out.ldy, n_valid});
+                             out.act == Activation::kRelu, out.y + c0, out.ldy, n_valid,
+                             NextPanel(w.packed(), kPanel * w.row_bytes(), c0 / kPanel,
+                                       (w.out() + kPanel - 1) / kPanel)});
   }
   FinishBlock(rows, out);
 }

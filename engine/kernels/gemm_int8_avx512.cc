@@ -51,7 +51,10 @@ void Tile(const Int8PanelArgs& p) {
           a42 = zero_i, a43 = zero_i, a50 = zero_i, a51 = zero_i, a52 = zero_i, a53 = zero_i;
   const int8_t* panel = p.panel;
   const int64_t ldq = p.ldq;
-  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4) {
+  const char* fetch = p.next.at;  // one prefetch a k step (ForRowTilesFetching)
+  const int64_t fetch_step = p.next.step;
+  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4, fetch += fetch_step) {
+    _mm_prefetch(fetch, _MM_HINT_T0);
     const __m512i w0 =
         _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel)));
     const __m512i w1 =
@@ -83,7 +86,7 @@ constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, PHASOR_TIL
 
 }  // namespace
 
-void Int8Panel(const Int8PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
+void Int8Panel(const Int8PanelArgs& p) { ForRowTilesFetching<kRows>(p, p.k4, kTiles); }
 
 #include "engine/kernels/int8_rows_simd.inc"
 

@@ -18,6 +18,38 @@
 
 namespace phasor::kernels {
 
+// The next panel of a product, which a panel kernel reads into cache while it
+// computes the current one (a hint: no result depends on it). Every panel
+// kind below holds 128 bytes per k step (32 floats, 32 x 4 int8, 32 x 2
+// bfloat16), so a panel of `steps` k steps is steps · 128 contiguous bytes.
+// A row-tile walk (tile_rows.inc) gives each register tile its share: from
+// `at`, one prefetch per k step, `step` bytes apart. Without it the next
+// panel arrives in a burst when its first row tile starts, from L3 or memory,
+// and that tile waits.
+struct PanelFetch {
+  const char* at = nullptr;  // null: nothing to fetch
+  int64_t step = 0;          // bytes between the prefetches of successive k steps
+};
+inline constexpr int64_t kPanelStepBytes = 128;
+
+// Row tile i of n's share of fetching `next`, a panel of `steps` k steps
+// (steps · 128 bytes): from byte i · s · steps, one prefetch a k step s bytes
+// apart, s = 128 / n rounded down. The shares never reach past the panel;
+// together they touch every 64-byte line of it for 2 <= n <= 128 when n
+// divides 128, every other line for n = 1.
+inline PanelFetch FetchShare(const PanelFetch& next, int64_t steps, int64_t i, int64_t n) {
+  const int64_t s = kPanelStepBytes / n;
+  return {next.at + i * s * steps, s};
+}
+
+// Panel p + 1 of n_panels, each panel_bytes long from `panels` on, or nothing
+// after the last: the next a block reads, or (after the block's last panel)
+// the one that a block to its right starts with.
+inline PanelFetch NextPanel(const void* panels, int64_t panel_bytes, int64_t p, int64_t n_panels) {
+  if (p + 1 >= n_panels) return {};
+  return {static_cast<const char*>(panels) + (p + 1) * panel_bytes};
+}
+
 // Rows [0, rows) x the first n_valid (<= 32) columns of one 32-column panel:
 //   c = relu?(init + a·panel),  init = c itself (accumulate) or bias.
 // a: [rows, k] row stride lda; panel: [k, 32] row stride ldp (read in its first
@@ -37,6 +69,7 @@ struct PanelArgs {
   float* c;
   int64_t ldc;
   int64_t n_valid;
+  PanelFetch next = {};  // the next panel (ldp 32, k steps), or nothing
 };
 
 // The int8 product of gemm_int8.h on one 32-column panel: rows [0, rows) x
@@ -60,6 +93,7 @@ struct Int8PanelArgs {
   float* c;
   int64_t ldc;
   int64_t n_valid;
+  PanelFetch next = {};  // the next panel (k4 steps), or nothing
 };
 
 // Rows [0, rows) x the first n_valid (<= 32) columns of one panel of
@@ -81,6 +115,7 @@ struct Bf16PanelArgs {
   float* c;
   int64_t ldc;
   int64_t n_valid;
+  PanelFetch next = {};  // the next panel (pairs steps), or nothing
 };
 
 // NOLINTBEGIN(bugprone-macro-parentheses): the list's macros paste names and types.

@@ -15,6 +15,7 @@
 #include "engine/kernels/attention.h"
 #include "engine/kernels/elementwise.h"
 #include "engine/kernels/gemm.h"
+#include "engine/kernels/kernel_table.h"
 #include "engine/kernels/layer_norm.h"
 #include "engine/kernels/vector_math.h"
 #include "engine/parallel.h"
@@ -435,6 +436,47 @@ TEST(GemmPanelsKernelTest, StridedOperandsAndAccumulationMatchNaive) {
       ExpectClose(c, ref, accumulate ? "accumulate" : "overwrite");
     }
   }
+}
+
+// The next panel's fetch (kernel_table.h) as the row-tile walk shares it out,
+// against the panel's own lines counted one by one: no prefetch lies outside
+// the panel, and every line is touched when the tile count divides 128.
+TEST(PanelFetchTest, SharesStayInsideTheNextPanelAndReachEveryLine) {
+  const std::vector<char> buffer(512 * 128);  // addresses only: nothing is read
+  const char* panel = buffer.data();
+  const PanelFetch next{panel, 0};
+  for (const int64_t steps : {1, 3, 64, 512}) {
+    for (int64_t n = 1; n <= 16; ++n) {
+      const int64_t bytes = steps * 128, lines = bytes / 64;
+      std::vector<bool> touched(static_cast<size_t>(lines), false);
+      for (int64_t i = 0; i < n; ++i) {
+        const PanelFetch share = FetchShare(next, steps, i, n);
+        for (int64_t kk = 0; kk < steps; ++kk) {
+          const int64_t at = share.at + kk * share.step - panel;
+          ASSERT_GE(at, 0) << "steps " << steps << " n " << n << " tile " << i;
+          ASSERT_LT(at, bytes) << "steps " << steps << " n " << n << " tile " << i;
+          touched[static_cast<size_t>(at / 64)] = true;
+        }
+      }
+      const int64_t reached = std::count(touched.begin(), touched.end(), true);
+      if (n == 1) {
+        EXPECT_EQ(reached, lines / 2) << "steps " << steps;  // a line of each step's two
+      } else if (128 % n == 0) {
+        EXPECT_EQ(reached, lines) << "steps " << steps << " n " << n;
+      } else {
+        EXPECT_GE(reached, lines * 9 / 10) << "steps " << steps << " n " << n;
+      }
+    }
+  }
+}
+
+TEST(PanelFetchTest, NextPanelIsTheOneAfterAndNothingAfterTheLast) {
+  const std::vector<char> buffer(5 * 96);
+  for (int64_t p = 0; p < 4; ++p) {
+    EXPECT_EQ(NextPanel(buffer.data(), 96, p, 5).at, buffer.data() + (p + 1) * 96) << p;
+  }
+  EXPECT_EQ(NextPanel(buffer.data(), 96, 4, 5).at, nullptr);
+  EXPECT_EQ(NextPanel(buffer.data(), 96, 0, 1).at, nullptr);
 }
 
 TEST(ParallelTasksTest, EveryTaskRunsOnceOnASlotBelowTheLimit) {
