@@ -23,6 +23,7 @@
 #include "engine/kernels/attention.h"
 #include "engine/kernels/gemm.h"
 #include "engine/kernels/gemm_bf16.h"
+#include "engine/kernels/kernel_table.h"
 #include "engine/kernels/layer_norm.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/kernels/vector_math.h"
@@ -348,6 +349,35 @@ TEST(IsaTest, ExpBf16SumIsTheRoundedExactExpForAlmostEveryValue) {
     EXPECT_LE(differ, n / 256) << "values whose bfloat16 is not the exact exp's";
     return 0;
   });
+}
+
+// AVX512-BF16's ExpBf16 (vcvtneps2bf16 rounding) against the avx512 target's
+// (rounding in integers): the same bits and sums, NaN, -inf, whole and masked
+// vectors, and arguments around exp's clamp at -87.3, where a subnormal
+// (which vcvtneps2bf16 flushes to zero) would first appear.
+TEST(IsaTest, ExpBf16OfAvx512Bf16GivesTheAvx512TargetsBits) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "an x86-64 kernel";
+#else
+  if (!HasAvx512Bf16()) GTEST_SKIP() << "no AVX512-BF16 on this CPU";
+  std::vector<float> x = Random(300, 15, -30.0f, 3.0f);
+  for (int64_t j = 0; j < 100; ++j) x[j] = -87.5f + 0.006f * static_cast<float>(j);  // to -86.9
+  x[150] = -std::numeric_limits<float>::infinity();
+  x[151] = std::numeric_limits<float>::quiet_NaN();
+  x[152] = 0.0f;
+  for (int64_t n : {0, 1, 15, 16, 17, 31, 32, 33, 100, 150, 300}) {
+    std::vector<uint16_t> want(n, 0xFFFF), got(n, 0xEEEE);
+    const float want_sum = avx512::ExpBf16(x.data(), 0.0f, n, want.data());
+    const float got_sum = avx512bf16::ExpBf16(x.data(), 0.0f, n, got.data());
+    EXPECT_TRUE(SameBits(std::vector<float>{want_sum}, std::vector<float>{got_sum})) << n;
+    for (int64_t j = 0; j < n; ++j) {
+      EXPECT_EQ(got[j], want[j]) << "n " << n << ", value " << j << " = " << x[j];
+    }
+    if (n > 0) {
+      EXPECT_EQ(got[0], 0x0080) << "exp(-87.5) clamped: 2^-126, the least normal";
+    }
+  }
+#endif
 }
 
 // Keys into the score product's panels (PackKeyPanels, kernel
