@@ -56,10 +56,8 @@ void TileOf(const PanelArgs& t) {
     c22 = _mm256_maskload_ps(init + 2 * step + 16, m2);
     c23 = _mm256_maskload_ps(init + 2 * step + 24, m3);
   }
-  const char* fetch = t.next.at;  // one prefetch a k step (ForRowTilesFetching)
-  const int64_t fetch_step = t.next.step;
   for (int64_t kk = 0; kk < k; ++kk) {
-    _mm_prefetch(fetch + kk * fetch_step, _MM_HINT_T0);
+    _mm_prefetch(t.next.at + kk * t.next.step, _MM_HINT_T0);  // ForRowTilesFetching's share
     const float* row = panel + kk * ldp;
     const __m256 w0 = kFull ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, m0);
     const __m256 w1 = kFull ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, m1);
