@@ -57,7 +57,7 @@ void TileOf(const PanelArgs& t) {
     c23 = _mm256_maskload_ps(init + 2 * step + 24, m3);
   }
   for (int64_t kk = 0; kk < k; ++kk) {
-    _mm_prefetch(t.next.at + kk * t.next.step, _MM_HINT_T0);  // ForRowTilesFetching's share
+    _mm_prefetch(t.next.at + kk * t.next.step, _MM_HINT_T0);  // ForRowTiles' share
     const float* row = panel + kk * ldp;
     const __m256 w0 = kFull ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, m0);
     const __m256 w1 = kFull ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, m1);
@@ -122,6 +122,6 @@ constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, PHASOR_TILES_3
 
 }  // namespace
 
-void GemmPanel(const PanelArgs& p) { ForRowTilesFetching<kRows>(p, p.k, kTiles); }
+void GemmPanel(const PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::avx2

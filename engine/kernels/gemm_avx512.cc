@@ -29,7 +29,7 @@ void Tile(const PanelArgs& t) {
   float* c = t.c;
   const int64_t lda = t.lda, ldp = t.ldp, k = t.k, ldc = t.ldc, n_valid = t.n_valid;
   const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
-  const char* fetch = t.next.at;  // one prefetch a k step (ForRowTilesFetching)
+  const char* fetch = t.next.at;  // one prefetch a k step (ForRowTiles)
   const int64_t fetch_step = t.next.step;
   __m512 acc[MR][2];
   if (t.accumulate) {
@@ -74,6 +74,6 @@ constexpr void (*kTiles[kRows + 1])(const PanelArgs&) = {nullptr, PHASOR_TILES_8
 
 }  // namespace
 
-void GemmPanel(const PanelArgs& p) { ForRowTilesFetching<kRows>(p, p.k, kTiles); }
+void GemmPanel(const PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::avx512

@@ -34,7 +34,7 @@ void Tile(const Bf16PanelArgs& t) {
   const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
   __m512 acc[MR][2];
   StartAtBias(t.bias, acc);
-  const char* fetch = t.next.at;  // one prefetch a k step (ForRowTilesFetching)
+  const char* fetch = t.next.at;  // one prefetch a k step (ForRowTiles)
   const int64_t fetch_step = t.next.step;
   for (int64_t i = 0; i < pairs; ++i) {
     _mm_prefetch(fetch + i * fetch_step, _MM_HINT_T0);
@@ -56,6 +56,6 @@ constexpr void (*kTiles[kRows + 1])(const Bf16PanelArgs&) = {nullptr, PHASOR_TIL
 
 }  // namespace
 
-void Bf16Panel(const Bf16PanelArgs& p) { ForRowTilesFetching<kRows>(p, p.pairs, kTiles); }
+void Bf16Panel(const Bf16PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::avx512bf16

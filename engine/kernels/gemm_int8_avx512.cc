@@ -51,7 +51,7 @@ void Tile(const Int8PanelArgs& p) {
           a42 = zero_i, a43 = zero_i, a50 = zero_i, a51 = zero_i, a52 = zero_i, a53 = zero_i;
   const int8_t* panel = p.panel;
   const int64_t ldq = p.ldq;
-  const char* fetch = p.next.at;  // one prefetch a k step (ForRowTilesFetching)
+  const char* fetch = p.next.at;  // one prefetch a k step (ForRowTiles)
   const int64_t fetch_step = p.next.step;
   for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4, fetch += fetch_step) {
     _mm_prefetch(fetch, _MM_HINT_T0);
@@ -86,7 +86,7 @@ constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, PHASOR_TIL
 
 }  // namespace
 
-void Int8Panel(const Int8PanelArgs& p) { ForRowTilesFetching<kRows>(p, p.k4, kTiles); }
+void Int8Panel(const Int8PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 #include "engine/kernels/int8_rows_simd.inc"
 

@@ -39,7 +39,7 @@ void Tile(const Int8PanelArgs& p) {
           a60 = zero_i, a61 = zero_i, a70 = zero_i, a71 = zero_i;
   const int8_t* panel = p.panel;
   const int64_t ldq = p.ldq;
-  const char* fetch = p.next.at;  // one prefetch a k step (ForRowTilesFetching)
+  const char* fetch = p.next.at;  // one prefetch a k step (ForRowTiles)
   const int64_t fetch_step = p.next.step;
   for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4, fetch += fetch_step) {
     _mm_prefetch(fetch, _MM_HINT_T0);
@@ -64,6 +64,6 @@ constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, PHASOR_TIL
 
 }  // namespace
 
-void Int8Panel(const Int8PanelArgs& p) { ForRowTilesFetching<kRows>(p, p.k4, kTiles); }
+void Int8Panel(const Int8PanelArgs& p) { ForRowTiles<kRows>(p, kTiles); }
 
 }  // namespace phasor::kernels::avx512vnni

@@ -32,6 +32,12 @@ struct PanelFetch {
 };
 inline constexpr int64_t kPanelStepBytes = 128;
 
+// The two helpers below are internal to each file that includes this header:
+// files built for different targets each compile their own copy, where one
+// shared inline copy would carry whichever target's instructions the linker
+// kept.
+namespace {
+
 // Row tile i of n's share of fetching `next`, a panel of `steps` k steps
 // (steps · 128 bytes): from byte i · s · steps, one prefetch a k step s bytes
 // apart, s = 128 / n rounded down. The shares never reach past the panel;
@@ -49,6 +55,8 @@ inline PanelFetch NextPanel(const void* panels, int64_t panel_bytes, int64_t p, 
   if (p + 1 >= n_panels) return {};
   return {static_cast<const char*>(panels) + (p + 1) * panel_bytes};
 }
+
+}  // namespace
 
 // Rows [0, rows) x the first n_valid (<= 32) columns of one 32-column panel:
 //   c = relu?(init + a·panel),  init = c itself (accumulate) or bias.

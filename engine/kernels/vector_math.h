@@ -40,8 +40,8 @@ float ExpShiftedSum(const float* x, float shift, int64_t n, float* out);
 // avx2 and avx512 (relative error under 6e-5 before the rounding; avx2 takes
 // the last n mod 16 values with portable's unfused exp) and portable's
 // ExpShifted on portable, so a weight may sit one bfloat16 step from
-// ExpShifted's rounded; -inf gives 0, NaN NaN. The results and the sum's order are the
-// target's, fixed for a given n.
+// ExpShifted's rounded; -inf gives 0, NaN NaN. The results and the sum's
+// order are the target's, fixed for a given n.
 float ExpBf16Sum(const float* x, float shift, int64_t n, uint16_t* out);
 
 // out[j] = 0.5·x[j]·(1 + erf(x[j]/√2)) with Eigen's rational erf (a few ulp
