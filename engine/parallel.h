@@ -47,17 +47,19 @@ void SetNumThreads(int n);
 // The number of threads ParallelTasks uses at most.
 int NumThreads();
 
-// Calls fn(task, slot) once for every task in [0, tasks), handing tasks out
-// one at a time to whichever thread is free, on at most
+// Calls fn(task, slot) once for every task in [0, tasks) on at most
 // min(NumThreads(), max_slots) threads (max_slots < 1: NumThreads()): the
-// calling thread and workers of its own that sleep between calls. The caller
-// works too and waits only for workers that have started, so a worker slowed
-// by other work on the machine does not hold the call up. slot, in [0, that
-// count), names the thread running the task: per-thread scratch can be indexed
-// by it. What fn computes must not depend on slot or on the order of tasks, so
-// results do not depend on the thread count. fn must not throw. Serial (slot
-// 0, tasks in order) for one thread or one task, or inside a parallel region
-// or a task.
+// calling thread and workers of its own that sleep between calls. Each thread
+// first takes, in order, the tasks of its own contiguous share (slot s of T:
+// [tasks·s/T, tasks·(s+1)/T)), so consecutive calls over the same rows keep
+// each row on one core; then whatever is left of the others' shares. The
+// caller works too and waits only for workers that have started, so a worker
+// slowed by other work on the machine loses its tasks instead of holding the
+// call up. slot, in [0, that count), names the thread running the task:
+// per-thread scratch can be indexed by it. What fn computes must not depend on
+// slot or on the order of tasks, so results do not depend on the thread count.
+// fn must not throw. Serial (slot 0, tasks in order) for one thread or one
+// task, or inside a parallel region or a task.
 void ParallelTasks(int64_t tasks, int max_slots, FunctionRef<void(int64_t, int)> fn);
 
 }  // namespace phasor

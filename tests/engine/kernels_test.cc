@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -565,6 +568,61 @@ TEST(ParallelTasksTest, EveryTaskRunsOnceOnASlotBelowTheLimit) {
         3, 0, [&](int64_t u, int slot) { inner[t] = inner[t] * 10 + (slot == 0 ? 1 + u : 100); });
   });
   EXPECT_EQ(inner, std::vector<int>(4, 123));
+}
+
+// Waits until done() holds or 10 s have passed; returns done().
+template <class Done>
+bool WaitFor(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return done();
+}
+
+TEST(ParallelTasksTest, EachSlotStartsAtItsOwnShare) {
+  ThreadsGuard guard;
+  SetNumThreads(2);
+  for (int64_t tasks : {2, 9, 64}) {
+    // Slot 0's first task waits for slot 1 to take one (if it comes within
+    // 10 s), and slot 1's tasks wait for slot 0 to have begun: so each
+    // takes the first task of its share before anyone else can.
+    std::atomic<int64_t> first0{-1}, first1{-1};
+    ParallelTasks(tasks, 0, [&](int64_t t, int slot) {
+      if (slot == 0) {
+        int64_t none = -1;
+        if (first0.compare_exchange_strong(none, t)) WaitFor([&] { return first1 >= 0; });
+      } else {
+        int64_t none = -1;
+        first1.compare_exchange_strong(none, t);
+        WaitFor([&] { return first0 >= 0; });
+      }
+    });
+    EXPECT_EQ(first0, 0) << tasks;
+    if (first1 >= 0) {  // shares [0, tasks/2) and [tasks/2, tasks)
+      EXPECT_EQ(first1, tasks / 2) << tasks;
+    }
+  }
+}
+
+TEST(ParallelTasksTest, AStalledSlotLosesItsShareToTheOthers) {
+  ThreadsGuard guard;
+  SetNumThreads(2);
+  constexpr int64_t kTasks = 64;
+  std::vector<int> runs(kTasks, 0);
+  std::atomic<int> done{0};
+  std::atomic<bool> stalled{false}, released{true};
+  ParallelTasks(kTasks, 0, [&](int64_t t, int slot) {
+    // Slot 1's first task holds it until every other task has run: the
+    // caller must take the rest of slot 1's share, or this waits 10 s and fails.
+    if (slot == 1 && !stalled.exchange(true)) {
+      released = WaitFor([&] { return done.load() == kTasks - 1; });
+    }
+    ++runs[t];  // each task touches only its own entry
+    ++done;
+  });
+  EXPECT_TRUE(released);
+  EXPECT_EQ(std::count(runs.begin(), runs.end(), 1), kTasks);
 }
 
 // --- Elementwise ------------------------------------------------------------
