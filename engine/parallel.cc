@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -17,6 +18,17 @@ namespace {
 // True on a thread while it runs a ParallelTasks task (caller or worker):
 // parallel calls made from inside run serially, as inside an OpenMP region.
 thread_local bool t_in_task = false;
+
+// How long a caller whose tasks are all taken polls for the workers' last ones
+// to end before it sleeps (TaskPool::Run).
+constexpr std::chrono::microseconds kFinishPoll{50};
+
+// A spin-wait hint to the core (x86 pause), or nothing.
+inline void Pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 }  // namespace
 
@@ -47,6 +59,11 @@ namespace {
 // reads rows its own core wrote and still has in its cache. A thread that
 // starts late or is slowed loses its tasks to the others, as with one shared
 // queue.
+//
+// Only the caller polls, and only at the end of a call, for at most
+// kFinishPoll, while the workers end their last tasks (measured, d512 1 x 512,
+// 2 threads: float32 1.02x, bfloat16 1.01x, int8 1.00x; on 2,000 corpus lines
+// and with two busy loops on the same cores, level).
 class TaskPool {
  public:
   TaskPool() = default;
@@ -84,9 +101,22 @@ class TaskPool {
     }
     wake_.notify_all();
     Work(0);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      open_ = false;  // workers that have not joined yet will not
+    }
+    // Every task is taken; the workers inside the job are running their last.
+    // Polled for a while before sleeping: asleep, the caller would first be
+    // woken by the last of them, a wake-up that costs more than that task's
+    // end on a virtual machine. Bounded, so that on a machine busy with other
+    // work a descheduled worker costs the caller a sleep, not a time slice.
+    const auto give_up = std::chrono::steady_clock::now() + kFinishPoll;
+    for (int i = 1; busy_.load(std::memory_order_acquire) != 0; ++i) {
+      if (i % 64 == 0 && std::chrono::steady_clock::now() > give_up) break;
+      Pause();
+    }
     std::unique_lock<std::mutex> lock(mu_);
-    open_ = false;  // workers that have not joined yet will not
-    done_.wait(lock, [this] { return busy_ == 0; });
+    done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
   }
 
  private:
@@ -112,12 +142,12 @@ class TaskPool {
         if (stop_) return;
         seen = generation_;
         if (!open_ || slot >= threads_) continue;
-        ++busy_;
+        busy_.fetch_add(1, std::memory_order_relaxed);
       }
       Work(slot);
       {
         std::lock_guard<std::mutex> lock(mu_);
-        --busy_;
+        busy_.fetch_sub(1, std::memory_order_release);  // the tasks' writes with it
       }
       done_.notify_one();
     }
@@ -140,7 +170,9 @@ class TaskPool {
   uint64_t generation_ = 0;
   bool open_ = false;
   bool stop_ = false;
-  int busy_ = 0;  // workers inside the current job
+  // Workers inside the current job: changed under mu_ (for done_), read
+  // without it while the caller polls.
+  std::atomic<int> busy_{0};
 };
 
 }  // namespace

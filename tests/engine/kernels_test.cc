@@ -625,6 +625,31 @@ TEST(ParallelTasksTest, AStalledSlotLosesItsShareToTheOthers) {
   EXPECT_EQ(std::count(runs.begin(), runs.end(), 1), kTasks);
 }
 
+// The caller, its own tasks done, polls a while for the workers' last tasks
+// and then sleeps: it must return only once they have ended, whatever they
+// take. Task 0 (the caller's) holds the caller until task 1 has started on the
+// worker, which then outlasts the polling 40 times over.
+TEST(ParallelTasksTest, ReturnsOnlyWhenAWorkersLastTaskHasEnded) {
+  ThreadsGuard guard;
+  SetNumThreads(2);
+  for (int round = 0; round < 5; ++round) {
+    std::vector<int> written(2, 0);  // plain ints: the call's return must publish them
+    std::atomic<bool> started{false};
+    bool on_worker = false;
+    ParallelTasks(2, 0, [&](int64_t t, int slot) {
+      if (t == 0) {
+        on_worker = WaitFor([&] { return started.load(); });
+      } else {
+        started = true;
+        if (slot == 1) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      written[t] = 1;
+    });
+    EXPECT_TRUE(on_worker) << "round " << round << ": task 1 never started";
+    EXPECT_EQ(written, (std::vector<int>{1, 1})) << "round " << round;
+  }
+}
+
 // --- Elementwise ------------------------------------------------------------
 
 TEST(ElementwiseKernelTest, AddMatchesNaive) {
