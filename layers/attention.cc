@@ -49,10 +49,16 @@ void Allocate(Vector& v, int64_t rows, int64_t cols, const char* what) {
 // keys or more, per 32 tokens (bfloat16 values). Per (sequence, head) they
 // take at most (seq + 31)·d_even + d_pad·(seq + 1) values, with d_even, d_pad:
 // d_head rounded up to 2 and 32; and batch <= tokens / 32.
+// At int8 the keys are int8 panels instead (KeysInt8Values: P values per 32
+// keys), at most (seq + 31) / 32 · P a sequence, i.e. 2·P per 32 tokens.
 int64_t PackedValuesPer32Tokens(const AttentionOptions& options) {
   const int64_t d_head = options.d_model / options.n_heads;
   const int64_t d_even = d_head + (d_head & 1), d_pad = (d_head + 31) / 32 * 32;
-  return options.n_heads * ((d_even + d_pad) * 32 + 31 * d_even + d_pad);
+  int64_t keys = 63 * d_even;
+  if (options.precision == Precision::kInt8) {
+    keys = std::max(keys, 2 * kernels::KeysInt8Values(32, d_head));
+  }
+  return options.n_heads * (keys + d_pad * 32 + d_pad);
 }
 
 // Rows of [2·d_model] floats that hold the keys and values of max_tokens
@@ -171,7 +177,10 @@ bool MultiHeadSelfAttention::PanelKeys(int64_t keys) const {
 
 int64_t MultiHeadSelfAttention::KeyValues(int64_t keys) const {
   const int64_t d_head = this->d_head();
-  if (Packed(keys)) return kernels::KeysBf16Values(keys, d_head);
+  if (Packed(keys)) {
+    return Int8Keys() ? kernels::KeysInt8Values(keys, d_head)
+                      : kernels::KeysBf16Values(keys, d_head);
+  }
   return PanelKeys(keys) ? kernels::KeyPanelFloats(keys, d_head) : keys * d_head;
 }
 
@@ -230,7 +239,8 @@ void MultiHeadSelfAttention::GatherKeysValues(const Spans& spans, AttentionWorks
     const int64_t at = kv_start[b] + h * HeadValues(n);  // this head's keys, then values
     if (reduced) {
       if (!Packed(n)) return;
-      kernels::PackKeysBf16(k_in, ld_qkv, n, d_head, kv_bf16 + at);
+      (Int8Keys() ? kernels::PackKeysInt8 : kernels::PackKeysBf16)(k_in, ld_qkv, n, d_head,
+                                                                   kv_bf16 + at);
       kernels::PackValuesBf16(v_in, ld_qkv, n, d_head, kv_bf16 + at + KeyValues(n));
       return;
     }
@@ -292,6 +302,7 @@ void MultiHeadSelfAttention::AttendTiles(int64_t tokens, const Spans& spans,
       tile(a);
       a.k = kv_bf16 + at;
       a.v = a.k + KeyValues(n);
+      a.int8_keys = Int8Keys();
       kernels::AttentionTileBf16(a, ws.TileScratch(slot));
       return;
     }

@@ -10,8 +10,9 @@
 // threads, each tile with an online softmax over key tiles (see
 // engine/kernels/attention.h), so no [seq, seq] score matrix is ever made:
 // memory O(tokens · d_model). The projections use weights packed at load
-// at the options' precision (layers/linear.h); at bf16 and int8 the attention
-// products are bfloat16 (kMinBf16Keys). The output projection can end in a fused
+// at the options' precision (layers/linear.h); at bf16 the attention products
+// are bfloat16, at int8 its scores are int8 products and the weighted sum of
+// values bfloat16 (kMinBf16Keys). The output projection can end in a fused
 // residual add and LayerNorm (ResidualNorm). Results are bit-identical for any
 // thread count, and a sequence's are the same alone as in any batch.
 #pragma once
@@ -36,8 +37,8 @@ struct AttentionOptions {
   // Applied to q and k after the in-projection (bias included), before the
   // scores; null: none. Must outlive the layer.
   const QkRotation* rotation = nullptr;
-  // Of the two projections; bf16 and int8 also take the attention products
-  // in bfloat16 (kMinBf16Keys).
+  // Of the two projections; bf16 also takes the attention products in
+  // bfloat16, int8 its scores in int8 and the rest in bfloat16 (kMinBf16Keys).
   Precision precision = Precision::kFp32;
 };
 
@@ -102,7 +103,7 @@ class MultiHeadSelfAttention {
   // Tokens per query tile (one task of the parallel loop).
   static constexpr int64_t kQueryTile = 128;
   // At bf16 and int8, a sequence's attention products (q·kᵀ and weights·v)
-  // are bfloat16 (kernels/attention_bf16.h) when it has at least this many
+  // are bfloat16 (q·kᵀ int8 at int8; kernels/attention_bf16.h) when it has at least this many
   // valid keys; a shorter one, whose products are a small share of its
   // layer, keeps them float32 and needs no packed copy of its keys.
   static constexpr int64_t kMinBf16Keys = 32;
@@ -152,6 +153,9 @@ class MultiHeadSelfAttention {
   void CheckCall(int64_t tokens, const Spans& spans, const AttentionWorkspace& ws) const;
   // Whether a sequence of this many keys runs on packed bfloat16 keys and values.
   bool Packed(int64_t keys) const;
+  // Whether packed keys are int8 (the int8 precision: scores by the int8
+  // product, kernels/attention_bf16.h) rather than bfloat16.
+  bool Int8Keys() const { return options_.precision == Precision::kInt8; }
   // Whether a sequence of this many keys has them packed into panels at fp32.
   bool PanelKeys(int64_t keys) const;
   // The room of one head's keys (KeyValues), and of its keys and values

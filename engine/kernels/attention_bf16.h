@@ -19,6 +19,16 @@
 //   values [ceil(d_head/32)][ceil(n_keys/2)][32][2]: v[j, c] at
 //          (c/32)·32·n_even + (j/2)·64 + (c%32)·2 + j%2    (n_even = n_keys rounded up to even)
 // zero past n_keys and d_head, so padding adds exact zeros.
+//
+// At int8 (the int8 precision of gemm_int8.h) the scores come from the int8
+// product instead: s_ij = dequantize(q8(scale·q[i])·k8[j]), each query row
+// quantized per tile and each key once, symmetric with its own scale, as
+// QuantizeRowInt8 does for a row of activations and a channel of weights; the
+// key panels are then gemm_int8.h's, each followed by its keys' sums and scales:
+//   keys   per panel of 32 keys: [d4/4][32][4] int8 (k8[j, c] at
+//          (c/4)·128 + (j%32)·4 + c%4), int32 sums [32], float scales [32]
+//          (d4 = d_head rounded up to 4; zero past n_keys and d_head)
+// The weights and values stay bfloat16.
 #pragma once
 
 #include <cstdint>
@@ -31,21 +41,28 @@ namespace phasor::kernels {
 int64_t KeysBf16Values(int64_t n_keys, int64_t d_head);
 int64_t ValuesBf16Values(int64_t n_keys, int64_t d_head);
 
+// The same for the int8 keys, in bfloat16-sized (2-byte) units: a multiple of
+// 32 (64 bytes) a panel, so the panels after a 64-byte aligned start are too.
+int64_t KeysInt8Values(int64_t n_keys, int64_t d_head);
+
 // k, v: [n_keys, d_head] row stride ld. out: KeysBf16Values / ValuesBf16Values
-// values in the layouts above. Serial.
+// / KeysInt8Values values in the layouts above (PackKeysInt8's out 64-byte
+// aligned). Serial.
 void PackKeysBf16(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out);
 void PackValuesBf16(const float* v, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out);
+void PackKeysInt8(const float* k, int64_t ld, int64_t n_keys, int64_t d_head, uint16_t* out);
 
 struct AttentionBf16Args {
   const float* q = nullptr;     // [n_q, d_head], row stride ldq
-  const uint16_t* k = nullptr;  // PackKeysBf16 of n_keys keys
+  const uint16_t* k = nullptr;  // PackKeysBf16 of n_keys keys, or PackKeysInt8's if int8_keys
   const uint16_t* v = nullptr;  // PackValuesBf16 of the same n_keys keys
   float* out = nullptr;         // [n_q, d_head], row stride ldo; may not overlap q
   int64_t ldq = 0, ldo = 0;
   int64_t n_q = 0;
   int64_t n_keys = 0;
   int64_t d_head = 0;
-  float scale = 1.0f;  // usually 1/sqrt(d_head)
+  float scale = 1.0f;      // usually 1/sqrt(d_head)
+  bool int8_keys = false;  // the scores by the int8 product (k from PackKeysInt8)
 };
 
 // Floats of scratch that AttentionTileBf16 needs for up to max_q queries.

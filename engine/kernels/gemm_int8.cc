@@ -85,30 +85,28 @@ int64_t Int8Weights::bytes() const {
                               sizeof(float) * (scales_.size() + bias_.size()));
 }
 
+float QuantizeRowInt8(const float* x, int64_t n, int64_t n_bytes, uint8_t* q) {
+  assert(n >= 0 && n_bytes >= n);
+  const KernelTable& kernels = Kernels();
+  bool finite = true;
+  const float m = kernels.int8_max_abs(x, n, &finite);
+  const float inv = 127.0f / m;
+  // Zero rows, and rows so small that 127 / m overflows, quantize to 0; a
+  // non-finite row to 0 with a NaN scale, so its outputs are NaN.
+  if (!finite || !(inv <= std::numeric_limits<float>::max())) {
+    std::fill(q, q + n_bytes, uint8_t{128});
+    return finite ? 0.0f : std::numeric_limits<float>::quiet_NaN();
+  }
+  kernels.int8_quantize(x, n, inv, q);
+  std::fill(q + n, q + n_bytes, uint8_t{128});
+  return m / 127.0f;
+}
+
 void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w,
                       const QuantizedRows& out) {
-  uint8_t* q = out.q;
-  float* scales = out.scales;
-  const int64_t ldq = out.ldq;
-  const int64_t in = w.in(), row_bytes = w.row_bytes();
-  assert(rows >= 0 && ldq >= row_bytes);
-  const KernelTable& kernels = Kernels();
+  assert(rows >= 0 && out.ldq >= w.row_bytes());
   for (int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * ldx;  // x[r, :]
-    uint8_t* qr = q + r * ldq;      // [row_bytes]
-    bool finite = true;
-    const float m = kernels.int8_max_abs(xr, in, &finite);
-    const float inv = 127.0f / m;
-    // Zero rows, and rows so small that 127 / m overflows, quantize to 0; a
-    // non-finite row to 0 with a NaN scale, so its outputs are NaN.
-    if (!finite || !(inv <= std::numeric_limits<float>::max())) {
-      scales[r] = finite ? 0.0f : std::numeric_limits<float>::quiet_NaN();
-      std::fill(qr, qr + row_bytes, uint8_t{128});
-      continue;
-    }
-    scales[r] = m / 127.0f;
-    kernels.int8_quantize(xr, in, inv, qr);
-    std::fill(qr + in, qr + row_bytes, uint8_t{128});
+    out.scales[r] = QuantizeRowInt8(x + r * ldx, w.in(), w.row_bytes(), out.q + r * out.ldq);
   }
 }
 

@@ -82,6 +82,11 @@ struct QuantizedRows {
 void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weights& w,
                       const QuantizedRows& out);
 
+// One row as QuantizeRowsInt8 quantizes it: x [n] to q [n_bytes >= n] (the
+// bytes past n 128, i.e. 0), returning its scale (0 for a zero row, NaN for a
+// non-finite one, whose q is then all 128). Serial.
+float QuantizeRowInt8(const float* x, int64_t n, int64_t n_bytes, uint8_t* q);
+
 // The block's columns of y = act(dequantize(q·Wqᵀ) + b) for the rows
 // QuantizeRowsInt8 made. Serial: callers split rows and columns.
 void Int8LinearBlock(const uint8_t* q, int64_t ldq, const float* scales, int64_t rows,
