@@ -120,7 +120,7 @@ int64_t AttentionBf16ScratchFloats(int64_t max_q, int64_t d_head) {
 namespace {
 
 // The tile's queries as the score product reads them: bf16(q·scale) [n_q,
-// d_even], or with int8 keys q8(q·scale) + 128 [n_q, d4] and its scales [n_q].
+// d_even], or with int8 keys q8(q) + 128 [n_q, d4] and its scales·scale [n_q].
 struct Queries {
   uint16_t* bf16;
   uint8_t* int8;
@@ -128,14 +128,16 @@ struct Queries {
   int64_t d_even, d4;
 };
 
-// Makes the queries from a.q; tmp: d_head floats.
+// Makes the queries from a.q; tmp: d_head floats. With int8 keys q itself is
+// quantized and a.scale goes into its scale (for a power of two, as 1/sqrt(64),
+// the same bytes and scale as quantizing q·scale).
 void PrepareQueries(const AttentionBf16Args& a, const Queries& q, float* tmp) {
   for (int64_t i = 0; i < a.n_q; ++i) {
-    ScaleRow(a.q + i * a.ldq, a.scale, a.d_head, tmp);
     if (a.int8_keys) {
-      q.scales[i] = QuantizeRowInt8(tmp, a.d_head, q.d4, q.int8 + i * q.d4);
+      q.scales[i] = QuantizeRowInt8(a.q + i * a.ldq, a.d_head, q.d4, q.int8 + i * q.d4) * a.scale;
       continue;
     }
+    ScaleRow(a.q + i * a.ldq, a.scale, a.d_head, tmp);
     RoundBf16(tmp, a.d_head, q.bf16 + i * q.d_even);
     if (q.d_even > a.d_head) q.bf16[i * q.d_even + a.d_head] = 0;
   }
@@ -185,10 +187,10 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
   float* run_max = partial + n_q * d_head;                 // [n_q]
   float* run_sum = run_max + n_q;                          // [n_q]
   float* rescales = run_sum + n_q;                         // [n_q]: of the running sums
-  float* q_scales = rescales + n_q;                        // [n_q]: of q8 (int8 keys)
+  float* q_scales = rescales + n_q;                        // [n_q]: of q8, times scale
   auto* qb = reinterpret_cast<uint16_t*>(q_scales + n_q);  // [n_q, d_even]: bf16(q·scale)
-  auto* q8 = reinterpret_cast<uint8_t*>(qb);  // or [n_q, d4]: q8(q·scale) + 128 (int8 keys)
-  uint16_t* pb = qb + n_q * d_even;           // [n_q, ld] in n_q·kt_max halves: bf16(p)
+  auto* q8 = reinterpret_cast<uint8_t*>(qb);               // or [n_q, d4]: q8(q) + 128 (int8 keys)
+  uint16_t* pb = qb + n_q * d_even;  // [n_q, ld] in n_q·kt_max halves: bf16(p)
   const Queries queries{qb, q8, q_scales, d_even, Quads(d_head)};
   PrepareQueries(a, queries, scores);
   std::fill(run_max, run_max + n_q, -std::numeric_limits<float>::infinity());

@@ -21,9 +21,9 @@
 // zero past n_keys and d_head, so padding adds exact zeros.
 //
 // At int8 (the int8 precision of gemm_int8.h) the scores come from the int8
-// product instead: s_ij = dequantize(q8(scale·q[i])·k8[j]), each query row
-// quantized per tile and each key once, symmetric with its own scale, as
-// QuantizeRowInt8 does for a row of activations and a channel of weights; the
+// product instead: s_ij = float(Σ_c q8[i, c]·k8[j, c])·(scale·sq[i]·sk[j]), each
+// query row quantized per tile and each key once, symmetric with its own scale
+// (sq, sk), as QuantizeRowInt8 does for a row of activations; the
 // key panels are then gemm_int8.h's, each followed by its keys' sums and scales:
 //   keys   per panel of 32 keys: [d4/4][32][4] int8 (k8[j, c] at
 //          (c/4)·128 + (j%32)·4 + c%4), int32 sums [32], float scales [32]
