@@ -392,7 +392,8 @@ def precision_section(run, cells, pk):
                       "holds phasor's own int8 weights and scales in its per-channel "
                       "dynamic-quantization form; it quantizes activations with one asymmetric "
                       "scale per tensor where phasor takes one symmetric scale per token, and "
-                      "keeps attention in float32 where phasor's int8 takes it in bfloat16. "
+                      "keeps attention in float32 where phasor's int8 takes its scores in "
+                      "int8 and the weights times v in bfloat16. "
                       "ONNX Runtime has no bfloat16 product on CPU."]
         else:
             lines += ["", "int8 is not in this table: the run had no python3-onnx, which "
@@ -1043,7 +1044,8 @@ METHOD = """- **Encoder.** `bench/ort_compare.sh` writes each model with `phasor
 - **Reduced precision.** `bf16` rounds the weights to bfloat16 once at load and
   each product's inputs per call, with float32 sums; `int8` quantizes weights
   per output channel at load and inputs per token per call, with exact int32
-  sums; at both, attention's two products run in bfloat16. The rest (softmax's
+  sums; attention's two products run in bfloat16 at bf16, its scores in int8
+  and the weights times v in bfloat16 at int8. The rest (softmax's
   exp, LayerNorm, residuals) stays float32 and bounds what the narrow products
   can gain.
 - **The benchmark suite** (`phasor_bench`) runs each benchmark on its own:
