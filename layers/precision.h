@@ -7,7 +7,8 @@
 //         inputs quantized per token just before each product; int32 sums
 //
 // bf16 and int8 also take attention's two products (q·kᵀ, weights·v) in
-// bfloat16 for sequences of 32 keys or more (layers/attention.h). Embedding,
+// bfloat16 for sequences of 32 keys or more, int8 its q·kᵀ in int8 (queries
+// and keys quantized per row; layers/attention.h). Embedding,
 // PE, the softmax's statistics, LayerNorm and the residuals stay float32 in
 // every precision. engine/kernels/gemm_bf16.h, gemm_int8.h and
 // attention_bf16.h define the products exactly.
