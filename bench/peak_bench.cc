@@ -1,9 +1,15 @@
 // The float32 peak of this machine: independent fused multiply-add chains in
 // the widest vectors of the chosen target (PHASOR_ISA), on every thread, so
 // that a kernel's GFLOP/s can be read as a fraction of what the cores can do.
-//   build/bin/phasor_bench --benchmark_filter=Fp32Peak
+// Beside it, the peaks of the instructions the bf16 and int8 products are
+// made of (vdpbf16ps, vpdpbusd), where the CPU has them: what those products'
+// GFLOP/s (or GOP/s) are read against.
+//   build/bin/phasor_bench --benchmark_filter=Peak
 #include <benchmark/benchmark.h>
 #include <omp.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <cstdint>
 
@@ -88,6 +94,78 @@ void BM_Fp32Peak(benchmark::State& state) {
   SetNumThreads(0);
 }
 BENCHMARK(BM_Fp32Peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The dot-product instructions' latency is longer than the FMA's (up to 6
+// cycles): more chains.
+constexpr int kDotChains = 16;
+
+#if defined(__x86_64__)
+// vdpbf16ps chains: each instruction adds a pair of products to each of 16
+// float lanes, 64 flops.
+__attribute__((target("avx512f,avx512bf16"))) float Bf16DotChains(float seed) {
+  __m512 acc[kDotChains];
+  for (int c = 0; c < kDotChains; ++c) acc[c] = _mm512_set1_ps(seed * static_cast<float>(c));
+  __m512bh a = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0.5f), _mm512_set1_ps(seed * 1e-3f));
+  for (int64_t s = 0; s < kSteps; ++s) {
+    for (int c = 0; c < kDotChains; ++c) acc[c] = _mm512_dpbf16_ps(acc[c], a, a);
+    asm volatile("" : "+v"(a));
+  }
+  __m512 sum = acc[0];
+  for (int c = 1; c < kDotChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
+  return _mm512_reduce_add_ps(sum);
+}
+
+// vpdpbusd chains: each instruction adds four u8 x s8 products to each of 16
+// int32 lanes, 128 operations.
+__attribute__((target("avx512f,avx512vnni"))) float Int8DotChains(float seed) {
+  __m512i acc[kDotChains];
+  for (int c = 0; c < kDotChains; ++c) acc[c] = _mm512_set1_epi32(static_cast<int>(seed) + c);
+  __m512i a = _mm512_set1_epi8(static_cast<char>(1 + static_cast<int>(seed)));
+  for (int64_t s = 0; s < kSteps; ++s) {
+    for (int c = 0; c < kDotChains; ++c) acc[c] = _mm512_dpbusd_epi32(acc[c], a, a);
+    asm volatile("" : "+v"(a));
+  }
+  __m512i sum = acc[0];
+  for (int c = 1; c < kDotChains; ++c) sum = _mm512_add_epi32(sum, acc[c]);
+  return static_cast<float>(_mm512_reduce_add_epi32(sum));
+}
+#endif
+
+// The peak of one of the dot-product instructions above, each thread running
+// kDotChains · kSteps of them. Arg: threads. Skipped where the target is not avx512
+// or the CPU lacks the feature.
+template <float (*kChainsOf)(float)>
+void DotPeak(benchmark::State& state, bool available, double ops_per_instruction,
+             const char* unit) {
+  if (!available) {
+    state.SkipWithError("this CPU or target lacks the instruction");
+    return;
+  }
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const int threads = NumThreads();
+  for (auto _ : state) {
+    float sink = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+    sink += kChainsOf(static_cast<float>(omp_get_thread_num() + 1));
+    benchmark::DoNotOptimize(sink);
+  }
+  const double ops = ops_per_instruction * kDotChains * static_cast<double>(kSteps) * threads;
+  state.counters[unit] = benchmark::Counter(ops * static_cast<double>(state.iterations()) / 1e9,
+                                            benchmark::Counter::kIsRate);
+  SetNumThreads(0);
+}
+
+#if defined(__x86_64__)
+void BM_Bf16Peak(benchmark::State& state) {
+  DotPeak<Bf16DotChains>(state, ActiveIsa() == Isa::kAvx512 && HasAvx512Bf16(), 64.0, "GFLOP/s");
+}
+void BM_Int8Peak(benchmark::State& state) {
+  DotPeak<Int8DotChains>(state, ActiveIsa() == Isa::kAvx512 && __builtin_cpu_supports("avx512vnni"),
+                         128.0, "GOP/s");
+}
+BENCHMARK(BM_Bf16Peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Int8Peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+#endif
 
 }  // namespace
 }  // namespace phasor
