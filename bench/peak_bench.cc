@@ -112,7 +112,11 @@ __attribute__((target("avx512f,avx512bf16"))) float Bf16DotChains(float seed) {
   }
   __m512 sum = acc[0];
   for (int c = 1; c < kDotChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
-  return _mm512_reduce_add_ps(sum);
+  float lanes[16];  // summed in scalar code: GCC 12's _mm512_reduce_* warn
+  _mm512_storeu_ps(lanes, sum);
+  float total = 0;
+  for (const float v : lanes) total += v;
+  return total;
 }
 
 // vpdpbusd chains: each instruction adds four u8 x s8 products to each of 16
@@ -127,7 +131,11 @@ __attribute__((target("avx512f,avx512vnni"))) float Int8DotChains(float seed) {
   }
   __m512i sum = acc[0];
   for (int c = 1; c < kDotChains; ++c) sum = _mm512_add_epi32(sum, acc[c]);
-  return static_cast<float>(_mm512_reduce_add_epi32(sum));
+  int32_t lanes[16];
+  _mm512_storeu_si512(lanes, sum);
+  float total = 0;
+  for (const int32_t v : lanes) total += static_cast<float>(v);
+  return total;
 }
 #endif
 
