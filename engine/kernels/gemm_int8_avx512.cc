@@ -44,6 +44,7 @@ inline __m512i AddPairs(__m512i a, __m512i b) {
 template <int MR>
 void Tile(const Int8PanelArgs& p) {
   const uint8_t* q = p.q;
+  const Int8Columns columns = LoadInt8Columns(p);
   const __m512i zero_i = _mm512_setzero_si512();
   __m512i a00 = zero_i, a01 = zero_i, a02 = zero_i, a03 = zero_i, a10 = zero_i, a11 = zero_i,
           a12 = zero_i, a13 = zero_i, a20 = zero_i, a21 = zero_i, a22 = zero_i, a23 = zero_i,
@@ -77,8 +78,8 @@ void Tile(const Int8PanelArgs& p) {
   const __m512i acc[6][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23},
                              {a30, a31, a32, a33}, {a40, a41, a42, a43}, {a50, a51, a52, a53}};
   for (int r = 0; r < MR; ++r) {
-    StoreInt8Row(AddPairs(acc[r][0], acc[r][1]), AddPairs(acc[r][2], acc[r][3]), p.row_scales[r], p,
-                 p.c + r * p.ldc);
+    StoreInt8Row(AddPairs(acc[r][0], acc[r][1]), AddPairs(acc[r][2], acc[r][3]), p.row_scales[r],
+                 columns, p.relu, p.c + r * p.ldc);
   }
 }
 

@@ -33,6 +33,7 @@ inline __m512i Quad(const uint8_t* q) {  // q[0..3] in every 32-bit lane
 template <int MR>
 void Tile(const Int8PanelArgs& p) {
   const uint8_t* q = p.q;
+  const Int8Columns columns = LoadInt8Columns(p);
   const __m512i zero_i = _mm512_setzero_si512();
   __m512i a00 = zero_i, a01 = zero_i, a10 = zero_i, a11 = zero_i, a20 = zero_i, a21 = zero_i,
           a30 = zero_i, a31 = zero_i, a40 = zero_i, a41 = zero_i, a50 = zero_i, a51 = zero_i,
@@ -57,7 +58,7 @@ void Tile(const Int8PanelArgs& p) {
   const __m512i acc[8][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31},
                              {a40, a41}, {a50, a51}, {a60, a61}, {a70, a71}};
   for (int r = 0; r < MR; ++r)
-    StoreInt8Row(acc[r][0], acc[r][1], p.row_scales[r], p, p.c + r * p.ldc);
+    StoreInt8Row(acc[r][0], acc[r][1], p.row_scales[r], columns, p.relu, p.c + r * p.ldc);
 }
 
 constexpr void (*kTiles[kRows + 1])(const Int8PanelArgs&) = {nullptr, PHASOR_TILES_8};
