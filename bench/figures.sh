@@ -22,7 +22,7 @@
 # --no-report  take the figures only.
 #
 # The steps in order: the machine's limits (float32 peak of every target the
-# CPU has, stream write), cached against recomputed PE (bench-pe: d_model 512,
+# CPU has, the bfloat16 and int8 dot-product peaks, stream write), cached against recomputed PE (bench-pe: d_model 512,
 # 64 and 4096, RoPE), long embedding passes, Python against the CLI, the
 # benchmark suite, a 16K-token encode, the CPU targets (the encoder at every
 # precision, the products, bench-pe, each under --isa NAME), the encoder
@@ -164,9 +164,9 @@ LC_ALL=C lscpu >"$out/lscpu.txt"
 "$bin/phasor" --version >"$out/version.txt"
 
 # The limits each figure is read against: the float32 peak of every target
-# (PHASOR_ISA) on 1 and 2 threads, and the stream-write bandwidth. Taken again
-# at the end: a disturbed measurement only reads low, so the report takes the
-# higher of the two.
+# (PHASOR_ISA) on 1 and 2 threads, the bfloat16 and int8 dot-product peaks,
+# and the stream-write bandwidth. Taken again at the end: a disturbed
+# measurement only reads low, so the report takes the higher of the two.
 limits() {
   local when="$1" t
   for t in $isas; do
@@ -175,6 +175,10 @@ limits() {
       --benchmark_format=json
   done
   step "stream_$when.json" "$bin/phasor_bench" --benchmark_filter='BM_StreamWrite' \
+    --benchmark_min_time="$min_time" --benchmark_format=json
+  # The peaks of vdpbf16ps and vpdpbusd (the default target's, skipped where
+  # the CPU lacks them): what the bf16 and int8 encoders are read against.
+  step "dot_peak_$when.json" "$bin/phasor_bench" --benchmark_filter='BM_(Bf16|Int8)Peak' \
     --benchmark_min_time="$min_time" --benchmark_format=json
 }
 limits start

@@ -185,6 +185,26 @@ def peaks_both(run):
     return found
 
 
+def dot_peaks_both(run):
+    """{('bf16' | 'int8', threads): {'start': G/s, 'end': G/s}}: BM_Bf16Peak's GFLOP/s
+    and BM_Int8Peak's GOP/s, where the CPU has the instructions."""
+    found = {}
+    for when in ("start", "end"):
+        for b in run.benchmarks(f"dot_peak_{when}.json"):
+            if b.get("error_occurred"):
+                continue
+            name = b["name"].split("/")
+            kind = "bf16" if "Bf16" in name[0] else "int8"
+            value = b.get("GFLOP/s", b.get("GOP/s"))
+            found.setdefault((kind, int(name[1])), {})[when] = value
+    return found
+
+
+def dot_peaks(run):
+    """{('bf16' | 'int8', threads): the higher of the start and end peaks}."""
+    return {k: max(v.values()) for k, v in dot_peaks_both(run).items()}
+
+
 def streams(run):
     """{(shape, threads): {'start': GB/s, 'end': GB/s}}."""
     found = {}
@@ -239,6 +259,13 @@ def machine_txt(run):
               "PHASOR_ISA=target):"]
     for (isa, t), v in sorted(peaks(run).items(), key=lambda kv: (ISAS.index(kv[0][0]), kv[0][1])):
         lines.append(f"  {isa:9} {t} thread{'s' if t > 1 else ' '}  {v:7.1f}")
+    dots = dot_peaks(run)
+    if dots:
+        lines += ["", "bfloat16 and int8 dot-product peaks (phasor_bench "
+                  "--benchmark_filter='BM_(Bf16|Int8)Peak', the default target):"]
+        for (kind, t), v in sorted(dots.items()):
+            what = "vdpbf16ps, GFLOP/s" if kind == "bf16" else "vpdpbusd, GOP/s"
+            lines.append(f"  {what:18} {t} thread{'s' if t > 1 else ' '}  {v:7.1f}")
     lines += ["", "stream write, GB/s (phasor_bench --benchmark_filter=BM_StreamWrite; "
               "floats written, threads):"]
     for (shape, t), v in sorted(streams(run).items()):
@@ -265,6 +292,11 @@ def machine_section(run):
             "independent chains of fused multiply-adds in the widest vectors of each target. "
             + peak_wording(run) + " Products and encoders are read against the peak of the "
             "target that ran them.",
+            "- **bfloat16 and int8 dot-product peaks** (`phasor_bench "
+            "--benchmark_filter='BM_(Bf16|Int8)Peak'`, where the CPU has AVX512-BF16 and "
+            "AVX-512 VNNI): the same chains of `vdpbf16ps` (a pair of products in each of 16 "
+            "lanes, 64 flops) and `vpdpbusd` (four byte products a lane, 128 operations), "
+            "what the bf16 and int8 encoders are read against.",
             "- **memory write bandwidth** (`phasor_bench --benchmark_filter=BM_StreamWrite`, "
             "and `bench-pe`'s `stream_write` rows): the faster of ordinary and non-temporal "
             "stores of the same bytes. PE rows are read as fractions of the bound measured "
@@ -274,6 +306,10 @@ def machine_section(run):
                               key=lambda kv: (ISAS.index(kv[0][0]), kv[0][1])):
         rows.append([f"float32 peak, GFLOP/s, `{isa}`", t, num(v.get("start"), 1),
                      num(v.get("end"), 1)])
+    for (kind, t), v in sorted(dot_peaks_both(run).items()):
+        what = "bfloat16 dot peak (`vdpbf16ps`), GFLOP/s" if kind == "bf16" else \
+            "int8 dot peak (`vpdpbusd`), GOP/s"
+        rows.append([what, t, num(v.get("start"), 1), num(v.get("end"), 1)])
     for (shape, t), v in sorted(streams(run).items()):
         rows.append([f"stream write of {shape} floats, GB/s", t, num(v.get("start"), 1),
                      num(v.get("end"), 1)])
@@ -289,6 +325,23 @@ def encoder_flops(case, seq=None):
     _, d, _, layers, dff, _, s = CASES[case]
     s = seq or s
     return layers * 2 * (4 * d * d + 2 * d * dff + 2 * s * d)
+
+
+def own_peak_fraction(run, case, precision, tokens_per_s, threads=2):
+    """The encoder's products against the peaks of the instructions that make them:
+    bf16 all against vdpbf16ps; int8 the weight products and q·kᵀ against vpdpbusd
+    and p·v (bfloat16) against vdpbf16ps, as the time they would take at those
+    peaks over the time taken. None without the peaks or for fp32."""
+    dots = dot_peaks(run)
+    bf16, int8 = dots.get(("bf16", threads)), dots.get(("int8", threads))
+    _, d, _, layers, _, _, seq = CASES[case]
+    total = encoder_flops(case) * tokens_per_s / 1e9  # G/s the products ran at
+    if precision == "bf16" and bf16:
+        return total / bf16
+    if precision == "int8" and bf16 and int8:
+        pv = layers * 2 * seq * d / encoder_flops(case)  # p·v's share of the flops
+        return total * ((1 - pv) / int8 + pv / bf16)
+    return None
 
 
 def ort_rows(run):
@@ -370,7 +423,11 @@ def precision_section(run, cells, pk):
         lines += ["From the same runs as the table above (2 threads). ÷ fp32: phasor at that "
                   "precision against phasor float32 within a round. The fraction counts the "
                   "same products against the float32 peak: bfloat16 and int8 products can "
-                  "exceed it where the CPU has AVX512-BF16 and VNNI.", ""]
+                  "exceed it where the CPU has AVX512-BF16 and VNNI. \"Of its own peak\" reads "
+                  "them against the peaks of the instructions that make them (machine "
+                  "section): bf16 against `vdpbf16ps`'s; int8's weight products and q·kᵀ "
+                  "against `vpdpbusd`'s and its p·v (bfloat16) against `vdpbf16ps`'s, as the "
+                  "time the products would take at those peaks over the time taken.", ""]
         out = []
         for case in CASES:
             for p in PRECISIONS:
@@ -379,13 +436,16 @@ def precision_section(run, cells, pk):
                     continue
                 peak = pk.get((run.default_isa, 2))
                 frac = f"{med(c['phasor']) * encoder_flops(case) / 1e9 / peak:.2f}" if peak else "–"
+                own = (frac if p == "fp32" else
+                       num(own_peak_fraction(run, case, p, med(c["phasor"])), 2))
                 out.append([CASES[case][0], p, spread(c["phasor"], "{:.0f}"),
-                            spread(c["vs_fp32"]), frac,
+                            spread(c["vs_fp32"]), frac, own,
                             spread(c["ort"], "{:.0f}") if c["ort"] else "(none on CPU)"
                             if p == "bf16" else "not run",
                             spread(c["ratio"]) if c["ratio"] else "–"])
         lines.append(table(["model, batch", "precision", "phasor tokens/s", "÷ phasor fp32",
-                            "fraction of the fp32 peak", "ONNX Runtime", "phasor ÷ ONNX Runtime"],
+                            "fraction of the fp32 peak", "of its own peak", "ONNX Runtime",
+                            "phasor ÷ ONNX Runtime"],
                            out))
         if any(k[1] == "int8" for k in cells):
             lines += ["", "ONNX Runtime's int8 graph (`tools/export_onnx.py --precision int8`) "
@@ -913,6 +973,11 @@ def summary(run):
         if not (p8 and p8["vs_fp32"]) and tf.get("int8_vs"):
             parts.append(f"`int8` at {med(tf['int8_vs']):.2f}× (the CPU targets' runs)")
         s = "**Reduced precision**: " + ", ".join(parts)
+        own = [f"{f:.2f} ({p})" for p, c in (("int8", p8), ("bf16", pb)) if c
+               for f in [own_peak_fraction(run, main, p, med(c["phasor"]))] if f]
+        if own:
+            s += ("; against the peaks of the instructions they are made of (`vpdpbusd`, "
+                  "`vdpbf16ps`) they run at " + " and ".join(own))
         cos = [f"{acc['phasor ' + p]['min_cosine']:.6f} ({p})" for p in ("int8", "bf16")
                if "phasor " + p in acc]
         if cos:
