@@ -289,6 +289,53 @@ TEST(Int8KernelTest, QuantizationRoundsHalfToEven) {
   EXPECT_EQ(packed.column_sums()[0], sum);
 }
 
+// The row kernels called directly on every target, at every length to 70
+// (each vector width's main loop and tail): int8_max_abs gives the largest
+// |x| of a finite row wherever it sits (computed here in the test) and tells
+// a row holding an infinity or a NaN anywhere; int8_quantize clamps what
+// passes ±127 and rounds ties to even (std::nearbyint under the default
+// rounding mode), whatever inv.
+TEST(Int8KernelTest, RowKernelsFindTheLargestMagnitudeAndClampOnEveryTarget) {
+  IsaGuard guard;
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(isa);
+    const KernelTable& k = Kernels();
+    for (int64_t n = 1; n <= 70; ++n) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (float& v : x) v = value(rng);
+      x[rng() % n] = (rng() % 2 ? -1.0f : 1.0f) * 7.5f;  // the largest, either sign
+      if (n > 3) x[rng() % n] = 1e-40f;                  // a denormal
+      if (n > 3) x[rng() % n] = -0.0f;
+      float want = 0.0f;
+      for (float v : x) want = std::max(want, std::fabs(v));
+      bool finite = false;
+      EXPECT_EQ(k.int8_max_abs(x.data(), n, &finite), want) << IsaName(isa) << " n " << n;
+      EXPECT_TRUE(finite) << IsaName(isa) << " n " << n;
+      for (float bad : {kInf, -kInf, kNaN}) {
+        std::vector<float> y = x;
+        y[rng() % n] = bad;
+        finite = true;
+        k.int8_max_abs(y.data(), n, &finite);
+        EXPECT_FALSE(finite) << IsaName(isa) << " n " << n << " " << bad;
+      }
+      // x·inv spans ±(7.5·40): values past ±127 clamp, halves go to even.
+      for (float& v : x) v = std::round(v * 4.0f) / 4.0f;  // quarters: some ties at inv 2
+      for (float inv : {2.0f, 40.0f}) {
+        std::vector<uint8_t> q(static_cast<size_t>(n) + 1, 7);
+        k.int8_quantize(x.data(), n, inv, q.data());
+        for (int64_t i = 0; i < n; ++i) {
+          const float r = std::clamp(std::nearbyint(x[i] * inv), -127.0f, 127.0f);
+          EXPECT_EQ(int{q[i]}, static_cast<int>(r) + 128)
+              << IsaName(isa) << " n " << n << " inv " << inv << " at " << i << " x " << x[i];
+        }
+        EXPECT_EQ(q[n], 7) << IsaName(isa) << " n " << n << ": written past the row";
+      }
+    }
+  }
+}
+
 // Every panel kernel this CPU runs, called directly (the avx512 target without
 // VNNI too, which the table skips on CPUs that have it), gives the portable
 // kernel's bits.
