@@ -973,8 +973,11 @@ def summary(run):
         if not (p8 and p8["vs_fp32"]) and tf.get("int8_vs"):
             parts.append(f"`int8` at {med(tf['int8_vs']):.2f}× (the CPU targets' runs)")
         s = "**Reduced precision**: " + ", ".join(parts)
-        own = [f"{f:.2f} ({p})" for p, c in (("int8", p8), ("bf16", pb)) if c
-               for f in [own_peak_fraction(run, main, p, med(c["phasor"]))] if f]
+        own = []
+        for p, c in (("int8", p8), ("bf16", pb)):
+            f = own_peak_fraction(run, main, p, med(c["phasor"])) if c else None
+            if f:
+                own.append(f"{f:.2f} ({p})")
         if own:
             s += ("; against the peaks of the instructions they are made of (`vpdpbusd`, "
                   "`vdpbf16ps`) they run at " + " and ".join(own))

@@ -78,20 +78,27 @@ float Chains(float seed) {
   return PortableChains(seed);
 }
 
-// Arg: threads.
-void BM_Fp32Peak(benchmark::State& state) {
+// Runs chains(thread + 1) on every thread once an iteration and reports
+// ops_per_thread · threads an iteration as a rate in unit. Arg: threads.
+void RunChains(benchmark::State& state, float (*chains)(float), double ops_per_thread,
+               const char* unit) {
   SetNumThreads(static_cast<int>(state.range(0)));
   const int threads = NumThreads();
   for (auto _ : state) {
     float sink = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : sink)
-    sink += Chains(static_cast<float>(omp_get_thread_num() + 1));
+    sink += chains(static_cast<float>(omp_get_thread_num() + 1));
     benchmark::DoNotOptimize(sink);
   }
-  const double flops = 2.0 * Lanes() * kChains * static_cast<double>(kSteps) * threads;
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  state.counters[unit] =
+      benchmark::Counter(ops_per_thread * threads * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
   SetNumThreads(0);
+}
+
+// Arg: threads.
+void BM_Fp32Peak(benchmark::State& state) {
+  RunChains(state, Chains, 2.0 * Lanes() * kChains * static_cast<double>(kSteps), "GFLOP/s");
 }
 BENCHMARK(BM_Fp32Peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
@@ -140,36 +147,24 @@ __attribute__((target("avx512f,avx512vnni"))) float Int8DotChains(float seed) {
 #endif
 
 // The peak of one of the dot-product instructions above, each thread running
-// kDotChains · kSteps of them. Arg: threads. Skipped where the target is not avx512
-// or the CPU lacks the feature.
-template <float (*kChainsOf)(float)>
-void DotPeak(benchmark::State& state, bool available, double ops_per_instruction,
-             const char* unit) {
+// kDotChains · kSteps of them. Arg: threads. Skipped where the target is not
+// avx512 or the CPU lacks the instruction.
+void DotPeak(benchmark::State& state, float (*chains)(float), bool available,
+             double ops_per_instruction, const char* unit) {
   if (!available) {
     state.SkipWithError("this CPU or target lacks the instruction");
     return;
   }
-  SetNumThreads(static_cast<int>(state.range(0)));
-  const int threads = NumThreads();
-  for (auto _ : state) {
-    float sink = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : sink)
-    sink += kChainsOf(static_cast<float>(omp_get_thread_num() + 1));
-    benchmark::DoNotOptimize(sink);
-  }
-  const double ops = ops_per_instruction * kDotChains * static_cast<double>(kSteps) * threads;
-  state.counters[unit] = benchmark::Counter(ops * static_cast<double>(state.iterations()) / 1e9,
-                                            benchmark::Counter::kIsRate);
-  SetNumThreads(0);
+  RunChains(state, chains, ops_per_instruction * kDotChains * static_cast<double>(kSteps), unit);
 }
 
 #if defined(__x86_64__)
 void BM_Bf16Peak(benchmark::State& state) {
-  DotPeak<Bf16DotChains>(state, ActiveIsa() == Isa::kAvx512 && HasAvx512Bf16(), 64.0, "GFLOP/s");
+  DotPeak(state, Bf16DotChains, ActiveIsa() == Isa::kAvx512 && HasAvx512Bf16(), 64.0, "GFLOP/s");
 }
 void BM_Int8Peak(benchmark::State& state) {
-  DotPeak<Int8DotChains>(state, ActiveIsa() == Isa::kAvx512 && __builtin_cpu_supports("avx512vnni"),
-                         128.0, "GOP/s");
+  DotPeak(state, Int8DotChains, ActiveIsa() == Isa::kAvx512 && __builtin_cpu_supports("avx512vnni"),
+          128.0, "GOP/s");
 }
 BENCHMARK(BM_Bf16Peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Int8Peak)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
