@@ -126,6 +126,13 @@ MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std
 
 void MultiHeadSelfAttention::Forward(const float* x, const Padded& shape, float* out,
                                      AttentionWorkspace& ws, const ResidualNorm& epilogue) const {
+  Attend(x, shape, ws);
+  const int64_t tokens = shape.batch * shape.seq;
+  if (tokens > 0) Project(tokens, out, ws, epilogue);
+}
+
+void MultiHeadSelfAttention::Attend(const float* x, const Padded& shape,
+                                    AttentionWorkspace& ws) const {
   const int64_t batch = shape.batch, seq = shape.seq;
   const int64_t* lengths = shape.lengths;
   if (batch < 0 || seq < 0 || (seq > 0 && batch > kMaxBufferFloats / seq)) {
@@ -145,7 +152,7 @@ void MultiHeadSelfAttention::Forward(const float* x, const Padded& shape, float*
     start[b] = b * seq;
     length[b] = seq;
   }
-  ForwardSpans(x, batch * seq, Spans{start, length, batch, lengths}, out, ws, epilogue);
+  Attend(x, batch * seq, Spans{start, length, batch, lengths}, ws);
 }
 
 void MultiHeadSelfAttention::CheckCall(int64_t tokens, const Spans& spans,
@@ -342,16 +349,27 @@ void MultiHeadSelfAttention::Project(int64_t tokens, float* out, AttentionWorksp
   ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
     const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
     float* tile = ws.OutScratch(slot);  // [nr, d_model]
-    out_proj_.Block({heads + r0 * d_model, d_model}, nr, tile, d_model,
-                    kernels::Activation::kIdentity,
-                    ws.out_rows_.data() + slot * ws.out_rows_bytes_);
+    ProjectBlock(ws, r0, nr, tile, d_model, ws.out_rows_.data() + slot * ws.out_rows_bytes_);
     epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
   });
+}
+
+void MultiHeadSelfAttention::ProjectBlock(const AttentionWorkspace& ws, int64_t r0, int64_t n,
+                                          float* y, int64_t ldy, uint8_t* scratch) const {
+  const int64_t d_model = options_.d_model;
+  out_proj_.Block({ws.heads_.data() + r0 * d_model, d_model}, n, y, ldy,
+                  kernels::Activation::kIdentity, scratch);
 }
 
 void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const Spans& spans,
                                           float* out, AttentionWorkspace& ws,
                                           const ResidualNorm& epilogue) const {
+  Attend(x, tokens, spans, ws);
+  if (tokens > 0) Project(tokens, out, ws, epilogue);
+}
+
+void MultiHeadSelfAttention::Attend(const float* x, int64_t tokens, const Spans& spans,
+                                    AttentionWorkspace& ws) const {
   CheckCall(tokens, spans, ws);
   if (tokens == 0) return;
   // q | k | v of every token: [tokens, 3·d_model].
@@ -363,7 +381,6 @@ void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const 
   PlanSequences(spans, ws);
   GatherKeysValues(spans, ws);
   AttendTiles(tokens, spans, ws);
-  Project(tokens, out, ws, epilogue);
 }
 
 }  // namespace phasor

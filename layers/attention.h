@@ -144,6 +144,19 @@ class MultiHeadSelfAttention {
   void ForwardSpans(const float* x, int64_t rows, const Spans& spans, float* out,
                     AttentionWorkspace& ws, const ResidualNorm& epilogue = {}) const;
 
+  // Forward's and ForwardSpans's two parts, for a caller that fuses the
+  // output projection into a parallel pass of its own (EncoderLayer: the
+  // projection, its norm and the feed-forward of a block of rows in one
+  // task). Attend checks the call as Forward or ForwardSpans does and leaves
+  // every row's head outputs in ws (rows batch·seq or `rows` of them);
+  // ProjectBlock then writes y ([n, ldy]) = those of rows [r0, r0 + n) ·
+  // W_outᵀ + b_out, serial, with `scratch` of Linear::ScratchBytes(precision,
+  // n, d_model) bytes for the rounded or quantized rows.
+  void Attend(const float* x, const Padded& shape, AttentionWorkspace& ws) const;
+  void Attend(const float* x, int64_t rows, const Spans& spans, AttentionWorkspace& ws) const;
+  void ProjectBlock(const AttentionWorkspace& ws, int64_t r0, int64_t n, float* y, int64_t ldy,
+                    uint8_t* scratch) const;
+
   const AttentionOptions& options() const { return options_; }
   int64_t d_head() const { return options_.d_model / options_.n_heads; }
   int64_t packed_bytes() const { return in_proj_.bytes() + out_proj_.bytes(); }

@@ -1,5 +1,6 @@
 #include "layers/encoder_layer.h"
 
+#include <algorithm>
 #include <new>
 
 #include "engine/error.h"
@@ -29,8 +30,13 @@ EncoderLayerWorkspace::EncoderLayerWorkspace(int64_t max_tokens, const EncoderLa
       attention_(max_tokens, AttentionOf(options), threads),
       feed_forward_(max_tokens, FeedForwardOf(options), threads) {
   // The attention workspace has checked max_tokens and d_model.
+  threads_ = feed_forward_.threads();
+  block_bytes_ = Linear::ScratchBytes(options.precision, FeedForward::kBlockRows, options.d_model);
   try {
     normed_.assign(static_cast<size_t>(max_tokens * options.d_model), 0.0f);
+    block_out_.assign(static_cast<size_t>(threads_ * FeedForward::kBlockRows * options.d_model),
+                      0.0f);
+    block_rows_.assign(static_cast<size_t>(threads_ * block_bytes_), 0);
   } catch (const std::bad_alloc&) {
     throw Error("encoder layer workspace: cannot allocate " + std::to_string(max_tokens) + " x " +
                 std::to_string(options.d_model) + " floats");
@@ -51,8 +57,8 @@ void EncoderLayer::Forward(const float* x, int64_t batch, int64_t seq, const int
     throw Error("encoder layer: batch " + std::to_string(batch) + " x seq " + std::to_string(seq) +
                 " does not fit a workspace of " + std::to_string(ws.max_tokens_) + " tokens");
   }
-  Run(x, batch * seq, out, ws, [&](const float* in, float* o, const ResidualNorm& epilogue) {
-    self_attn_.Forward(in, {batch, seq, lengths}, o, ws.attention_, epilogue);
+  Run(x, batch * seq, out, ws, [&](const float* in) {
+    self_attn_.Attend(in, {batch, seq, lengths}, ws.attention_);
   });
 }
 
@@ -62,31 +68,43 @@ void EncoderLayer::ForwardSpans(const float* x, int64_t rows, const Spans& spans
     throw Error("encoder layer: " + std::to_string(rows) + " rows do not fit a workspace of " +
                 std::to_string(ws.max_tokens_) + " tokens");
   }
-  Run(x, rows, out, ws, [&](const float* in, float* o, const ResidualNorm& epilogue) {
-    self_attn_.ForwardSpans(in, rows, spans, o, ws.attention_, epilogue);
-  });
+  Run(x, rows, out, ws,
+      [&](const float* in) { self_attn_.Attend(in, rows, spans, ws.attention_); });
 }
 
 void EncoderLayer::Run(const float* x, int64_t tokens, float* out, EncoderLayerWorkspace& ws,
-                       FunctionRef<void(const float*, float*, const ResidualNorm&)> attend) const {
+                       FunctionRef<void(const float*)> attend) const {
   const int64_t d_model = options_.d_model;
   if (ws.d_model_ != d_model) {
     throw Error("encoder layer: workspace was made for d_model " + std::to_string(ws.d_model_) +
                 ", layer has d_model " + std::to_string(d_model));
   }
-  // The sublayers check the rest (lengths, n_heads, d_ff).
-  if (!options_.norm_first) {
-    // out = norm1(x + sa(x)), then out = norm2(out + ff(out)).
-    attend(x, out, {x, &norm1_});
-    feed_forward_.Forward(out, tokens, out, ws.feed_forward_, {out, &norm2_});
-  } else {
-    float* normed = ws.normed_.data();  // [tokens, d_model]
-    norm1_.Forward(x, tokens, normed);
-    // out = x + sa(norm1(x)), then out = out + ff(norm2(out)).
-    attend(normed, out, {x, nullptr});
-    norm2_.Forward(out, tokens, normed);
-    feed_forward_.Forward(normed, tokens, out, ws.feed_forward_, {out, nullptr});
-  }
+  // The sublayers check the rest (lengths, n_heads, d_ff), before any work.
+  const bool pre = options_.norm_first;
+  float* normed = ws.normed_.data();  // [tokens, d_model]
+  feed_forward_.CheckCall(tokens, ws.feed_forward_, {out, pre ? nullptr : &norm2_});
+  if (pre) norm1_.Forward(x, tokens, normed);
+  attend(pre ? normed : x);  // x is not read again but as the residual
+  // post-LN: out = norm1(x + sa(x)), then out = norm2(out + ff(out)).
+  // pre-LN:  out = x + sa(norm1(x)), then out = out + ff(norm2(out)).
+  // Row by row, so a block's rows of x are read only by its task: out may
+  // equal x.
+  constexpr int64_t kRows = FeedForward::kBlockRows;
+  ParallelTasks((tokens + kRows - 1) / kRows, ws.threads_, [&](int64_t t, int slot) {
+    const int64_t r0 = t * kRows, n = std::min(kRows, tokens - r0);
+    float* y = ws.block_out_.data() + slot * kRows * d_model;  // [n, d_model]
+    self_attn_.ProjectBlock(ws.attention_, r0, n, y, d_model,
+                            ws.block_rows_.data() + slot * ws.block_bytes_);
+    float* rows = out + r0 * d_model;  // [n, d_model]
+    if (!pre) {
+      ResidualNorm{x, &norm1_}.Apply(y, r0, n, d_model, rows);
+      feed_forward_.ForwardBlock(out, r0, n, out, ws.feed_forward_, slot, {out, &norm2_});
+    } else {
+      ResidualNorm{x, nullptr}.Apply(y, r0, n, d_model, rows);
+      norm2_.Forward(rows, n, normed + r0 * d_model);
+      feed_forward_.ForwardBlock(normed, r0, n, out, ws.feed_forward_, slot, {out, nullptr});
+    }
+  });
 }
 
 }  // namespace phasor

@@ -4,10 +4,13 @@
 //   post-LN (norm_first false):  x = norm1(x + sa(x));  x = norm2(x + ff(x))
 //   pre-LN  (norm_first true):   x = x + sa(norm1(x));  x = x + ff(norm2(x))
 //
-// The residual adds and post-LN norms are fused into the last product of each
-// sublayer (ResidualNorm), so a layer makes four parallel passes: q|k|v,
-// attention, out_proj + add + norm1, feed-forward + add + norm2 (pre-LN adds
-// its two norms).
+// The residual adds and norms are fused into the products that precede them,
+// and everything after attention is one parallel pass by blocks of
+// FeedForward::kBlockRows rows: a task projects its rows' head outputs
+// (out_proj), adds the residual and norms them, and runs the feed-forward
+// with its own residual and norm while the rows are in its core's cache. A
+// layer makes four parallel passes in all: q|k|v, the keys and values by head,
+// the query tiles, and that one (pre-LN adds norm1's).
 #pragma once
 
 #include <cstdint>
@@ -56,6 +59,12 @@ class EncoderLayerWorkspace {
   AttentionWorkspace attention_;
   FeedForwardWorkspace feed_forward_;
   std::vector<float> normed_;  // [max_tokens, d_model]: pre-LN's norm1(x), norm2(x)
+  // Per thread, for the pass after attention: a block's out_proj rows before
+  // their residual and norm, and its head outputs rounded or quantized.
+  int threads_ = 0;
+  int64_t block_bytes_ = 0;
+  std::vector<float> block_out_;     // [threads, FeedForward::kBlockRows, d_model]
+  std::vector<uint8_t> block_rows_;  // [threads, block_bytes_]
 };
 
 class EncoderLayer {
@@ -95,10 +104,10 @@ class EncoderLayer {
   int64_t packed_bytes() const { return self_attn_.packed_bytes() + feed_forward_.packed_bytes(); }
 
  private:
-  // The layer around its self-attention: attend(in, out, epilogue) runs it
-  // on in ([tokens, d_model]) into out, ending in the epilogue.
+  // The layer around its self-attention: attend(in) runs it on in ([tokens,
+  // d_model]) up to its head outputs (MultiHeadSelfAttention::Attend).
   void Run(const float* x, int64_t tokens, float* out, EncoderLayerWorkspace& ws,
-           FunctionRef<void(const float*, float*, const ResidualNorm&)> attend) const;
+           FunctionRef<void(const float*)> attend) const;
 
   EncoderLayerOptions options_;
   MultiHeadSelfAttention self_attn_;

@@ -1,6 +1,7 @@
 #include "layers/feed_forward.h"
 
 #include <algorithm>
+#include <cassert>
 #include <new>
 
 #include "engine/error.h"
@@ -63,8 +64,8 @@ FeedForward::FeedForward(const Weights& weights, const std::string& prefix,
       linear2_(weights, prefix + "linear2.weight", prefix + "linear2.bias", options.d_model,
                options.d_ff, options.precision) {}
 
-void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,
-                          const ResidualNorm& epilogue) const {
+void FeedForward::CheckCall(int64_t tokens, const FeedForwardWorkspace& ws,
+                            const ResidualNorm& epilogue) const {
   const int64_t d_model = options_.d_model, d_ff = options_.d_ff;
   if (tokens < 0) throw Error("feed-forward: negative token count");
   if (ws.d_ff_ != d_ff || tokens > ws.max_tokens_) {
@@ -80,21 +81,33 @@ void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwar
     throw Error(std::string("feed-forward: workspace made for precision ") +
                 ToString(ws.precision_) + ", the layer is " + ToString(options_.precision));
   }
-  constexpr int64_t rows = FeedForwardWorkspace::kRows;
-  ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
-    const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
-    float* hidden = ws.Hidden(slot);  // [nr, d_ff]
-    uint8_t* scratch = ws.Rows(slot);
-    linear1_.Block({x + r0 * d_model, d_model}, nr, hidden, d_ff, options_.activation, scratch);
-    // The block's rows of x are read only by this task, so out may equal x.
-    if (epilogue.empty()) {
-      linear2_.Block({hidden, d_ff}, nr, out + r0 * d_model, d_model,
-                     kernels::Activation::kIdentity, scratch);
-    } else {
-      float* tile = ws.Tile(slot);  // [nr, d_model]
-      linear2_.Block({hidden, d_ff}, nr, tile, d_model, kernels::Activation::kIdentity, scratch);
-      epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
-    }
+}
+
+void FeedForward::ForwardBlock(const float* x, int64_t r0, int64_t n, float* out,
+                               FeedForwardWorkspace& ws, int slot,
+                               const ResidualNorm& epilogue) const {
+  const int64_t d_model = options_.d_model, d_ff = options_.d_ff;
+  assert(n >= 0 && n <= kBlockRows && slot >= 0 && slot < ws.threads_);
+  float* hidden = ws.Hidden(slot);  // [n, d_ff]
+  uint8_t* scratch = ws.Rows(slot);
+  linear1_.Block({x + r0 * d_model, d_model}, n, hidden, d_ff, options_.activation, scratch);
+  // The block's rows of x are read only by this task, so out may equal x.
+  if (epilogue.empty()) {
+    linear2_.Block({hidden, d_ff}, n, out + r0 * d_model, d_model, kernels::Activation::kIdentity,
+                   scratch);
+  } else {
+    float* tile = ws.Tile(slot);  // [n, d_model]
+    linear2_.Block({hidden, d_ff}, n, tile, d_model, kernels::Activation::kIdentity, scratch);
+    epilogue.Apply(tile, r0, n, d_model, out + r0 * d_model);
+  }
+}
+
+void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,
+                          const ResidualNorm& epilogue) const {
+  CheckCall(tokens, ws, epilogue);
+  ParallelTasks((tokens + kBlockRows - 1) / kBlockRows, ws.threads_, [&](int64_t t, int slot) {
+    ForwardBlock(x, t * kBlockRows, std::min(kBlockRows, tokens - t * kBlockRows), out, ws, slot,
+                 epilogue);
   });
 }
 

@@ -43,6 +43,7 @@ class FeedForwardWorkspace {
 
   int64_t max_tokens() const { return max_tokens_; }
   int64_t d_ff() const { return d_ff_; }
+  int threads() const { return threads_; }
 
  private:
   friend class FeedForward;
@@ -51,7 +52,7 @@ class FeedForwardWorkspace {
   // bf16 and int8: the block's rows rounded or quantized (Linear::ScratchBytes).
   uint8_t* Rows(int slot) { return rows_.data() + slot * slot_bytes_; }
 
-  static constexpr int64_t kRows = 64;  // tokens per task
+  static constexpr int64_t kRows = 64;  // tokens per task (FeedForward::kBlockRows)
   int64_t max_tokens_ = 0;
   int64_t d_ff_ = 0;
   int64_t d_model_ = 0;  // 0: no epilogue tiles
@@ -78,6 +79,18 @@ class FeedForward {
   // is smaller than tokens or has another d_ff, or lacks the epilogue tiles.
   void Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,
                const ResidualNorm& epilogue = {}) const;
+
+  // Forward's two steps, for a caller that runs the blocks inside a parallel
+  // pass of its own (EncoderLayer: the output projection, its norm and the
+  // feed-forward of a block of rows in one task). CheckCall throws as Forward
+  // does; ForwardBlock computes rows [r0, r0 + n), n <= kBlockRows, of a call
+  // on x and out ([tokens, d_model], the epilogue's rows as Forward's) in the
+  // scratch of `slot` (< the workspace's threads): serial, allocates nothing.
+  static constexpr int64_t kBlockRows = FeedForwardWorkspace::kRows;
+  void CheckCall(int64_t tokens, const FeedForwardWorkspace& ws,
+                 const ResidualNorm& epilogue) const;
+  void ForwardBlock(const float* x, int64_t r0, int64_t n, float* out, FeedForwardWorkspace& ws,
+                    int slot, const ResidualNorm& epilogue) const;
 
   const FeedForwardOptions& options() const { return options_; }
   int64_t packed_bytes() const { return linear1_.bytes() + linear2_.bytes(); }
