@@ -8,9 +8,10 @@
 // and everything after attention is one parallel pass by blocks of
 // FeedForward::kBlockRows rows: a task projects its rows' head outputs
 // (out_proj), adds the residual and norms them, and runs the feed-forward
-// with its own residual and norm while the rows are in its core's cache. A
-// layer makes four parallel passes in all: q|k|v, the keys and values by head,
-// the query tiles, and that one (pre-LN adds norm1's).
+// with its own residual and norm while the rows are in its core's cache. So a
+// layer makes four parallel passes: q|k|v (two at bf16 and int8: the rows
+// rounded or quantized, then the product), the keys and values by head, the
+// query tiles, and that one; pre-LN adds norm1's.
 #pragma once
 
 #include <cstdint>
