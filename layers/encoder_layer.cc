@@ -98,11 +98,11 @@ void EncoderLayer::Run(const float* x, int64_t tokens, float* out, EncoderLayerW
     float* rows = out + r0 * d_model;  // [n, d_model]
     if (!pre) {
       ResidualNorm{x, &norm1_}.Apply(y, r0, n, d_model, rows);
-      feed_forward_.ForwardBlock(out, r0, n, out, ws.feed_forward_, slot, {out, &norm2_});
+      feed_forward_.ForwardBlock(out, out, {r0, n, slot}, ws.feed_forward_, {out, &norm2_});
     } else {
       ResidualNorm{x, nullptr}.Apply(y, r0, n, d_model, rows);
       norm2_.Forward(rows, n, normed + r0 * d_model);
-      feed_forward_.ForwardBlock(normed, r0, n, out, ws.feed_forward_, slot, {out, nullptr});
+      feed_forward_.ForwardBlock(normed, out, {r0, n, slot}, ws.feed_forward_, {out, nullptr});
     }
   });
 }

@@ -83,10 +83,10 @@ void FeedForward::CheckCall(int64_t tokens, const FeedForwardWorkspace& ws,
   }
 }
 
-void FeedForward::ForwardBlock(const float* x, int64_t r0, int64_t n, float* out,
-                               FeedForwardWorkspace& ws, int slot,
-                               const ResidualNorm& epilogue) const {
+void FeedForward::ForwardBlock(const float* x, float* out, const Block& block,
+                               FeedForwardWorkspace& ws, const ResidualNorm& epilogue) const {
   const int64_t d_model = options_.d_model, d_ff = options_.d_ff;
+  const auto [r0, n, slot] = block;
   assert(n >= 0 && n <= kBlockRows && slot >= 0 && slot < ws.threads_);
   float* hidden = ws.Hidden(slot);  // [n, d_ff]
   uint8_t* scratch = ws.Rows(slot);
@@ -106,7 +106,7 @@ void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwar
                           const ResidualNorm& epilogue) const {
   CheckCall(tokens, ws, epilogue);
   ParallelTasks((tokens + kBlockRows - 1) / kBlockRows, ws.threads_, [&](int64_t t, int slot) {
-    ForwardBlock(x, t * kBlockRows, std::min(kBlockRows, tokens - t * kBlockRows), out, ws, slot,
+    ForwardBlock(x, out, {t * kBlockRows, std::min(kBlockRows, tokens - t * kBlockRows), slot}, ws,
                  epilogue);
   });
 }

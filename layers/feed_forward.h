@@ -83,14 +83,18 @@ class FeedForward {
   // Forward's two steps, for a caller that runs the blocks inside a parallel
   // pass of its own (EncoderLayer: the output projection, its norm and the
   // feed-forward of a block of rows in one task). CheckCall throws as Forward
-  // does; ForwardBlock computes rows [r0, r0 + n), n <= kBlockRows, of a call
-  // on x and out ([tokens, d_model], the epilogue's rows as Forward's) in the
-  // scratch of `slot` (< the workspace's threads): serial, allocates nothing.
+  // does; ForwardBlock computes block's rows of a call on x and out ([tokens,
+  // d_model], the epilogue's rows as Forward's) in the scratch of its slot:
+  // serial, allocates nothing.
   static constexpr int64_t kBlockRows = FeedForwardWorkspace::kRows;
+  struct Block {
+    int64_t r0, n;  // rows [r0, r0 + n), n <= kBlockRows
+    int slot;       // < the workspace's threads
+  };
   void CheckCall(int64_t tokens, const FeedForwardWorkspace& ws,
                  const ResidualNorm& epilogue) const;
-  void ForwardBlock(const float* x, int64_t r0, int64_t n, float* out, FeedForwardWorkspace& ws,
-                    int slot, const ResidualNorm& epilogue) const;
+  void ForwardBlock(const float* x, float* out, const Block& block, FeedForwardWorkspace& ws,
+                    const ResidualNorm& epilogue) const;
 
   const FeedForwardOptions& options() const { return options_; }
   int64_t packed_bytes() const { return linear1_.bytes() + linear2_.bytes(); }
