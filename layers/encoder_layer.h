@@ -4,11 +4,12 @@
 //   post-LN (norm_first false):  x = norm1(x + sa(x));  x = norm2(x + ff(x))
 //   pre-LN  (norm_first true):   x = x + sa(norm1(x));  x = x + ff(norm2(x))
 //
-// The residual adds and norms are fused into the products that precede them,
-// and everything after attention is one parallel pass by blocks of
-// FeedForward::kBlockRows rows: a task projects its rows' head outputs
-// (out_proj), adds the residual and norms them, and runs the feed-forward
-// with its own residual and norm while the rows are in its core's cache. So a
+// The residual adds, and post-LN's norms, are fused into the products that
+// precede them, and everything after attention is one parallel pass by blocks
+// of FeedForward::kBlockRows rows: a task projects its rows' head outputs
+// (out_proj) and adds the residual (post-LN: then norm1), pre-LN norms the
+// rows for the feed-forward (norm2), and it runs the feed-forward with its
+// residual (post-LN: then norm2) while the rows are in its core's cache. So a
 // layer makes four parallel passes: q|k|v (two at bf16 and int8: the rows
 // rounded or quantized, then the product), the keys and values by head, the
 // query tiles, and that one; pre-LN adds norm1's.
