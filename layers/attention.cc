@@ -348,17 +348,18 @@ void MultiHeadSelfAttention::Project(int64_t tokens, float* out, AttentionWorksp
   constexpr int64_t rows = AttentionWorkspace::kOutRows;
   ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
     const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
-    float* tile = ws.OutScratch(slot);  // [nr, d_model]
-    ProjectBlock(ws, r0, nr, tile, d_model, ws.out_rows_.data() + slot * ws.out_rows_bytes_);
-    epilogue.Apply(tile, r0, nr, d_model, out + r0 * d_model);
+    epilogue.Apply(ProjectBlock(ws, r0, nr, slot), r0, nr, d_model, out + r0 * d_model);
   });
 }
 
-void MultiHeadSelfAttention::ProjectBlock(const AttentionWorkspace& ws, int64_t r0, int64_t n,
-                                          float* y, int64_t ldy, uint8_t* scratch) const {
+const float* MultiHeadSelfAttention::ProjectBlock(AttentionWorkspace& ws, int64_t r0, int64_t n,
+                                                  int slot) const {
+  assert(n >= 0 && n <= AttentionWorkspace::kOutRows && slot >= 0 && slot < ws.threads_);
   const int64_t d_model = options_.d_model;
-  out_proj_.Block({ws.heads_.data() + r0 * d_model, d_model}, n, y, ldy,
-                  kernels::Activation::kIdentity, scratch);
+  float* y = ws.OutScratch(slot);  // [n, d_model]
+  out_proj_.Block({ws.heads_.data() + r0 * d_model, d_model}, n, y, d_model,
+                  kernels::Activation::kIdentity, ws.out_rows_.data() + slot * ws.out_rows_bytes_);
+  return y;
 }
 
 void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const Spans& spans,

@@ -66,13 +66,14 @@ class AttentionWorkspace {
   int64_t max_tokens() const { return max_tokens_; }
   int threads() const { return threads_; }
 
+  // Rows of a thread's output tile: a task of the output projection with an
+  // epilogue, at most a MultiHeadSelfAttention::ProjectBlock.
+  static constexpr int64_t kOutRows = 32;
+
  private:
   friend class MultiHeadSelfAttention;
   float* TileScratch(int slot);  // 64-byte aligned, per thread
   float* OutScratch(int slot) { return out_tiles_.data() + slot * kOutRows * options_.d_model; }
-
-  // Rows per task of the output projection with an epilogue.
-  static constexpr int64_t kOutRows = 32;
 
   int64_t max_tokens_ = 0;
   AttentionOptions options_;
@@ -149,13 +150,12 @@ class MultiHeadSelfAttention {
   // projection, its norm and the feed-forward of a block of rows in one
   // task). Attend checks the call as Forward or ForwardSpans does and leaves
   // every row's head outputs in ws (rows batch·seq or `rows` of them);
-  // ProjectBlock then writes y ([n, ldy]) = those of rows [r0, r0 + n) ·
-  // W_outᵀ + b_out, serial, with `scratch` of Linear::ScratchBytes(precision,
-  // n, d_model) bytes for the rounded or quantized rows.
+  // ProjectBlock then projects those of rows [r0, r0 + n), n <=
+  // AttentionWorkspace::kOutRows, in the output tile of `slot` (< ws's
+  // threads) and returns it: [n, d_model] = heads·W_outᵀ + b_out, serial.
   void Attend(const float* x, const Padded& shape, AttentionWorkspace& ws) const;
   void Attend(const float* x, int64_t rows, const Spans& spans, AttentionWorkspace& ws) const;
-  void ProjectBlock(const AttentionWorkspace& ws, int64_t r0, int64_t n, float* y, int64_t ldy,
-                    uint8_t* scratch) const;
+  const float* ProjectBlock(AttentionWorkspace& ws, int64_t r0, int64_t n, int slot) const;
 
   const AttentionOptions& options() const { return options_; }
   int64_t d_head() const { return options_.d_model / options_.n_heads; }

@@ -30,13 +30,8 @@ EncoderLayerWorkspace::EncoderLayerWorkspace(int64_t max_tokens, const EncoderLa
       attention_(max_tokens, AttentionOf(options), threads),
       feed_forward_(max_tokens, FeedForwardOf(options), threads) {
   // The attention workspace has checked max_tokens and d_model.
-  threads_ = feed_forward_.threads();
-  block_bytes_ = Linear::ScratchBytes(options.precision, FeedForward::kBlockRows, options.d_model);
   try {
     normed_.assign(static_cast<size_t>(max_tokens * options.d_model), 0.0f);
-    block_out_.assign(static_cast<size_t>(threads_ * FeedForward::kBlockRows * options.d_model),
-                      0.0f);
-    block_rows_.assign(static_cast<size_t>(threads_ * block_bytes_), 0);
   } catch (const std::bad_alloc&) {
     throw Error("encoder layer workspace: cannot allocate " + std::to_string(max_tokens) + " x " +
                 std::to_string(options.d_model) + " floats");
@@ -88,20 +83,20 @@ void EncoderLayer::Run(const float* x, int64_t tokens, float* out, EncoderLayerW
   // post-LN: out = norm1(x + sa(x)), then out = norm2(out + ff(out)).
   // pre-LN:  out = x + sa(norm1(x)), then out = out + ff(norm2(out)).
   // Row by row, so a block's rows of x are read only by its task: out may
-  // equal x.
-  constexpr int64_t kRows = FeedForward::kBlockRows;
-  ParallelTasks((tokens + kRows - 1) / kRows, ws.threads_, [&](int64_t t, int slot) {
+  // equal x. The two workspaces were made for the same threads.
+  constexpr int64_t kRows = FeedForward::kBlockRows, kOut = AttentionWorkspace::kOutRows;
+  const ResidualNorm after_attention{x, pre ? nullptr : &norm1_};
+  ParallelTasks((tokens + kRows - 1) / kRows, ws.attention_.threads(), [&](int64_t t, int slot) {
     const int64_t r0 = t * kRows, n = std::min(kRows, tokens - r0);
-    float* y = ws.block_out_.data() + slot * kRows * d_model;  // [n, d_model]
-    self_attn_.ProjectBlock(ws.attention_, r0, n, y, d_model,
-                            ws.block_rows_.data() + slot * ws.block_bytes_);
-    float* rows = out + r0 * d_model;  // [n, d_model]
+    for (int64_t i = r0; i < r0 + n; i += kOut) {  // the attention's output tiles
+      const int64_t m = std::min(kOut, r0 + n - i);
+      after_attention.Apply(self_attn_.ProjectBlock(ws.attention_, i, m, slot), i, m, d_model,
+                            out + i * d_model);
+    }
     if (!pre) {
-      ResidualNorm{x, &norm1_}.Apply(y, r0, n, d_model, rows);
       feed_forward_.ForwardBlock(out, out, {r0, n, slot}, ws.feed_forward_, {out, &norm2_});
     } else {
-      ResidualNorm{x, nullptr}.Apply(y, r0, n, d_model, rows);
-      norm2_.Forward(rows, n, normed + r0 * d_model);
+      norm2_.Forward(out + r0 * d_model, n, normed + r0 * d_model);
       feed_forward_.ForwardBlock(normed, out, {r0, n, slot}, ws.feed_forward_, {out, nullptr});
     }
   });

@@ -61,12 +61,6 @@ class EncoderLayerWorkspace {
   AttentionWorkspace attention_;
   FeedForwardWorkspace feed_forward_;
   std::vector<float> normed_;  // [max_tokens, d_model]: pre-LN's norm1(x), norm2(x)
-  // Per thread, for the pass after attention: a block's out_proj rows before
-  // their residual and norm, and its head outputs rounded or quantized.
-  int threads_ = 0;
-  int64_t block_bytes_ = 0;
-  std::vector<float> block_out_;     // [threads, FeedForward::kBlockRows, d_model]
-  std::vector<uint8_t> block_rows_;  // [threads, block_bytes_]
 };
 
 class EncoderLayer {

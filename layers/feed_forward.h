@@ -43,7 +43,6 @@ class FeedForwardWorkspace {
 
   int64_t max_tokens() const { return max_tokens_; }
   int64_t d_ff() const { return d_ff_; }
-  int threads() const { return threads_; }
 
  private:
   friend class FeedForward;
