@@ -25,7 +25,7 @@
 # CPU has, the bfloat16 and int8 dot-product peaks, stream write), cached
 # against recomputed PE (bench-pe: d_model 512, 64 and 4096, RoPE), long
 # embedding passes, Python against the CLI, the benchmark suite, a 16K-token
-# encode, the CPU targets (the encoder at every precision, the products,
+# encode, 4K-token encodes, the CPU targets (the encoder at every precision, the products,
 # bench-pe, each under --isa NAME), the encoder against ONNX Runtime at every
 # precision, accuracy against PyTorch, ragged batches and corpora, and the
 # limits again.
@@ -76,6 +76,7 @@ if [ "$quick" = 1 ]; then
   embed_chunk_len=256K
   python_repeat=3
   encode_long=1024
+  encode_4096_repeat=1
   isa_repeat=1
   ort_rounds=1
   ort_repeat=1
@@ -94,6 +95,7 @@ else
   embed_chunk_len=4M
   python_repeat=30
   encode_long=16384
+  encode_4096_repeat=3
   isa_repeat=10
   ort_rounds=3
   ort_repeat=10
@@ -226,10 +228,18 @@ print(' '.join(str(r.randrange(1, 32000)) for _ in range(int(sys.argv[1]))))" "$
 }
 tokens_line "$encode_long" 7 "$out/tokens_long.txt"
 tokens_line 512 5 "$out/tokens_512.txt"
+tokens_line 4096 9 "$out/tokens_4096.txt"
 
 # Peak memory of a long sequence through the whole encoder.
 step encode_long.json /usr/bin/time -v -o "$out/encode_long.time" "$bin/phasor" encode \
   --model "$model" --tokens-file "$out/tokens_long.txt" --threads 2 --json
+
+# One sequence of 4,096 tokens through the same encoder, runs times: the speed
+# of a long sequence, where attention makes more than half of the products.
+for r in $(seq "$runs"); do
+  step "encode_4096_$r.json" "$bin/phasor" encode --model "$model" \
+    --tokens-file "$out/tokens_4096.txt" --threads 2 --repeat "$encode_4096_repeat" --json
+done
 
 # The CPU targets against each other (engine/cpu.h): the d512 encoder on 1 × 512
 # tokens at every precision, every target and precision in turn within a round;

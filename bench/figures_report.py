@@ -847,6 +847,20 @@ def resident_mib(run, name):
     return int(m[1]) / 1024 if m else None
 
 
+def encode_4096(run):
+    """The 4,096-token encodes (encode_4096_<r>.json): their tokens/s, and the
+    median's fraction of the default target's float32 peak on 2 threads."""
+    runs = sorted(run.glob("encode_4096_*.json"))
+    tok = [json.load(open(p))["tokens_per_s"] for p in runs]
+    peak2 = peaks(run).get((run.default_isa, 2))
+    if not tok:
+        return None
+    seq = json.load(open(runs[0]))["seq_len"]
+    g = med(tok) * encoder_flops("d512", seq) / 1e9
+    return dict(tok=tok, seq=seq, gflops=g, fraction=g / peak2 if peak2 else None,
+                command=run.command(os.path.basename(runs[0])))
+
+
 def long_section(run):
     lines = []
     j = run.json("embed_long.json")
@@ -871,6 +885,15 @@ def long_section(run):
                      f"{j['sequential_two_seconds'] * 1e3:.1f} ms one after the other "
                      f"({j['two_threads_over_sequential']:.2f}×), results "
                      f"{'identical' if j['two_threads_identical'] else 'DIFFERENT'}.")
+    e = encode_4096(run)
+    if e:
+        attention = 2 * e["seq"] * 512 / (4 * 512 * 512 + 2 * 512 * 2048 + 2 * e["seq"] * 512)
+        lines.append(f"- `{e['command']}` (1 × {e['seq']:,} tokens, d512/8h/6L, "
+                     f"{len(e['tok'])} run{'s' if len(e['tok']) > 1 else ''}): "
+                     f"{spread(e['tok'], '{:.0f}')} tokens/s, {e['gflops']:.0f} GFLOP/s: "
+                     f"{num(e['fraction'], 2)} of the float32 peak of `{run.default_isa}` on 2 "
+                     f"threads; attention makes {attention:.0%} of the products' multiply-adds "
+                     "here, against 14% at 512 tokens.")
     j = run.json("encode_long.json")
     if j:
         d = 512
@@ -956,6 +979,10 @@ def summary(run):
                 s += f"; {CASES[other][0]} tokens: {med(o['ratio']):.2f}× ONNX Runtime"
         if c1 and c1["ratio"]:
             s += f". On one thread the {main} case runs at {med(c1['ratio']):.2f}× ONNX Runtime"
+        e = encode_4096(run)
+        if e and e["fraction"] is not None:
+            s += (f". One sequence of {e['seq']:,} tokens through the d512 encoder runs at "
+                  f"{e['fraction']:.2f} of the float32 peak")
         bullets.append(s + ".")
     p8, pb = cells.get((main, "int8", 2)), cells.get((main, "bf16", 2))
     acc = {r["output"]: r for r in accuracy_rows(run, "precision_accuracy.txt")}
@@ -1055,7 +1082,7 @@ def summary(run):
 
 STEP_GROUPS = [("the limits (start and end)", r"(peak|stream)_"),
                ("PE side by side (bench-pe)", r"bench_pe_(\d|d\d|rope)"),
-               ("long runs, Python, the suite", r"(embed_|python_|suite|encode_long)"),
+               ("long runs, Python, the suite", r"(embed_|python_|suite|encode_)"),
                ("the CPU targets", r"(isa_|products_|bench_pe_isa_)"),
                ("ONNX Runtime and accuracy", r"(ort_\d|precision_)"),
                ("ragged batches and corpora", r"(ragged|ort_ragged|corpus|budget_|dask_)")]
