@@ -25,10 +25,10 @@
 # CPU has, the bfloat16 and int8 dot-product peaks, stream write), cached
 # against recomputed PE (bench-pe: d_model 512, 64 and 4096, RoPE), long
 # embedding passes, Python against the CLI, the benchmark suite, a 16K-token
-# encode, 4K-token encodes, the CPU targets (the encoder at every precision, the products,
-# bench-pe, each under --isa NAME), the encoder against ONNX Runtime at every
-# precision, accuracy against PyTorch, ragged batches and corpora, and the
-# limits again.
+# encode, 4K-token encodes, the CPU targets (the encoder at every precision,
+# the products, bench-pe, each under --isa NAME), the encoder against ONNX
+# Runtime at every precision, accuracy against PyTorch, ragged batches and
+# corpora, and the limits again.
 #
 # Needs a Release build (make build) with the Python module (build/python),
 # /usr/bin/python3 with numpy and torch; the ONNX Runtime steps need what

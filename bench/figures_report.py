@@ -327,6 +327,12 @@ def encoder_flops(case, seq=None):
     return layers * 2 * (4 * d * d + 2 * d * dff + 2 * s * d)
 
 
+def attention_share(case, seq=None):
+    """q·kᵀ and p·v's part of encoder_flops(case, seq)."""
+    _, d, _, layers, _, _, s = CASES[case]
+    return layers * 2 * 2 * (seq or s) * d / encoder_flops(case, seq)
+
+
 def own_peak_fraction(run, case, precision, tokens_per_s, threads=2):
     """The encoder's products against the peaks of the instructions that make them:
     bf16 all against vdpbf16ps; int8 the weight products and q·kᵀ against vpdpbusd
@@ -887,13 +893,13 @@ def long_section(run):
                      f"{'identical' if j['two_threads_identical'] else 'DIFFERENT'}.")
     e = encode_4096(run)
     if e:
-        attention = 2 * e["seq"] * 512 / (4 * 512 * 512 + 2 * 512 * 2048 + 2 * e["seq"] * 512)
         lines.append(f"- `{e['command']}` (1 × {e['seq']:,} tokens, d512/8h/6L, "
                      f"{len(e['tok'])} run{'s' if len(e['tok']) > 1 else ''}): "
                      f"{spread(e['tok'], '{:.0f}')} tokens/s, {e['gflops']:.0f} GFLOP/s: "
                      f"{num(e['fraction'], 2)} of the float32 peak of `{run.default_isa}` on 2 "
-                     f"threads; attention makes {attention:.0%} of the products' multiply-adds "
-                     "here, against 14% at 512 tokens.")
+                     f"threads; attention makes {attention_share('d512', e['seq']):.0%} of the "
+                     f"products' multiply-adds here, against {attention_share('d512'):.0%} at "
+                     f"{CASES['d512'][6]} tokens.")
     j = run.json("encode_long.json")
     if j:
         d = 512
