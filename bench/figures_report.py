@@ -857,11 +857,11 @@ def encode_4096(run):
     """The 4,096-token encodes (encode_4096_<r>.json): their tokens/s, and the
     median's fraction of the default target's float32 peak on 2 threads."""
     runs = sorted(run.glob("encode_4096_*.json"))
-    tok = [json.load(open(p))["tokens_per_s"] for p in runs]
-    peak2 = peaks(run).get((run.default_isa, 2))
-    if not tok:
+    if not runs:
         return None
-    seq = json.load(open(runs[0]))["seq_len"]
+    js = [json.load(open(p)) for p in runs]
+    tok, seq = [j["tokens_per_s"] for j in js], js[0]["seq_len"]
+    peak2 = peaks(run).get((run.default_isa, 2))
     g = med(tok) * encoder_flops("d512", seq) / 1e9
     return dict(tok=tok, seq=seq, gflops=g, fraction=g / peak2 if peak2 else None,
                 command=run.command(os.path.basename(runs[0])))
