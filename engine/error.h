@@ -21,4 +21,11 @@ class UsageError : public Error {
   explicit UsageError(const std::string& message) : Error(message) {}
 };
 
+// A call stopped because its caller asked it to (EncodeOptions::cancelled):
+// not a fault of the input.
+class Cancelled : public Error {
+ public:
+  Cancelled() : Error("cancelled") {}
+};
+
 }  // namespace phasor

@@ -1,8 +1,5 @@
 #include "engine/npy.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +7,7 @@
 #include <sstream>
 
 #include "engine/error.h"
+#include "engine/output_file.h"
 
 namespace phasor {
 namespace {
@@ -63,32 +61,34 @@ std::string NpyPreamble(const std::vector<int64_t>& shape, const char* descr) {
   return out + header;
 }
 
-void WriteNpyBytes(const std::string& path, const std::vector<int64_t>& shape, const char* descr,
+void WriteNpyBytes(OutputFile& out, const std::vector<int64_t>& shape, const char* descr,
                    const void* data, size_t width) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
-  const std::string preamble = NpyPreamble(shape, descr);
-  out.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
+  out.Write(NpyPreamble(shape, descr));
   int64_t count = 1;
   for (int64_t d : shape) count *= d;
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(count * width));
-  out.flush();
-  if (!out) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  out.Write(data, static_cast<size_t>(count) * width);
 }
 
 }  // namespace
 
 void WriteNpy(const std::string& path, const std::vector<int64_t>& shape, const float* data) {
-  WriteNpyBytes(path, shape, "<f4", data, 4);
+  OutputFile out(path);
+  WriteNpyBytes(out, shape, "<f4", data, 4);
+  out.Commit();
 }
 
 void WriteNpyInt64(const std::string& path, const std::vector<int64_t>& shape,
                    const int64_t* data) {
-  WriteNpyBytes(path, shape, "<i8", data, 8);
+  OutputFile out(path);
+  WriteNpyInt64(out, shape, data);
+  out.Commit();
 }
 
-NpyWriter::NpyWriter(const std::string& path, const std::vector<int64_t>& shape)
-    : path_(path), temp_(path + ".partial") {
+void WriteNpyInt64(OutputFile& out, const std::vector<int64_t>& shape, const int64_t* data) {
+  WriteNpyBytes(out, shape, "<i8", data, 8);
+}
+
+NpyWriter::NpyWriter(const std::string& path, const std::vector<int64_t>& shape) : path_(path) {
   uint64_t count = 1;
   for (int64_t d : shape) {
     if (d < 0 || (d > 0 && count > (uint64_t{1} << 50) / static_cast<uint64_t>(d))) {
@@ -97,54 +97,25 @@ NpyWriter::NpyWriter(const std::string& path, const std::vector<int64_t>& shape)
     count *= static_cast<uint64_t>(d);
   }
   count_ = static_cast<int64_t>(count);
-  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  file_ = std::make_unique<OutputFile>(path);
   const std::string preamble = NpyPreamble(shape, "<f4");
   data_start_ = static_cast<int64_t>(preamble.size());
-  Write(0, preamble.data(), preamble.size());
+  file_->WriteAt(0, preamble.data(), preamble.size());
   // The whole size at once: values never written read as 0 (a sparse file).
-  if (::ftruncate(fd_, static_cast<off_t>(data_start_ + count_ * 4)) != 0) Fail();
+  file_->Resize(data_start_ + count_ * 4);
 }
 
-NpyWriter::~NpyWriter() {
-  if (fd_ >= 0) {
-    ::close(fd_);
-    ::unlink(temp_.c_str());  // not committed: no partial file is left
-  }
-}
-
-void NpyWriter::Fail() { throw Error("cannot write " + path_ + ": " + std::strerror(errno)); }
-
-void NpyWriter::Write(int64_t at, const void* data, size_t bytes) {
-  const char* p = static_cast<const char*>(data);
-  while (bytes > 0) {
-    const ssize_t n = ::pwrite(fd_, p, bytes, static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) Fail();
-    p += n;
-    at += n;
-    bytes -= static_cast<size_t>(n);
-  }
-}
+NpyWriter::~NpyWriter() = default;
 
 void NpyWriter::WriteValues(int64_t first, const float* values, int64_t n) {
   if (first < 0 || n < 0 || first > count_ - n) {
     throw Error("cannot write " + path_ + ": values " + std::to_string(first) + " .. " +
                 std::to_string(first + n) + " are outside its " + std::to_string(count_));
   }
-  Write(data_start_ + first * 4, values, static_cast<size_t>(n) * 4);
+  file_->WriteAt(data_start_ + first * 4, values, static_cast<size_t>(n) * 4);
 }
 
-void NpyWriter::Commit() {
-  if (fd_ < 0) return;
-  const int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0 || std::rename(temp_.c_str(), path_.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(temp_.c_str());
-    throw Error("cannot write " + path_ + ": " + std::strerror(err));
-  }
-}
+void NpyWriter::Commit() { file_->Commit(); }
 
 NpyArray ReadNpy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

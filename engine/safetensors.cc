@@ -16,6 +16,7 @@
 #include "engine/error.h"
 #include "engine/json_text.h"
 #include "engine/memory_limit.h"
+#include "engine/output_file.h"
 
 namespace phasor {
 namespace {
@@ -363,6 +364,13 @@ Weights LoadSafetensors(const std::string& path) {
 }
 
 void SaveSafetensors(const std::string& path, const Weights& weights) {
+  OutputFile out(path);
+  WriteSafetensors(out, weights);
+  out.Commit();
+}
+
+void WriteSafetensors(OutputFile& out, const Weights& weights) {
+  const std::string& path = out.path();
   // Names() is sorted; data is packed in the same order.
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   uint64_t offset = 0;
@@ -382,24 +390,21 @@ void SaveSafetensors(const std::string& path, const Weights& weights) {
   }
   text.append((8 - text.size() % 8) % 8, ' ');
 
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(path + ": cannot open for writing" + ErrnoText());
   unsigned char length_bytes[8];
   uint64_t len = text.size();
   for (unsigned char& b : length_bytes) {
     b = static_cast<unsigned char>(len & 0xff);
     len >>= 8;
   }
-  out.write(reinterpret_cast<const char*>(length_bytes), 8);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.Write(length_bytes, 8);
+  out.Write(text);
   const bool little = HostIsLittleEndian();
   std::vector<unsigned char> swapped;
   for (const std::string& name : weights.Names()) {
     const float* data = weights.Floats(name);  // [NumElements(shape)]
     const size_t n = static_cast<size_t>(NumElements(weights.Get(name).shape));
     if (little) {
-      out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n * 4));
+      out.Write(data, n * 4);
     } else {
       swapped.resize(n * 4);
       for (size_t i = 0; i < n; ++i) {
@@ -409,14 +414,8 @@ void SaveSafetensors(const std::string& path, const Weights& weights) {
           swapped[4 * i + k] = static_cast<unsigned char>(bits >> (8 * k));
         }
       }
-      out.write(reinterpret_cast<const char*>(swapped.data()),
-                static_cast<std::streamsize>(swapped.size()));
+      out.Write(swapped.data(), swapped.size());
     }
-  }
-  out.close();
-  if (!out) {
-    std::remove(path.c_str());
-    throw Error(path + ": cannot write (disk full?)" + ErrnoText());
   }
 }
 

@@ -19,6 +19,8 @@
 
 namespace phasor {
 
+class OutputFile;  // engine/output_file.h
+
 // Limits on what LoadSafetensors accepts. The header cap is the reference
 // implementation's; the element cap keeps sizes far from int64 overflow.
 inline constexpr uint64_t kSafetensorsMaxHeaderBytes = 100'000'000;
@@ -26,8 +28,8 @@ inline constexpr int64_t kSafetensorsMaxElements = int64_t{1} << 40;
 
 // Reads a whole safetensors file into Weights (source = path). F16 tensors are
 // converted to float32; BF16 ones are kept as stored (Tensor::bf16) and
-// converted where a layer needs float32 (engine/bfloat16.h). The file is read with ordinary reads, never
-// mapped: a file that changes while (or after) it is read cannot crash us.
+// converted where a layer needs float32 (engine/bfloat16.h). The file is read with ordinary reads,
+// never mapped: a file that changes while (or after) it is read cannot crash us.
 //
 // Throws Error naming path (and the tensor where there is one), saying what was
 // expected and what was found, for: a file that is missing, a directory, not a
@@ -49,7 +51,11 @@ Weights LoadSafetensors(const std::string& path);
 // Writes every tensor of weights as F32, names in sorted order, data packed in
 // that order, the header padded with spaces to a multiple of 8 bytes (as the
 // reference implementation does). Throws Error naming path if it cannot be
-// written (a partly written file is removed) or a name is not valid UTF-8.
+// written (engine/output_file.h: nothing is left under path then) or a name is not valid UTF-8.
 void SaveSafetensors(const std::string& path, const Weights& weights);
+
+// The same bytes into out, not yet committed (to commit it together with
+// other files, engine/output_file.h CommitTogether).
+void WriteSafetensors(OutputFile& out, const Weights& weights);
 
 }  // namespace phasor

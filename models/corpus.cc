@@ -85,6 +85,13 @@ void CorpusEncoder::Run(const int32_t* ids, const Spans& sequences, CorpusWorksp
   int64_t* index = ws.index.data();
   int64_t* batch_offsets = ws.offsets.data();
 
+  // Null unless the caller may cancel: no call per layer otherwise.
+  std::function<void(int64_t)> check;
+  if (options_.cancelled) {
+    check = [this](int64_t) {
+      if (options_.cancelled()) throw Cancelled();
+    };
+  }
   int64_t done = 0, tokens_done = 0;
   for (int64_t i = 0; i < n;) {
     // The next sequences that fit the budget together.
@@ -98,7 +105,7 @@ void CorpusEncoder::Run(const int32_t* ids, const Spans& sequences, CorpusWorksp
       ++i;
     }
     encoder_.ForwardPacked({batch_ids, batch_offsets, k}, options_.stage, ws.rows.data(),
-                           ws.encoder);
+                           ws.encoder, check);
     CorpusBatch out{k, index, ws.rows.data(), batch_offsets, tokens};
     if (pool) {
       PoolRows(ws.rows.data(), batch_offsets, k, d, PoolSpec{options_.pool, options_.normalize},

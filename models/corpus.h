@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "engine/aligned_allocator.h"
@@ -38,6 +39,9 @@ struct CorpusOptions {
   EncoderStage stage = EncoderStage::kFinal;
   Pooling pool = Pooling::kNone;  // kNone: every row; else one row a sequence
   bool normalize = false;         // with pool: unit L2 norm
+  // Asked on the calling thread after every layer of every batch; once it
+  // returns true, Run stops there and throws Cancelled. Null: never.
+  std::function<bool()> cancelled;
 };
 
 // The result of one batch, valid during the callback only.

@@ -97,6 +97,7 @@ CorpusOptions CorpusOptionsOf(const EncodeOptions& o) {
   c.stage = o.embeddings_only ? EncoderStage::kEmbeddings : EncoderStage::kFinal;
   c.pool = o.pool;
   c.normalize = o.normalize;
+  c.cancelled = o.cancelled;
   return c;
 }
 

@@ -38,6 +38,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -82,6 +83,14 @@ struct EncodeOptions {
   // If set, receives the warning about trailing pad ids inside the given
   // lengths (models/input_rules.h), or is cleared.
   std::string* warning = nullptr;
+  // Cancellation: if set, asked on the calling thread after every layer of
+  // every batch (a few ms of work apart at most shapes); once it returns true
+  // the call stops and throws phasor::Cancelled, out partly written, the model
+  // as usable as before. A flag another thread sets (a server whose client
+  // went away) is read as
+  //   std::atomic<bool> stop{false};
+  //   options.cancelled = [&stop] { return stop.load(); };
+  std::function<bool()> cancelled;
 };
 
 // The options of Model::Load.

@@ -110,7 +110,15 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   std::string warning;
   options.warning = &warning;
   float* out_data = out.mutable_data();
-  {
+  // Ctrl-C: Python's handler only notes the signal; the call asks after every
+  // layer, raising what the handler raises (KeyboardInterrupt) at once.
+  bool interrupted = false;
+  options.cancelled = [&interrupted] {
+    py::gil_scoped_acquire gil;
+    interrupted = PyErr_CheckSignals() != 0;  // the exception stays set on this thread
+    return interrupted;
+  };
+  try {
     // Every Python object was read above; ids are the module's own copy.
     py::gil_scoped_release release;
     ApplyNumThreads();
@@ -119,6 +127,9 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
     } else {
       model.Encode(ids.ids.data(), ids.batch, ids.seq, out_data, options);
     }
+  } catch (const Cancelled&) {
+    if (interrupted) throw py::error_already_set();
+    throw;
   }
   if (!warning.empty()) Warn(warning);
   if (packed) {

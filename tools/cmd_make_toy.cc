@@ -3,13 +3,14 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <utility>
 
 #include "engine/error.h"
+#include "engine/output_file.h"
 #include "engine/safetensors.h"
+#include "models/commands/option_checks.h"
 #include "models/toy.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
@@ -35,6 +36,7 @@ void RunMakeToy(ToyArgs a) {
   } else {
     throw UsageError("--activation must be relu or gelu, got '" + a.activation + "'");
   }
+  CheckVocab(c.vocab_size, c.d_model);
   try {
     ValidateConfig(c, "make-toy");
   } catch (const Error& e) {
@@ -64,13 +66,11 @@ void RunMakeToy(ToyArgs a) {
     throw Error("cannot create directory " + a.out + ": " + std::strerror(errno));
   }
   const Weights w = ToyWeights(c, a.seed);
-  SaveSafetensors(a.out + "/model.safetensors", w);
-  const std::string config_path = a.out + "/config.json";
-  std::ofstream cfg(config_path);
-  if (!cfg) throw Error("cannot write " + config_path + ": " + std::strerror(errno));
-  cfg << ConfigToJson(c) << "\n";
-  cfg.flush();
-  if (!cfg) throw Error("cannot write " + config_path + ": " + std::strerror(errno));
+  OutputFile weights(a.out + "/model.safetensors");
+  WriteSafetensors(weights, w);
+  OutputFile config(a.out + "/config.json");
+  config.Write(ConfigToJson(c) + "\n");
+  CommitTogether({&weights, &config});
   ReportWrote(a.out, "the toy model (seed " + std::to_string(a.seed) +
                          "): config.json and model.safetensors");
 }

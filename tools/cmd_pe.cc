@@ -124,7 +124,7 @@ void RunPe(PeArgs& a) {
     JobEvents events;
     events.wrote = ReportWrote;
     if (r.output.empty()) {
-      job.WriteCsv(std::cout, table.data());
+      job.WriteCsv([](const std::string& line) { std::cout << line; }, table.data());
     } else if (job.format() == ".png") {
       WriteHeatmap(r.output, job, table, r.start, r.length);
     } else {

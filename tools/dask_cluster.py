@@ -8,8 +8,12 @@ PYTHONPATH reaching the phasor module there); without it a LocalCluster of
 --workers processes runs on this machine.
 """
 import argparse
+import contextlib
+import itertools
 import os
 import re
+import signal
+import stat
 import sys
 
 import cloudpickle
@@ -64,10 +68,87 @@ def check_output_file(parser, option, path, ext):
         raise SystemExit(fail(f"cannot write {path}: {reason}"))
 
 
+def _same_file(a, b):
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_distinct_paths(parser, outputs, inputs):
+    """Usage error, as the CLI's (models/commands/option_checks.h), if two outputs name one
+    file or an output names an input; outputs and inputs: (option, path) pairs, path None when
+    not given. Links and ".." are resolved; existing files compare by inode."""
+    for i, (option, path) in enumerate(outputs):
+        if path is None:
+            continue
+        for other, other_path in outputs[i + 1:]:
+            if other_path is not None and _same_file(path, other_path):
+                parser.error(f"{option} and {other} name the same file ({path})")
+        for other, other_path in inputs:
+            if other_path is not None and _same_file(path, other_path):
+                parser.error(f"{option} names the input of {other} ({path})")
+
+
+_temporary_names = itertools.count()
+
+
+@contextlib.contextmanager
+def output_file(path):
+    """A file that appears complete under path or not at all, as every file the CLI writes
+    (engine/output_file.h): yields the name of a temporary file beside path to write; when the
+    block ends without an exception it is synced and renamed over path (a symbolic link keeps
+    its link; a file replaced keeps its permission bits). On any exception, KeyboardInterrupt
+    and the signals of run_main among them, it is removed and an earlier file of that name is
+    left as it was."""
+    path = os.fspath(path)
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    folder, name = os.path.split(os.path.abspath(target))
+    temp = os.path.join(folder, f".{name[:180]}.{os.getpid()}-{next(_temporary_names)}.partial")
+    try:
+        yield temp
+        with open(temp, "rb+") as f:
+            os.fsync(f.fileno())
+        if os.path.exists(target):
+            os.chmod(temp, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(temp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+class Interrupted(BaseException):
+    """SIGINT, SIGTERM or SIGHUP arrived (run_main): unwinds like KeyboardInterrupt."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupt(signum, _frame):
+    raise Interrupted(signum)
+
+
+def run_main(main):
+    """Runs main() -> exit code with SIGINT, SIGTERM and SIGHUP (each unless ignored, as under
+    nohup) raised as Interrupted, so that output_file removes what is under way; then ends the
+    process by that signal (exit status 128 + n in a shell), as the CLI does."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _interrupt)
+    try:
+        return main()
+    except Interrupted as e:
+        signal.signal(e.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), e.signum)
+        raise  # not reached: the signal ends the process
+
+
 def clear_previous_run(out_dir, pattern):
     """Removes the files of an earlier run (names matching the glob pattern, and index.json)
-    from out_dir, so that none is left beside this run's."""
-    for old in list(out_dir.glob(pattern)) + [out_dir / "index.json"]:
+    from out_dir, and temporary files an interrupted one left, so that none is left beside
+    this run's."""
+    leftovers = [p for p in out_dir.glob(".*.partial") if p.name[1:].startswith(pattern[:-5])]
+    for old in list(out_dir.glob(pattern)) + [out_dir / "index.json"] + leftovers:
         if old.is_file():
             old.unlink()
 

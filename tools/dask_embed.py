@@ -46,7 +46,8 @@ def embed_range(start, length, out_path):
     except phasor.Error as e:  # returned, not raised: no failure dump in the worker's log
         return {"error": str(e)}
     if out_path:
-        np.save(out_path, rows)
+        with dask_cluster.output_file(out_path) as temp, open(temp, "wb") as f:
+            np.save(f, rows)
     return {"start": start, "length": length, "sha256": hashlib.sha256(rows.tobytes()).hexdigest(),
             "file": Path(out_path).name if out_path else None,
             "worker": dask_cluster.get_worker().address}
@@ -140,7 +141,8 @@ def main(argv=None):
                  "pe_mode": args.pe_mode, "max_len": max_len, "dtype": "float32",
                  "ranges": [{"file": r["file"], "start": r["start"], "length": r["length"],
                              "sha256": r["sha256"]} for r in results]}
-        (out_dir / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+        with dask_cluster.output_file(out_dir / "index.json") as temp:
+            Path(temp).write_text(json.dumps(index, indent=1) + "\n")
     if args.check:
         try:
             if check_against_cli(args, max_len, results):
@@ -151,4 +153,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(dask_cluster.run_main(main))

@@ -87,7 +87,8 @@ def encode_shard(lines, real, seq, pad_id, stage, pool, normalize, out_path):
         out = model.encode(ids, lengths, stage=stage, pool=pool, normalize=normalize)
     except phasor.Error as e:
         return {"error": str(e)}
-    np.save(out_path, out)
+    with dask_cluster.output_file(out_path) as temp, open(temp, "wb") as f:
+        np.save(f, out)
     return {"file": Path(out_path).name, "lines": len(lines), "worker": dask_cluster.get_worker().address}
 
 
@@ -115,6 +116,12 @@ def main(argv=None):
         p.error("--normalize needs --pool")
     if args.merge:
         dask_cluster.check_output_file(p, "--merge", args.merge, ".npy")
+        dask_cluster.check_distinct_paths(p, [("--merge", args.merge)],
+                                          [("--tokens-file", args.tokens_file)])
+        # The merged array is read from this run's shards: it cannot be one of them.
+        if (Path(args.merge).resolve().parent == Path(args.out_dir).resolve()
+                and re.fullmatch(r"shard_[0-9]+\.npy", Path(args.merge).name)):
+            p.error(f"--merge names a shard file of --out-dir ({args.merge})")
 
     model_dir = Path(args.model).resolve()
     try:
@@ -183,14 +190,16 @@ def main(argv=None):
              "stage": args.stage, "pe_mode": args.pe_mode, "pool": args.pool,
              "normalize": args.normalize, "lines": len(lines), "seq_len": seq,
              "d_model": d_model, "dtype": "float32", "shards": shards}
-    (out_dir / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+    with dask_cluster.output_file(out_dir / "index.json") as temp:
+        Path(temp).write_text(json.dumps(index, indent=1) + "\n")
     if args.merge:
         shape = (len(lines), d_model) if args.pool else (len(lines), seq, d_model)
-        merged = np.lib.format.open_memmap(args.merge, mode="w+", dtype=np.float32, shape=shape)
-        for s in shards:
-            merged[s["first_row"]:s["first_row"] + s["lines"]] = np.load(out_dir / s["file"])
-        merged.flush()
-        del merged
+        with dask_cluster.output_file(args.merge) as temp:
+            merged = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32, shape=shape)
+            for s in shards:
+                merged[s["first_row"]:s["first_row"] + s["lines"]] = np.load(out_dir / s["file"])
+            merged.flush()
+            del merged
     used = sorted({r["worker"] for r in results})
     print(f"dask_encode: {len(lines)} lines x {seq} tokens in {len(shards)} shards on "
           f"{len(used)} of {workers} workers ({threads} threads each), {seconds:.2f} s; "
@@ -199,4 +208,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(dask_cluster.run_main(main))

@@ -6,6 +6,7 @@
 #include "engine/cpu.h"
 #include "engine/error.h"
 #include "engine/memory_limit.h"
+#include "engine/output_file.h"
 #include "tools/commands.h"
 #include "tools/unknown_option.h"
 
@@ -42,6 +43,9 @@ void AddIsaOption(CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Ctrl-C, SIGTERM or a closed terminal leaves no temporary file behind and
+  // any earlier output as it was (engine/output_file.h).
+  phasor::InstallOutputCleanup();
   CLI::App app{"phasor: a fast, exact Transformer encoder engine built around positional encoding"};
   app.set_version_flag("--version", [] {
     return std::string("phasor ") + PHASOR_VERSION +

@@ -1,13 +1,13 @@
 #include "tools/plot_util.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "engine/error.h"
+#include "engine/output_file.h"
 
 namespace phasor::cli::plot {
 
@@ -112,11 +112,18 @@ std::string BinaryCount(double v) {
 }
 
 void Save(gdImagePtr im, const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw Error("cannot write " + path + ": " + std::strerror(errno));
-  gdImagePng(im, f);
-  const bool ok = std::ferror(f) == 0;
-  if (std::fclose(f) != 0 || !ok) throw Error("cannot write " + path + ": " + std::strerror(errno));
+  int size = 0;
+  void* png = gdImagePngPtr(im, &size);
+  if (png == nullptr) throw Error("cannot write " + path + ": the PNG could not be encoded");
+  try {
+    OutputFile out(path);
+    out.Write(png, static_cast<size_t>(size));
+    out.Commit();
+  } catch (...) {
+    gdFree(png);
+    throw;
+  }
+  gdFree(png);
 }
 
 std::vector<std::string> LinesUnderTitle(const std::string& caption, const std::string& note) {

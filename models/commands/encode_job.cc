@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/npy.h"
+#include "engine/output_file.h"
 #include "engine/parallel.h"
 #include "engine/size_limits.h"
 #include "models/commands/option_checks.h"
@@ -24,6 +25,10 @@ void CheckOutputs(const EncodeRequest& r, bool packed) {
   if (!r.output.empty()) {
     OutputFormat("--output", r.output, {".npy"});
     if (packed) OutputFormat("--offsets", OffsetsPath(r), {".npy"});
+    CheckDistinctPaths({{"--output", r.output}, {"--offsets", packed ? OffsetsPath(r) : ""}},
+                       {{"--tokens-file", r.tokens_file.value_or("")},
+                        {"--model", r.model.empty() ? "" : r.model + "/config.json"},
+                        {"--model", r.model.empty() ? "" : r.model + "/model.safetensors"}});
     CheckWritable(r.output);
     if (packed) CheckWritable(OffsetsPath(r));
   } else if (!r.offsets.empty()) {
@@ -199,9 +204,16 @@ void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
       });
 }
 
-// Completes the output file, then writes the packed offsets beside it.
+// Completes the output file and the packed offsets beside it, both put in
+// place together.
 void EncodeJob::Commit(Output& out) const {
-  out.writer->Commit();
+  if (choices_.packed) {
+    OutputFile offsets(choices_.offsets_path);
+    WriteNpyInt64(offsets, {tokens_.batch + 1}, out.offsets.data());
+    CommitTogether({&out.writer->file(), &offsets});
+  } else {
+    out.writer->Commit();
+  }
   std::string what = "float32 [" + Dims(out.shape) + "], ";
   what += choices_.stage == EncoderStage::kFinal ? "final hidden states" : "embeddings";
   if (choices_.pool != Pooling::kNone) {
@@ -211,7 +223,6 @@ void EncodeJob::Commit(Output& out) const {
   if (choices_.packed) what += ", real tokens packed";
   events_.Wrote(request_.output, what);
   if (choices_.packed) {
-    WriteNpyInt64(choices_.offsets_path, {tokens_.batch + 1}, out.offsets.data());
     events_.Wrote(choices_.offsets_path, "int64 [" + std::to_string(tokens_.batch + 1) +
                                              "], line i in rows offsets[i] .. offsets[i + 1]");
   }

@@ -18,6 +18,11 @@ constexpr int64_t kGiB = int64_t{1} << 30;
 // "--threads must be in [0, 1024], got 2000".
 void CheckRange(const std::string& option, int64_t value, int64_t lo, int64_t hi);
 
+// A token table's size, worded alike by every command that makes one:
+// "--vocab must be in [1, 2147483647], got 0", "--vocab × --d-model is over
+// 2^30 floats (a token table of 4 GiB): got 5000000 × 512". UsageError.
+void CheckVocab(int64_t vocab, int64_t d_model);
+
 // A number as a user would type it back: 0.2, -1, nan.
 std::string FormatNumber(double v);
 
@@ -33,6 +38,21 @@ std::string OutputFormat(const std::string& option, const std::string& path,
 // file or directory", exit 1), so that a long run is never lost to a typo in
 // its output path.
 void CheckWritable(const std::string& path);
+
+// A file a run reads or writes, and the option that names it.
+struct NamedPath {
+  std::string option;  // "--output"
+  std::string path;    // "" (not given): skipped
+};
+
+// Checks, before any work, that no two outputs name the same file and that no
+// output names one of the inputs, after resolving symbolic links and "..";
+// files that exist are compared by device and inode, so hard links count too.
+// Throws UsageError naming both options and the path: "--output and --offsets
+// name the same file (same.npy)"; "--output names the input of --tokens-file
+// (rag.npy)".
+void CheckDistinctPaths(const std::vector<NamedPath>& outputs,
+                        const std::vector<NamedPath>& inputs = {});
 
 // parse(text), its Error turned into a UsageError prefixed with the option:
 // "--pe-mode: expected cached, on_the_fly or auto, got 'x'".

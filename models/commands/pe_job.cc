@@ -1,17 +1,15 @@
 #include "models/commands/pe_job.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <ostream>
 #include <utility>
 
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
+#include "engine/output_file.h"
 #include "engine/size_limits.h"
 #include "models/commands/option_checks.h"
 
@@ -147,6 +145,7 @@ std::string CheckOutputs(const PeRequest& r) {
   }
   const std::string format =
       r.output.empty() ? "" : OutputFormat("--output", r.output, {".npy", ".csv", ".png"});
+  CheckDistinctPaths({{"--output", r.output}, {"--similarity", r.similarity}});
   if (!r.output.empty()) CheckWritable(r.output);
   return format;
 }
@@ -258,18 +257,18 @@ std::vector<float> PeJob::Table() const {
   return table;
 }
 
-void PeJob::WriteCsv(std::ostream& out, const float* table) const {
-  out << "position";
-  for (int64_t k = 0; k < width_; ++k) out << "," << k;
-  out << "\n";
+void PeJob::WriteCsv(FunctionRef<void(const std::string&)> put, const float* table) const {
+  std::string line = "position";
+  for (int64_t k = 0; k < width_; ++k) line += "," + std::to_string(k);
+  put(line + "\n");
   char buf[32];
   for (int64_t j = 0; j < r_.length; ++j) {
-    out << r_.start + j;
+    line = std::to_string(r_.start + j);
     for (int64_t k = 0; k < width_; ++k) {
       std::snprintf(buf, sizeof buf, ",%.9g", static_cast<double>(table[j * width_ + k]));
-      out << buf;
+      line += buf;
     }
-    out << "\n";
+    put(line + "\n");
   }
 }
 
@@ -280,11 +279,9 @@ void PeJob::WriteTable(const float* table, const JobEvents& events) const {
                                 std::to_string(width_) + "], positions " + Range() + " by row");
     return;
   }
-  std::ofstream out(r_.output);
-  if (!out) throw Error("cannot write " + r_.output + ": " + std::strerror(errno));
-  WriteCsv(out, table);
-  out.flush();
-  if (!out) throw Error("cannot write " + r_.output + ": " + std::strerror(errno));
+  OutputFile out(r_.output);
+  WriteCsv([&](const std::string& line) { out.Write(line); }, table);
+  out.Commit();
   events.Wrote(r_.output, std::to_string(r_.length) + " rows (positions " + Range() + ") x " +
                               std::to_string(width_) + " columns, and a header");
 }

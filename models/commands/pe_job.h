@@ -11,12 +11,12 @@
 #pragma once
 
 #include <cstdint>
-#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/parallel.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
 #include "models/commands/job_events.h"
@@ -102,8 +102,9 @@ class PeJob {
 
   // The rows of positions start .. start+length-1: [length, width].
   std::vector<float> Table() const;
-  // table as CSV: a header "position,0,1,..", then one row a position.
-  void WriteCsv(std::ostream& out, const float* table) const;
+  // table as CSV, handed to put a line at a time: a header
+  // "position,0,1,..", then one row a position.
+  void WriteCsv(FunctionRef<void(const std::string&)> put, const float* table) const;
   // table to the .npy or .csv output; events.wrote names it.
   void WriteTable(const float* table, const JobEvents& events) const;
   // The curves of --similarity.

@@ -65,7 +65,7 @@ TEST(PeJob, TableIsTheEncodingsRows) {
   EXPECT_EQ(job.Table(), want);
   std::ostringstream csv;
   const std::vector<float> t = job.Table();
-  job.WriteCsv(csv, t.data());
+  job.WriteCsv([&](const std::string& line) { csv << line; }, t.data());
   EXPECT_EQ(csv.str().rfind("position,0,1,2,", 0), 0u);
   EXPECT_NE(csv.str().find("\n5,"), std::string::npos);
   EXPECT_NE(csv.str().find("\n14,"), std::string::npos);
