@@ -262,6 +262,11 @@ Ids ArrayIds(py::handle ids_in, const IdLimits& lim) {
 Ids ToIds(py::handle ids_in, int64_t vocab_size, int64_t d_model, int64_t max_tokens,
           int64_t max_values, bool pooled) {
   const IdLimits lim{vocab_size, d_model, max_tokens, max_values, pooled};
+  if ((py::isinstance<py::list>(ids_in) || py::isinstance<py::tuple>(ids_in)) &&
+      py::len(ids_in) == 0) {
+    throw Error("ids is an empty " + TypeName(ids_in) +
+                ": nothing to encode (give at least one sequence of token ids)");
+  }
   if (IsSequenceList(ids_in)) {
     const py::sequence items = py::reinterpret_borrow<py::sequence>(ids_in);
     if (HoldsSequences(items)) return ListIds(items, lim);

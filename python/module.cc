@@ -51,7 +51,8 @@ PYBIND11_MODULE(phasor, m) {
         phasor::SetNumThreads(static_cast<int>(v));
       },
       py::arg("n"),
-      "Threads of every later call, from any Python thread (0: all cores). With 1, Python "
+      "Threads of every later call, from any Python thread (0: OMP_NUM_THREADS if set, else all "
+      "cores). With 1, Python "
       "threads sharing a model run in parallel, one core each.");
   m.def(
       "get_num_threads",

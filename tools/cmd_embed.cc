@@ -97,7 +97,8 @@ void AddEmbedCommand(CLI::App& app) {
   args->chunk_opt = AddSizeOption(cmd, "--chunk", &args->chunk,
                                   "Tokens per chunk (default: one chunk of output fills 8 MiB)")
                         ->default_str("");
-  AddSizeOption(cmd, "--threads", &r.threads, "Threads (0: all cores)");
+  AddSizeOption(cmd, "--threads", &r.threads,
+                "Threads (0: OMP_NUM_THREADS if set, else all cores)");
   AddSizeOption(cmd, "--repeat", &r.repeat, "Passes; the median is reported");
   cmd->add_option("--output", r.output,
                   "Write every row (token row + PE) as NPY float32 [seq-len, d-model]; "

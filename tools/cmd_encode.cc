@@ -69,8 +69,8 @@ void PrintText(const EncodeRequest& r, const EncodeResult& res) {
   std::printf("input      %lld sequence(s), longest %lld tokens (%lld real in all)\n",
               static_cast<long long>(res.batch), static_cast<long long>(res.seq_len),
               static_cast<long long>(res.real_tokens));
-  std::printf("batches    %lld of at most %lld real tokens\n", static_cast<long long>(res.batches),
-              static_cast<long long>(res.batch_tokens));
+  std::printf("batches    %lld of at most %lld real tokens (the budget)\n",
+              static_cast<long long>(res.batches), static_cast<long long>(res.batch_tokens));
   std::string dims;
   for (size_t k = 0; k < res.shape.size(); ++k) {
     dims += (k ? ", " : "") + std::to_string(res.shape[k]);
@@ -79,8 +79,8 @@ void PrintText(const EncodeRequest& r, const EncodeResult& res) {
               pooled ? (std::string(", ") + ToString(res.pool) + " pooled").c_str() : "",
               res.layout == "packed" ? ", packed" : "", dims.c_str(),
               r.output.empty() ? "" : " -> ", r.output.c_str());
-  std::printf("time       %.3f ms (median of %lld), %s tokens/s (real tokens), %s\n",
-              res.seconds * 1e3, static_cast<long long>(r.repeat),
+  std::printf("time       %s (median of %lld), %s tokens/s (real tokens), %s\n",
+              FormatDuration(res.seconds).c_str(), static_cast<long long>(r.repeat),
               FormatSi(res.tokens_per_s).c_str(), Plural(NumThreads(), "thread").c_str());
   const int64_t show = std::min<int64_t>(4, d);
   const bool one_row = pooled || res.first_length == 1;
@@ -159,7 +159,8 @@ void AddEncodeCommand(CLI::App& app) {
   cmd->add_option("--precision", r.precision,
                   "Number format of the weight products: fp32, bf16 or int8")
       ->capture_default_str();
-  AddSizeOption(cmd, "--threads", &r.threads, "Threads (0: all cores)");
+  AddSizeOption(cmd, "--threads", &r.threads,
+                "Threads (0: OMP_NUM_THREADS if set, else all cores)");
   AddSizeOption(cmd, "--repeat", &r.repeat, "Runs; the median time is reported");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->callback([args] { RunEncode(*args); });

@@ -33,6 +33,16 @@ std::string FormatSi(double value) {
   return buf;
 }
 
+std::string FormatDuration(double seconds) {
+  char buf[32];
+  if (seconds < 1) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  }
+  return buf;
+}
+
 std::string Plural(int64_t n, const std::string& word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }

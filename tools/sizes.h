@@ -31,6 +31,10 @@ CLI::Option* AddSizeOption(CLI::App* cmd, const std::string& name, int64_t* targ
 // 35875635 -> "34.2M".
 std::string FormatSi(double value);
 
+// A time as a person reads it: milliseconds below a second, seconds from
+// there: 0.0123 -> "12.300 ms", 2.5 -> "2.500 s".
+std::string FormatDuration(double seconds);
+
 // "1 thread", "2 threads".
 std::string Plural(int64_t n, const std::string& word);
 

@@ -289,18 +289,21 @@ void RopeRows(const BenchArgs& a, int64_t len, AlignedFloats& qkv, std::vector<R
 
 // Every length for RoPE: q | k | v rows [piece, 3·d_model] of random values.
 void AllRopeRows(const BenchArgs& a, const std::vector<int64_t>& lengths, int64_t longest,
-                 std::vector<Row>& rows) {
+                 const JobEvents& events, std::vector<Row>& rows) {
   const int64_t d = a.d_model;
   const int64_t piece = std::min(longest, kMaxPieceBytes / (4 * 3 * d));
   AlignedFloats qkv(static_cast<size_t>(piece * 3 * d));
   FillRandomTokenTable(piece, 3 * d, qkv.data());
-  for (const int64_t len : lengths) RopeRows(a, len, qkv, rows);
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    RopeRows(a, lengths[k], qkv, rows);
+    events.Progress(static_cast<int64_t>(k) + 1, "length " + std::to_string(lengths[k]));
+  }
 }
 
 // Every length for sinusoidal PE: a token table [vocab, d_model] and token
 // ids [piece] (a fixed pseudo-random sequence).
 void AllSinusoidalRows(const BenchArgs& a, const std::vector<int64_t>& lengths, int64_t longest,
-                       std::vector<Row>& rows) {
+                       const JobEvents& events, std::vector<Row>& rows) {
   const int64_t d = a.d_model;
   AlignedFloats table(static_cast<size_t>(a.vocab * d));
   FillRandomTokenTable(a.vocab, d, table.data());
@@ -310,7 +313,10 @@ void AllSinusoidalRows(const BenchArgs& a, const std::vector<int64_t>& lengths, 
   std::vector<int32_t> ids(static_cast<size_t>(piece));
   for (int64_t j = 0; j < piece; ++j) ids[j] = RandomTokenId(j, a.vocab);
   AlignedFloats out(static_cast<size_t>(piece * d));  // [piece, d_model]
-  for (const int64_t len : lengths) SinusoidalRows(a, len, w, ids, out, rows);
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    SinusoidalRows(a, lengths[k], w, ids, out, rows);
+    events.Progress(static_cast<int64_t>(k) + 1, "length " + std::to_string(lengths[k]));
+  }
 }
 
 }  // namespace
@@ -328,8 +334,7 @@ std::vector<int64_t> CheckBenchPeRequest(const BenchPeRequest& a) {
                      std::to_string(a.heads) + " must be an even head dim");
   }
   CheckRange("--threads", a.threads, 0, 1024);
-  CheckRange("--vocab", a.vocab, 1, int64_t{1} << 31);
-  if (a.vocab * a.d_model > kGiB) throw UsageError("--vocab × --d-model is over 2^30 floats");
+  CheckVocab(a.vocab, a.d_model);
   const std::vector<int64_t> lengths = ParseSizeList("--lengths", a.lengths);
   for (size_t k = 0; k < lengths.size(); ++k) {
     CheckRange("--lengths", lengths[k], 1, int64_t{1} << 34);
@@ -354,15 +359,15 @@ std::vector<int64_t> CheckBenchPeRequest(const BenchPeRequest& a) {
   return lengths;
 }
 
-std::vector<BenchPeRow> RunBenchPeJob(const BenchPeRequest& a) {
+std::vector<BenchPeRow> RunBenchPeJob(const BenchPeRequest& a, const JobEvents& events) {
   const std::vector<int64_t> lengths = CheckBenchPeRequest(a);
   SetNumThreads(static_cast<int>(a.threads));
   const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
   std::vector<Row> rows;
   if (a.kind == "rope") {
-    AllRopeRows(a, lengths, longest, rows);
+    AllRopeRows(a, lengths, longest, events, rows);
   } else {
-    AllSinusoidalRows(a, lengths, longest, rows);
+    AllSinusoidalRows(a, lengths, longest, events, rows);
   }
   // Fractions of the bound measured for the same length in the same run.
   for (Row& r : rows) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "models/commands/job_events.h"
+
 namespace phasor {
 
 // How many times a cached table is built to time its build.
@@ -21,8 +23,10 @@ struct BenchPeRequest {
   std::string kind = "sinusoidal";  // or "rope"
   int64_t d_model = 512;
   int64_t heads = 8;  // rope: head dim = d_model / heads
+  // The defaults take about 5 minutes on 2 cores, with a peak of about 4 GB
+  // (README "phasor bench-pe").
   std::string lengths = "1K,16K,256K,1M,4M";
-  int64_t threads = 0;  // 0: every core
+  int64_t threads = 0;  // 0: OMP_NUM_THREADS if set, else all cores
   int64_t vocab = 32000;
   double max_table_gib = 4.0;  // cached rows are skipped past this
   double min_seconds = 0.2;    // least time spent per measurement
@@ -47,6 +51,7 @@ std::vector<int64_t> CheckBenchPeRequest(const BenchPeRequest& r);
 
 // Checks, sets the thread count, measures every length: the rows in order,
 // each with its fraction of the bound measured for the same length.
-std::vector<BenchPeRow> RunBenchPeJob(const BenchPeRequest& r);
+// events.progress: the lengths done, after each ("length 16384").
+std::vector<BenchPeRow> RunBenchPeJob(const BenchPeRequest& r, const JobEvents& events = {});
 
 }  // namespace phasor

@@ -22,13 +22,12 @@ void CheckSizes(const EmbedRequest& r, int64_t chunk) {
   CheckRange("--seq-len", r.seq_len, 1, int64_t{1} << 40);
   CheckRange("--d-model", r.d_model, 2, 65536);
   if (r.d_model % 2) throw UsageError("--d-model must be even, got " + std::to_string(r.d_model));
-  CheckRange("--vocab", r.vocab, 1, int64_t{1} << 31);
+  CheckVocab(r.vocab, r.d_model);
   CheckRange("--max-len", r.max_len, 1, int64_t{1} << 40);
   CheckRange("--threads", r.threads, 0, 1024);
   CheckRange("--repeat", r.repeat, 1, 1000000);
   CheckRange("--chunk", chunk, 1, int64_t{1} << 30);
   if (chunk * r.d_model > kGiB) throw UsageError("--chunk × --d-model is over 2^30 floats");
-  if (r.vocab * r.d_model > kGiB) throw UsageError("--vocab × --d-model is over 2^30 floats");
 }
 
 // The output: every row must fit in memory, in a file named .npy.
@@ -63,10 +62,12 @@ EmbedPlan CheckEmbedRequest(const EmbedRequest& r) {
   // The cached table holds every position; auto's holds --max-len.
   p.table_rows = p.mode == PeMode::kCached ? r.seq_len : (p.mode == PeMode::kAuto ? r.max_len : 0);
   if (p.table_rows > kGiB / r.d_model) {
-    throw UsageError("a cached PE table of " + std::to_string(p.table_rows) + " rows x " +
-                     std::to_string(r.d_model) + " would need " +
-                     std::to_string(p.table_rows * r.d_model * 4 / kGiB) +
-                     " GiB or more; use --pe-mode on_the_fly or auto");
+    throw UsageError(
+        "a cached PE table holds at most 2^30 values (4 GiB); " + std::to_string(p.table_rows) +
+        " rows x " + std::to_string(r.d_model) +
+        (p.mode == PeMode::kCached ? " (--seq-len x --d-model)" : " (--max-len x --d-model)") +
+        " is more: use --pe-mode on_the_fly" +
+        (p.mode == PeMode::kCached ? " or auto" : ", or a smaller --max-len"));
   }
   CheckOutput(r);
   // The token table, the cached PE table, one chunk of output and the --output rows.

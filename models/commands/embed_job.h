@@ -25,7 +25,7 @@ struct EmbedRequest {
   std::string output;            // .npy of every row, [seq_len, d_model]; "": none
   int64_t max_len = 4096;        // the table's rows in mode auto
   std::optional<int64_t> chunk;  // tokens per chunk; none: one chunk of output fills 8 MiB
-  int64_t threads = 0;           // 0: every core
+  int64_t threads = 0;           // 0: OMP_NUM_THREADS if set, else all cores
   int64_t repeat = 1;
 };
 

@@ -38,7 +38,7 @@ struct EncodeRequest {
   std::string pool = "none";
   bool normalize = false;
   int64_t batch_tokens = 0;  // 0: chosen (CorpusOptions)
-  int64_t threads = 0;       // 0: every core
+  int64_t threads = 0;       // 0: OMP_NUM_THREADS if set, else all cores
   int64_t repeat = 1;
 };
 

@@ -84,6 +84,8 @@ def test_ids_that_do_not_fit_int32_are_refused(toy_dir):
     (None, "or a list of sequences, got NoneType"),
     ("3 14 15", "or a list of sequences, got str"),
     ({"ids": [3]}, "or a list of sequences, got dict"),
+    ([], r"^ids is an empty list: nothing to encode \(give at least one sequence of token ids\)$"),
+    ((), r"^ids is an empty tuple: nothing to encode \(give at least one sequence of token ids\)$"),
 ])
 def test_bad_ids(toy_dir, ids, match):
     model = phasor.Model(toy_dir)

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -107,9 +108,45 @@ TEST(BenchPeCliTest, TableRowsAndSkippedCachedMode) {
   }
 }
 
-// The chart: pe on the left in blues, embedding+pe on the right in oranges,
-// and one "wrote" line; the table's rates with K and M = 1024.
-TEST(BenchPeCliTest, ChartGroupsEachFamilyInOneHue) {
+// The pixels of each mode's colour in each panel of a bench-pe chart: x in
+// [80, 480] and [550, 950] (tools/line_plot.cc), the legend beyond.
+struct ModePixels {
+  int cached[2] = {0, 0};      // 0x2166ac, blue
+  int on_the_fly[2] = {0, 0};  // 0xd95f02, orange
+  int direct[2] = {0, 0};      // 0x1b9e77, green
+  int table[2] = {0, 0};       // 0x7570b3, purple
+};
+
+ModePixels CountModePixels(const std::string& png) {
+  ModePixels n;
+  FILE* f = std::fopen(png.c_str(), "rb");
+  if (f == nullptr) return n;
+  gdImagePtr im = gdImageCreateFromPng(f);
+  std::fclose(f);
+  if (im == nullptr) return n;
+  const auto near = [](int c, int rgb) {
+    return std::abs(gdTrueColorGetRed(c) - (rgb >> 16)) < 24 &&
+           std::abs(gdTrueColorGetGreen(c) - ((rgb >> 8) & 0xff)) < 24 &&
+           std::abs(gdTrueColorGetBlue(c) - (rgb & 0xff)) < 24;
+  };
+  for (int y = 0; y < gdImageSY(im); ++y) {
+    for (int x = 80; x < 950; ++x) {
+      const int c = gdImageGetTrueColorPixel(im, x, y);
+      const int panel = x < 515 ? 0 : 1;
+      n.cached[panel] += near(c, 0x2166ac);
+      n.on_the_fly[panel] += near(c, 0xd95f02);
+      n.direct[panel] += near(c, 0x1b9e77);
+      n.table[panel] += near(c, 0x7570b3);
+    }
+  }
+  gdImageDestroy(im);
+  return n;
+}
+
+// The chart: pe on the left, embedding+pe on the right, each mode in a colour
+// of its own, the same in both panels, so that modes at the same rate stay
+// apart; one "wrote" line; the table's rates with K and M = 1024.
+TEST(BenchPeCliTest, ChartGivesEveryModeItsOwnColourInBothPanels) {
   const std::string png = ::testing::TempDir() + "bench_pe_" + std::to_string(::getpid()) + ".png";
   std::remove(png.c_str());
   const auto r = RunPhasor("bench-pe --lengths 1K,4K --d-model 64 --min-seconds 0.01 --png " + png);
@@ -117,28 +154,28 @@ TEST(BenchPeCliTest, ChartGroupsEachFamilyInOneHue) {
   EXPECT_EQ(r.err.rfind("phasor: wrote " + png + ": GB/s written against sequence length", 0), 0u)
       << r.err;
   EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out;
-  FILE* f = std::fopen(png.c_str(), "rb");
-  ASSERT_NE(f, nullptr);
-  gdImagePtr im = gdImageCreateFromPng(f);
-  std::fclose(f);
-  ASSERT_NE(im, nullptr);
-  // Panels: x in [80, 480] and [550, 950] (tools/line_plot.cc); the legend beyond.
-  int blue[2] = {0, 0}, orange[2] = {0, 0};
-  for (int y = 0; y < gdImageSY(im); ++y) {
-    for (int x = 80; x < 950; ++x) {
-      const int c = gdImageGetTrueColorPixel(im, x, y);
-      const int red = gdTrueColorGetRed(c), green = gdTrueColorGetGreen(c),
-                b = gdTrueColorGetBlue(c);
-      const int panel = x < 515 ? 0 : 1;
-      if (b > red + 60) ++blue[panel];
-      if (red > green + 40 && red > b + 80) ++orange[panel];
-    }
+  const ModePixels n = CountModePixels(png);
+  for (int panel : {0, 1}) {
+    EXPECT_GT(n.cached[panel], 50) << "panel " << panel;
+    EXPECT_GT(n.on_the_fly[panel], 50) << "panel " << panel;
+    EXPECT_GT(n.direct[panel], 50) << "panel " << panel;
   }
-  gdImageDestroy(im);
-  EXPECT_GT(blue[0], 200) << "pe's blues";
-  EXPECT_GT(orange[1], 200) << "embedding+pe's oranges";
-  EXPECT_EQ(orange[0], 0);
-  EXPECT_EQ(blue[1], 0);
+  EXPECT_GT(n.table[0], 50) << "pe table_build, in the pe panel";
+  EXPECT_EQ(n.table[1], 0);
+  std::remove(png.c_str());
+}
+
+// RoPE's two modes run at nearly one rate: in two colours, both are seen.
+TEST(BenchPeCliTest, RopeChartShowsCachedAndOnTheFlyApart) {
+  const std::string png =
+      ::testing::TempDir() + "bench_rope_" + std::to_string(::getpid()) + ".png";
+  const auto r = RunPhasor(
+      "bench-pe --kind rope --heads 4 --lengths 1K,4K --d-model 64 --min-seconds 0.01 --png " +
+      png);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const ModePixels n = CountModePixels(png);
+  EXPECT_GT(n.cached[0], 50);
+  EXPECT_GT(n.on_the_fly[0], 50);
   std::remove(png.c_str());
 }
 

@@ -46,7 +46,16 @@ TEST(CliInputsTest, BadSizesNameTheOption) {
   ExpectUsageError("bench-pe --lengths \"1K,,2K\"", "--lengths: '1K,,2K' has an empty entry");
   ExpectUsageError("bench-pe --lengths 4Q", "--lengths: '4Q' is not a size");
   ExpectUsageError("bench-pe --lengths 0", "--lengths must be in [1, 17179869184], got 0");
-  ExpectUsageError("bench-pe --vocab 0", "--vocab must be in [1, 2147483648], got 0");
+  ExpectUsageError("bench-pe --vocab 0", "--vocab must be in [1, 2147483647], got 0");
+  // The token table's limits, worded alike wherever one is made.
+  for (const std::string cmd :
+       {"embed --seq-len 10", "make-toy --out /nonexistent/toy", "bench-pe --lengths 1K"}) {
+    ExpectUsageError(cmd + " --vocab 2147483648",
+                     "--vocab must be in [1, 2147483647], got 2147483648");
+    ExpectUsageError(cmd + " --vocab 5000000 --d-model 512",
+                     "--vocab × --d-model is over 2^30 floats (a token table of 4 GiB): got "
+                     "5000000 × 512");
+  }
 }
 
 TEST(CliInputsTest, OutputFormatsComeFromTheExtension) {

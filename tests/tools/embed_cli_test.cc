@@ -54,8 +54,13 @@ TEST(EmbedCliTest, BadSizesAreUsageErrorsNamingTheOption) {
       {"embed --seq-len 10 --chunk -1", "--chunk must be in [1, 1073741824], got -1"},
       {"embed --seq-len 10 --d-model 7", "--d-model must be even, got 7"},
       {"embed --seq-len 10 --d-model -2", "--d-model must be in [2, 65536], got -2"},
-      {"embed --seq-len 100000000000 --pe-mode cached", "a cached PE table of 100000000000 rows"},
-      {"embed --seq-len 10 --vocab 0", "--vocab must be in [1, 2147483648], got 0"},
+      {"embed --seq-len 100000000000 --pe-mode cached",
+       "a cached PE table holds at most 2^30 values (4 GiB); 100000000000 rows x 512 (--seq-len "
+       "x --d-model) is more: use --pe-mode on_the_fly or auto"},
+      {"embed --seq-len 10 --pe-mode auto --max-len 4M --d-model 512",
+       "a cached PE table holds at most 2^30 values (4 GiB); 4194304 rows x 512 (--max-len x "
+       "--d-model) is more: use --pe-mode on_the_fly, or a smaller --max-len"},
+      {"embed --seq-len 10 --vocab 0", "--vocab must be in [1, 2147483647], got 0"},
       {"embed --seq-len 10 --max-len 0", "--max-len must be in"},
       {"embed --seq-len 10 --pe-mode sometimes", "--pe-mode"},
       {"embed --seq-len 10 --vocab 100000000 --d-model 4096",

@@ -66,5 +66,12 @@ TEST(SizesTest, CountsWithBinaryPrefixesAndPlurals) {
   EXPECT_EQ(Plural(0, "pad id"), "0 pad ids");
 }
 
+TEST(SizesTest, DurationsInMillisecondsBelowASecondThenSeconds) {
+  EXPECT_EQ(FormatDuration(0.0123), "12.300 ms");
+  EXPECT_EQ(FormatDuration(0.9994), "999.400 ms");
+  EXPECT_EQ(FormatDuration(1.0), "1.000 s");
+  EXPECT_EQ(FormatDuration(19.5), "19.500 s");
+}
+
 }  // namespace
 }  // namespace phasor::cli
