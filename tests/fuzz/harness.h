@@ -10,11 +10,12 @@
 // the outcome recorded when the input was saved (outcomes.txt).
 #pragma once
 
-#include <unistd.h>
+#include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -71,15 +72,20 @@ inline const char* ToString(Outcome::Kind k) {
 // as an out-of-memory finding. The targets set it; the regression test too.
 inline constexpr uint64_t kFuzzMemoryLimit = uint64_t{256} << 20;
 
-// A directory only this process uses, in /dev/shm when it exists (no disk I/O),
-// removed at exit. PHASOR_FUZZ_TMP overrides the parent directory.
+// A directory only this process uses, made fresh (mkdtemp: nothing left by an
+// earlier process of the same id is found in it), in /dev/shm when it exists
+// (no disk I/O), removed at exit. PHASOR_FUZZ_TMP overrides the parent directory.
 inline const std::string& ScratchDir() {
   // Never freed: the atexit handler may run after static destructors.
   static const std::string& dir = *new std::string([] {
     const char* base = std::getenv("PHASOR_FUZZ_TMP");
     const std::string root =
         base ? base : (std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : "/tmp");
-    std::string d = root + "/phasor_fuzz_" + std::to_string(getpid());
+    std::string d = root + "/phasor_fuzz_XXXXXX";
+    if (mkdtemp(d.data()) == nullptr) {
+      std::perror(("cannot make a directory " + d).c_str());
+      std::abort();
+    }
     std::filesystem::create_directories(d + "/model");
     std::atexit([] {
       std::error_code ec;
