@@ -56,7 +56,7 @@ test-release: build
 	@cd $(BUILD) && ctest --output-on-failure -j 1
 
 # Tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build directory.
-# ctest -j 1: the CLI tests name their temporary files per process, not per test.
+# ctest -j 1: each test runs its threads on every core; two at once would only share them.
 asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPHASOR_SANITIZE=ON \
 	  -DPHASOR_NATIVE=OFF -DPHASOR_BUILD_BENCH=OFF > $(ASAN_BUILD).configure.log 2>&1 || \
