@@ -57,6 +57,22 @@ void Weights::AddBf16(const std::string& name, Shape shape, std::vector<uint16_t
   tensors_[name] = Tensor{std::move(shape), {}, std::move(bits)};
 }
 
+Tensor Weights::Take(const std::string& name) {
+  auto it = tensors_.find(name);
+  if (it == tensors_.end()) throw Error(source_ + ": missing tensor '" + name + "'");
+  Tensor t = std::move(it->second);
+  tensors_.erase(it);
+  released_.erase(name);
+  std::lock_guard<std::mutex> lock(used_mutex_);
+  used_.erase(name);
+  return t;
+}
+
+void Weights::Put(const std::string& name, Tensor tensor) {
+  if (tensors_.count(name)) throw Error(source_ + ": tensor '" + name + "' appears twice");
+  tensors_[name] = std::move(tensor);
+}
+
 const float* Weights::Floats(const std::string& name) const {
   const Tensor& t = Get(name);
   if (released_.count(name)) {

@@ -46,6 +46,12 @@ class Weights {
   // are made only if a caller asks for floats.
   void AddBf16(const std::string& name, Shape shape, std::vector<uint16_t> bits);
 
+  // Removes a tensor and returns it as it is held (floats or bfloat16 bits):
+  // to rename it or join it with others without a copy. Error if missing.
+  Tensor Take(const std::string& name);
+  // Adds a tensor as Take returned it. Error if the name exists.
+  void Put(const std::string& name, Tensor tensor);
+
   // The tensor's data, which stays valid while this object lives.
   // Throws Error if it is missing or its shape differs from the expected one.
   const float* Require(const std::string& name, const Shape& expected) const;

@@ -36,10 +36,10 @@ constexpr int64_t kMaxMaxLen = int64_t{1} << 26;
 constexpr std::streamoff kMaxFileBytes = 64 << 20;
 
 const std::vector<std::string>& TopKeys() {
-  static const std::vector<std::string> keys = {"vocab_size",      "d_model",      "n_heads",
-                                                "n_layers",        "d_ff",         "activation",
-                                                "norm_first",      "final_norm",   "layer_norm_eps",
-                                                "scale_embedding", "pad_token_id", "positional"};
+  static const std::vector<std::string> keys = {
+      "vocab_size",   "d_model",    "n_heads",     "n_layers",       "d_ff",
+      "activation",   "norm_first", "final_norm",  "layer_norm_eps", "scale_embedding",
+      "pad_token_id", "positional", "token_types", "embedding_norm"};
   return keys;
 }
 const std::vector<std::string>& RequiredKeys() {
@@ -368,6 +368,10 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
   if (root.contains("scale_embedding")) {
     c.scale_embedding = r.Bool(root["scale_embedding"], "scale_embedding");
   }
+  if (root.contains("token_types")) c.token_types = r.Int(root["token_types"], "token_types");
+  if (root.contains("embedding_norm")) {
+    c.embedding_norm = r.Bool(root["embedding_norm"], "embedding_norm");
+  }
   if (root.contains("pad_token_id") && !root["pad_token_id"].is_null()) {
     const Json& v = root["pad_token_id"];
     if (!v.is_number_integer())
@@ -423,6 +427,11 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
   }
 
   const PositionalConfig& p = c.positional;
+  in_range("token_types", c.token_types, 0, 1024, "");
+  if (c.token_types > 0 && p.kind != PositionalKind::kLearned) {
+    r.Fail("token_types", "token types go with positional kind 'learned' (BERT's), found '" +
+                              std::string(ToString(p.kind)) + "'");
+  }
   if (!std::isfinite(p.base) || p.base <= 1) {
     r.Fail("positional.base", Str(p.base) + " is out of range, expected a finite number > 1");
   }
@@ -484,7 +493,8 @@ uint64_t ModelBytes(const ModelConfig& c) {
   const uint64_t d_ff = static_cast<uint64_t>(c.d_ff);
   const uint64_t per_layer = 4 * d * d + 2 * d * d_ff + 9 * d + d_ff;
   uint64_t floats = static_cast<uint64_t>(c.vocab_size) * d +
-                    static_cast<uint64_t>(c.n_layers) * per_layer + (c.final_norm ? 2 * d : 0);
+                    static_cast<uint64_t>(c.n_layers) * per_layer + (c.final_norm ? 2 * d : 0) +
+                    static_cast<uint64_t>(c.token_types) * d + (c.embedding_norm ? 2 * d : 0);
   const PositionalConfig& p = c.positional;
   const uint64_t max_len = static_cast<uint64_t>(p.max_len);
   if (p.kind == PositionalKind::kLearned ||
@@ -497,7 +507,7 @@ uint64_t ModelBytes(const ModelConfig& c) {
   return SaturatingMul(floats, sizeof(float));
 }
 
-ModelConfig LoadConfig(const std::string& path) {
+std::string ReadConfigText(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(path + ": is a directory, expected a config.json file");
@@ -518,7 +528,11 @@ ModelConfig LoadConfig(const std::string& path) {
   }
   std::string text(static_cast<size_t>(size), '\0');
   if (!in.read(text.data(), size)) throw Error(path + ": cannot read");
-  ModelConfig config = ParseConfig(text, path);
+  return text;
+}
+
+ModelConfig LoadConfig(const std::string& path) {
+  ModelConfig config = ParseConfig(ReadConfigText(path), path);
   // From the config alone, before the weights file is opened: a small model
   // directory cannot make the encoder build a large PE table (or expect large
   // weights) before failing.
@@ -577,6 +591,8 @@ std::string ConfigToJson(const ModelConfig& c) {
       {"final_norm", c.final_norm},
       {"layer_norm_eps", c.layer_norm_eps},
       {"scale_embedding", c.scale_embedding},
+      {"token_types", c.token_types},
+      {"embedding_norm", c.embedding_norm},
       {"pad_token_id",
        c.pad_token_id ? nlohmann::ordered_json(*c.pad_token_id) : nlohmann::ordered_json(nullptr)},
       {"positional", positional},

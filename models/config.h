@@ -53,6 +53,12 @@ struct ModelConfig {
   bool final_norm = false;  // tensors norm.weight / norm.bias exist
   double layer_norm_eps = 1e-5;
   bool scale_embedding = false;  // token embedding × sqrt(d_model) before PE
+  // BERT's token types: token_type.weight [token_types, d_model]; every token
+  // is of type 0 (one segment). 0: none. Kind learned only.
+  int64_t token_types = 0;
+  // A LayerNorm over the embedding's sum (tensors embedding_norm.weight and
+  // .bias, layer_norm_eps), before the first layer, as BERT's.
+  bool embedding_norm = false;
   std::optional<int32_t> pad_token_id;
   PositionalConfig positional;
 
@@ -70,6 +76,10 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
 // Parses the "positional.scaling" object alone (JSON text), with the checks
 // and messages of ParseConfig; source names the input in messages.
 RopeScaling ParseRopeScaling(const std::string& json_text, const std::string& source);
+
+// A config.json file's text: Error if it cannot be read (missing, a
+// directory, not a regular file, over 64 MiB).
+std::string ReadConfigText(const std::string& path);
 
 // Reads and parses a config.json file, then CheckModelMemory; Error if it cannot
 // be read (missing, a directory, not a regular file, over 64 MiB).

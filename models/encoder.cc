@@ -12,6 +12,7 @@
 #include "engine/memory_limit.h"
 #include "engine/safetensors.h"
 #include "engine/size_limits.h"
+#include "models/architectures/architecture.h"
 
 namespace phasor {
 
@@ -27,7 +28,20 @@ std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeM
   if (!std::filesystem::exists(dir + "/config.json", ec)) {
     throw Error("model directory " + dir + " has no config.json");
   }
-  ModelConfig config = LoadConfig(dir + "/config.json");
+  const std::string config_path = dir + "/config.json";
+  const std::string text = ReadConfigText(config_path);
+  const std::string model_type = ModelTypeOf(text, config_path);
+  if (!model_type.empty()) {  // a checkpoint of another library (models/architectures/)
+    TranslatedModel m = FindArchitecture(model_type, config_path).translate(dir, text);
+    CheckModelMemory(m.config, config_path);
+    if (mode) m.config.positional.mode = *mode;
+    return std::make_unique<Encoder>(std::move(m.config), std::move(m.weights), precision);
+  }
+  ModelConfig config = ParseConfig(text, config_path);
+  // From the config alone, before the weights file is opened: a small model
+  // directory cannot make the encoder build a large PE table (or expect large
+  // weights) before failing.
+  CheckModelMemory(config, config_path);
   if (mode) config.positional.mode = *mode;
   Weights weights = LoadSafetensors(dir + "/model.safetensors");
   return std::make_unique<Encoder>(std::move(config), std::move(weights), precision);
@@ -46,6 +60,15 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
       break;
     case PositionalKind::kLearned:
       learned = weights_.Require("positional.weight", {pos.max_len, c.d_model});
+      if (c.token_types > 0) {
+        // Every token is of type 0: its row joins the table once, here.
+        const float* type0 = weights_.Require("token_type.weight", {c.token_types, c.d_model});
+        typed_table_.assign(learned, learned + pos.max_len * c.d_model);
+        for (int64_t p = 0; p < pos.max_len; ++p) {
+          for (int64_t k = 0; k < c.d_model; ++k) typed_table_[p * c.d_model + k] += type0[k];
+        }
+        learned = typed_table_.data();
+      }
       break;
     case PositionalKind::kNone:
       break;
@@ -57,6 +80,11 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
   embedding_ = std::make_unique<Embedding>(
       weights_, EmbeddingOptions{c.vocab_size, c.d_model, c.scale_embedding, pos.offset}, pe_.get(),
       learned, learned ? pos.max_len : 0);
+  if (c.embedding_norm) {
+    embedding_norm_ = std::make_unique<LayerNorm>(
+        weights_, "embedding_norm.",
+        LayerNormOptions{c.d_model, static_cast<float>(c.layer_norm_eps)});
+  }
   EncoderLayerOptions lo;
   lo.d_model = c.d_model;
   lo.n_heads = c.n_heads;
@@ -195,6 +223,7 @@ void Encoder::ForwardPacked(const PackedIds& in, EncoderStage stage, float* out,
   }
   const Spans spans{ws.spans.data(), ws.spans.data() + batch, batch};
   embedding_->ForwardSpans(ids, rows, spans, out);  // checks ids and PE positions first
+  if (embedding_norm_) embedding_norm_->Forward(out, rows, out);
   if (stage == EncoderStage::kEmbeddings || rows == 0) return;
   RunLayers(out, rows, spans, ws, on_layer);
 }
@@ -220,6 +249,7 @@ void Encoder::Forward(const PaddedIds& in, EncoderStage stage, float* out, Encod
   }
   if (stage == EncoderStage::kEmbeddings || batch * seq == 0) {
     embedding_->Forward(ids, batch, seq, out);  // every row, padding too
+    if (embedding_norm_) embedding_norm_->Forward(out, batch * seq, out);
     return;
   }
   // Effective lengths: given ones less trailing pad ids. [batch]
@@ -245,6 +275,7 @@ void Encoder::Forward(const PaddedIds& in, EncoderStage stage, float* out, Encod
   }
   const Spans spans{start, valid, batch};
   embedding_->ForwardSpans(packed_ids, rows, spans, out);
+  if (embedding_norm_) embedding_norm_->Forward(out, rows, out);
   RunLayers(out, rows, spans, ws, on_layer);
   const int64_t d = config_.d_model;
   for (int64_t b = batch - 1; b >= 0; --b) {

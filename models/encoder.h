@@ -147,7 +147,9 @@ class Encoder {
   std::string non_finite_warning_;
   std::unique_ptr<SinusoidalEncoding> pe_;  // kind sinusoidal only
   std::unique_ptr<Rope> rope_;              // kind rope only: q, k rotation in every layer
+  std::vector<float> typed_table_;          // [max_len, d_model] learned rows + token type 0
   std::unique_ptr<Embedding> embedding_;
+  std::unique_ptr<LayerNorm> embedding_norm_;  // config embedding_norm only
   std::vector<std::unique_ptr<EncoderLayer>> layers_;
   std::unique_ptr<LayerNorm> final_norm_;
 };

@@ -1,0 +1,49 @@
+// Checkpoints of other libraries, read as they are: one file per architecture
+// translates a folder's config.json keys and tensor names into phasor's model
+// (models/config.h, the tensor names of README "Model directory"), so that the
+// layers never ask which architecture they run. The registry lists them by
+// config.json's "model_type"; a config.json without it is phasor's own format.
+//
+// Adding an architecture: its file (a Translate function), its line in
+// registry.cc, its golden case in tests/data/make_hf_golden.py.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/weights.h"
+#include "models/config.h"
+
+namespace phasor {
+
+// A checkpoint in phasor's terms.
+struct TranslatedModel {
+  ModelConfig config;
+  Weights weights;  // phasor's names; what phasor does not use keeps its own
+};
+
+struct Architecture {
+  const char* name;                      // "bert"
+  std::vector<std::string> model_types;  // the model_type values it reads
+  // dir: the folder; config_text: its config.json. Throws Error naming the
+  // file, key and value, or the tensor, for what it cannot read.
+  TranslatedModel (*translate)(const std::string& dir, const std::string& config_text);
+};
+
+// Every architecture, in the order README lists them.
+const std::vector<Architecture>& Architectures();
+
+// The model_type of config_text ("" if it has none: phasor's own format).
+// Throws Error naming source for invalid JSON or a model_type that is not a
+// string.
+std::string ModelTypeOf(const std::string& config_text, const std::string& source);
+
+// The architecture that reads model_type; Error listing the supported ones if
+// none does.
+const Architecture& FindArchitecture(const std::string& model_type, const std::string& source);
+
+// Reads dir's weights in the checkpoint's layout: model.safetensors.
+Weights LoadCheckpointWeights(const std::string& dir);
+
+}  // namespace phasor

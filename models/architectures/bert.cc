@@ -1,0 +1,166 @@
+// BERT and its descendants with BERT's layout (Hugging Face's modeling_bert.py
+// and modeling_roberta.py: BertModel, RobertaModel, XLMRobertaModel,
+// CamembertModel, and the same under a "bert." or "roberta." prefix in their
+// *For* checkpoints): word + learned position + token type embeddings, a
+// LayerNorm over their sum, post-LN layers whose q, k and v are separate
+// products (stacked here into in_proj, as nn.MultiheadAttention holds them).
+// RoBERTa's positions start at pad_token_id + 1. The pooler and task heads are
+// not read yet; every token is of type 0 (one segment).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "models/architectures/architecture.h"
+#include "models/architectures/checkpoint_config.h"
+
+namespace phasor {
+namespace {
+
+// The checkpoint's names of one layer's parts, after "encoder.layer.{i}.".
+struct BertLayerNames {
+  const char* from;
+  const char* to;
+};
+const BertLayerNames kLayerNames[] = {
+    {"attention.output.dense.", "self_attn.out_proj."},
+    {"attention.output.LayerNorm.", "norm1."},
+    {"intermediate.dense.", "linear1."},
+    {"output.dense.", "linear2."},
+    {"output.LayerNorm.", "norm2."},
+};
+
+// The prefix of the checkpoint's names: "" (BertModel) or the one of its
+// *For* checkpoints ("bert.", "roberta.", ...).
+std::string FindPrefix(const Weights& w) {
+  std::vector<std::string> found;
+  for (const std::string& name : w.Names()) {
+    const std::string tail = "embeddings.word_embeddings.weight";
+    if (name.size() >= tail.size() &&
+        name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
+      found.push_back(name.substr(0, name.size() - tail.size()));
+    }
+  }
+  if (found.size() != 1) {
+    throw Error(w.source() + ": " +
+                (found.empty()
+                     ? std::string("no tensor 'embeddings.word_embeddings.weight'")
+                     : "two models in one file ('" + found[0] + "', '" + found[1] + "')"));
+  }
+  return found[0];
+}
+
+// Renames from to to, checking its shape against expected in the checkpoint's name.
+void Move(Weights& w, const std::string& from, const std::string& to, const Shape& expected) {
+  Tensor t = w.Take(from);
+  if (t.shape != expected) {
+    throw Error(w.source() + ": tensor '" + from + "': got " + ShapeToString(t.shape) +
+                ", expected " + ShapeToString(expected));
+  }
+  w.Put(to, std::move(t));
+}
+
+// The q, k and v tensors stacked along their first dimension: [3·n, ...] from
+// three [n, ...] (bfloat16 kept as bfloat16 when all three are).
+Tensor Stack(Weights& w, const std::vector<std::string>& names, const Shape& each) {
+  std::vector<Tensor> parts;
+  bool bf16 = true;
+  for (const std::string& name : names) {
+    parts.push_back(w.Take(name));
+    if (parts.back().shape != each) {
+      throw Error(w.source() + ": tensor '" + name + "': got " + ShapeToString(parts.back().shape) +
+                  ", expected " + ShapeToString(each));
+    }
+    bf16 = bf16 && !parts.back().bf16.empty();
+  }
+  Tensor out;
+  out.shape = each;
+  out.shape[0] *= static_cast<int64_t>(parts.size());
+  for (const Tensor& t : parts) {
+    if (bf16) {
+      out.bf16.insert(out.bf16.end(), t.bf16.begin(), t.bf16.end());
+    } else if (!t.bf16.empty()) {
+      for (uint16_t bits : t.bf16) {
+        const uint32_t f = static_cast<uint32_t>(bits) << 16;
+        float v;
+        std::memcpy(&v, &f, 4);
+        out.data.push_back(v);
+      }
+    } else {
+      out.data.insert(out.data.end(), t.data.begin(), t.data.end());
+    }
+  }
+  return out;
+}
+
+ModelConfig BertConfig(const CheckpointConfig& cfg, bool roberta) {
+  cfg.Expect("position_embedding_type", {"absolute"});
+  cfg.Expect("hidden_act", {"gelu", "relu"});
+  if (cfg.Bool("is_decoder", false)) cfg.Fail("is_decoder", "true is not supported (an encoder)");
+  if (cfg.Bool("add_cross_attention", false)) {
+    cfg.Fail("add_cross_attention", "true is not supported (an encoder)");
+  }
+  ModelConfig c;
+  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  c.d_model = cfg.Int("hidden_size", 2, 65536);
+  c.n_heads = cfg.Int("num_attention_heads", 1, c.d_model);
+  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
+  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
+  c.activation = cfg.String("hidden_act", "gelu") == "relu" ? Activation::kRelu : Activation::kGelu;
+  c.layer_norm_eps = cfg.Number("layer_norm_eps", 1e-12);
+  c.token_types = cfg.Int("type_vocab_size", 1, 1024, 2);
+  c.embedding_norm = true;
+  const int64_t pad = cfg.Int("pad_token_id", 0, c.vocab_size - 1, roberta ? 1 : 0);
+  c.pad_token_id = static_cast<int32_t>(pad);
+  PositionalConfig& p = c.positional;
+  p.kind = PositionalKind::kLearned;
+  p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 512);
+  p.offset = roberta ? pad + 1 : 0;  // RoBERTa's create_position_ids_from_input_ids
+  if (p.offset >= p.max_len) {
+    cfg.Fail("max_position_embeddings",
+             std::to_string(p.max_len) + " leaves no position after pad_token_id + 1");
+  }
+  return c;
+}
+
+}  // namespace
+
+TranslatedModel TranslateBert(const std::string& dir, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, dir + "/config.json");
+  const std::string type = cfg.String("model_type", "");
+  TranslatedModel m{BertConfig(cfg, type != "bert"), LoadCheckpointWeights(dir)};
+  const ModelConfig& c = m.config;
+  Weights& w = m.weights;
+  const int64_t d = c.d_model;
+  const std::string pre = FindPrefix(w);
+  const std::string e = pre + "embeddings.";
+  Move(w, e + "word_embeddings.weight", "embedding.weight", {c.vocab_size, d});
+  Move(w, e + "position_embeddings.weight", "positional.weight", {c.positional.max_len, d});
+  Move(w, e + "token_type_embeddings.weight", "token_type.weight", {c.token_types, d});
+  Move(w, e + "LayerNorm.weight", "embedding_norm.weight", {d});
+  Move(w, e + "LayerNorm.bias", "embedding_norm.bias", {d});
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const std::string from = pre + "encoder.layer." + std::to_string(i) + ".";
+    const std::string to = "layers." + std::to_string(i) + ".";
+    const std::string a = from + "attention.self.";
+    w.Put(to + "self_attn.in_proj_weight",
+          Stack(w, {a + "query.weight", a + "key.weight", a + "value.weight"}, {d, d}));
+    w.Put(to + "self_attn.in_proj_bias",
+          Stack(w, {a + "query.bias", a + "key.bias", a + "value.bias"}, {d}));
+    for (const BertLayerNames& n : kLayerNames) {
+      const bool ff_in = std::string(n.to) == "linear1.", ff_out = std::string(n.to) == "linear2.";
+      const Shape weight = ff_in ? Shape{c.d_ff, d} : ff_out ? Shape{d, c.d_ff} : Shape{d, d};
+      const bool norm = std::string(n.to).rfind("norm", 0) == 0;
+      Move(w, from + n.from + "weight", to + n.to + "weight", norm ? Shape{d} : weight);
+      Move(w, from + n.from + "bias", to + n.to + "bias", ff_in ? Shape{c.d_ff} : Shape{d});
+    }
+  }
+  // Buffers and parts not read yet: no warning for them.
+  for (const std::string& name :
+       {pre + "embeddings.position_ids", pre + "pooler.dense.weight", pre + "pooler.dense.bias"}) {
+    if (w.Has(name)) w.Take(name);
+  }
+  return m;
+}
+
+}  // namespace phasor

@@ -1,0 +1,41 @@
+// Reading a checkpoint's own config.json (Hugging Face's keys): each value
+// checked for type and range, every message naming the file, key and value.
+// Keys a reader does not ask for are left alone (such files hold many that do
+// not change the model's arithmetic: dropout, initializer_range, ...).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace phasor {
+
+class CheckpointConfig {
+ public:
+  // Throws Error naming source for text that is not a JSON object.
+  CheckpointConfig(const std::string& text, std::string source);
+  ~CheckpointConfig();
+
+  const std::string& source() const { return source_; }
+  bool Has(const std::string& key) const;  // present and not null
+  // An integer in [lo, hi]; fallback when absent (none: the key is required).
+  int64_t Int(const std::string& key, int64_t lo, int64_t hi,
+              std::optional<int64_t> fallback = std::nullopt) const;
+  double Number(const std::string& key, double fallback) const;  // finite
+  std::string String(const std::string& key, const std::string& fallback) const;
+  bool Bool(const std::string& key, bool fallback) const;
+  // Error unless the key is absent, null or one of allowed: "config.json: key
+  // 'position_embedding_type': 'relative_key' is not supported, expected
+  // 'absolute'".
+  void Expect(const std::string& key, const std::vector<std::string>& allowed) const;
+  [[noreturn]] void Fail(const std::string& key, const std::string& what) const;
+
+ private:
+  struct Json;
+  std::string source_;
+  std::unique_ptr<Json> root_;
+};
+
+}  // namespace phasor

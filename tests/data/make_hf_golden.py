@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Golden Hugging Face checkpoints for phasor's architecture loaders (tests/data/hf/).
+
+Each case is a directory laid out as Hugging Face's `save_pretrained` writes it:
+config.json with the checkpoint's own keys (model_type, hidden_size, ...) and
+model.safetensors with the checkpoint's own tensor names, random weights from a
+fixed seed. Beside them: tokens.txt (one sequence a line, as `phasor encode
+--tokens-file` reads it) and expected.npy, float32 [lines, longest, hidden], the
+last hidden state of the model's own forward pass (rows past a line's end 0),
+computed here in float64 with NumPy by a transcription of transformers'
+modeling_bert.py / modeling_roberta.py (BertEmbeddings, BertSelfAttention,
+BertSelfOutput, BertIntermediate, BertOutput; RoBERTa's positions from
+padding_idx + 1), so that the reference is another program than phasor. Weights
+stored as F16 or BF16 are rounded first and the reference uses the rounded values.
+
+Run from the source root:  /usr/bin/python3 tests/data/make_hf_golden.py
+It needs NumPy only; the outputs are the same bits on every run.
+"""
+import json
+import math
+import struct
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent / "hf"
+
+
+def gelu(x):  # "gelu": the erf form, as torch.nn.functional.gelu
+    return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+def layer_norm(x, w, b, eps):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+def bert_forward(t, cfg, ids, prefix, position_ids):
+    """BertModel's last_hidden_state for one unpadded sequence (attention over all of it)."""
+    g = lambda name: t[prefix + name].astype(np.float64)  # noqa: E731
+    e = "embeddings."
+    x = g(e + "word_embeddings.weight")[ids]
+    x = x + g(e + "token_type_embeddings.weight")[np.zeros_like(ids)]
+    x = x + g(e + "position_embeddings.weight")[position_ids]
+    eps = cfg["layer_norm_eps"]
+    x = layer_norm(x, g(e + "LayerNorm.weight"), g(e + "LayerNorm.bias"), eps)
+    h = cfg["num_attention_heads"]
+    dh = cfg["hidden_size"] // h
+    lin = lambda v, name: v @ g(name + ".weight").T + g(name + ".bias")  # noqa: E731
+    for i in range(cfg["num_hidden_layers"]):
+        p = f"encoder.layer.{i}."
+        q = lin(x, p + "attention.self.query").reshape(len(ids), h, dh).transpose(1, 0, 2)
+        k = lin(x, p + "attention.self.key").reshape(len(ids), h, dh).transpose(1, 0, 2)
+        v = lin(x, p + "attention.self.value").reshape(len(ids), h, dh).transpose(1, 0, 2)
+        s = q @ k.transpose(0, 2, 1) / math.sqrt(dh)
+        s = np.exp(s - s.max(-1, keepdims=True))
+        a = (s / s.sum(-1, keepdims=True)) @ v
+        a = a.transpose(1, 0, 2).reshape(len(ids), h * dh)
+        x = layer_norm(lin(a, p + "attention.output.dense") + x,
+                       g(p + "attention.output.LayerNorm.weight"),
+                       g(p + "attention.output.LayerNorm.bias"), eps)
+        f = gelu(lin(x, p + "intermediate.dense"))
+        x = layer_norm(lin(f, p + "output.dense") + x, g(p + "output.LayerNorm.weight"),
+                       g(p + "output.LayerNorm.bias"), eps)
+    return x
+
+
+def round_to(a, dtype):
+    if dtype == "F32":
+        return a.astype(np.float32)
+    if dtype == "F16":
+        return a.astype(np.float16)
+    # BF16: round to nearest even on the float32 bits.
+    bits = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return bits
+
+
+def as_float64(a, dtype):
+    if dtype == "BF16":
+        return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return a.astype(np.float64)
+
+
+def write_safetensors(path, tensors, dtype):
+    header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0
+    for name in sorted(tensors):
+        raw = tensors[name].tobytes()
+        header[name] = {"dtype": dtype, "shape": list(tensors[name].shape),
+                        "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":"))
+    text += " " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text.encode() + b"".join(blobs))
+
+
+def random_bert(rng, cfg):
+    d, ff = cfg["hidden_size"], cfg["intermediate_size"]
+    t = {}
+    def add(name, *shape, scale=0.2, around=0.0):
+        t[name] = around + scale * rng.standard_normal(shape)
+    add("embeddings.word_embeddings.weight", cfg["vocab_size"], d, scale=0.5)
+    add("embeddings.position_embeddings.weight", cfg["max_position_embeddings"], d, scale=0.5)
+    add("embeddings.token_type_embeddings.weight", cfg["type_vocab_size"], d, scale=0.5)
+    add("embeddings.LayerNorm.weight", d, scale=0.1, around=1.0)
+    add("embeddings.LayerNorm.bias", d, scale=0.1)
+    for i in range(cfg["num_hidden_layers"]):
+        p = f"encoder.layer.{i}."
+        for m in ("attention.self.query", "attention.self.key", "attention.self.value",
+                  "attention.output.dense"):
+            add(p + m + ".weight", d, d, scale=1 / math.sqrt(d))
+            add(p + m + ".bias", d, scale=0.1)
+        add(p + "intermediate.dense.weight", ff, d, scale=1 / math.sqrt(d))
+        add(p + "intermediate.dense.bias", ff, scale=0.1)
+        add(p + "output.dense.weight", d, ff, scale=1 / math.sqrt(ff))
+        add(p + "output.dense.bias", d, scale=0.1)
+        for n in ("attention.output.LayerNorm", "output.LayerNorm"):
+            add(p + n + ".weight", d, scale=0.1, around=1.0)
+            add(p + n + ".bias", d, scale=0.1)
+    add("pooler.dense.weight", d, d, scale=1 / math.sqrt(d))
+    add("pooler.dense.bias", d, scale=0.1)
+    return t
+
+
+def make_case(name, model_type, dtype="F32", prefix="", seed=1):
+    cfg = {"architectures": ["RobertaModel" if model_type != "bert" else "BertModel"],
+           "model_type": model_type, "vocab_size": 60, "hidden_size": 32,
+           "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
+           "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+           "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 40,
+           "type_vocab_size": 2 if model_type == "bert" else 1, "initializer_range": 0.02,
+           "layer_norm_eps": 1e-12 if model_type == "bert" else 1e-5,
+           "pad_token_id": 0 if model_type == "bert" else 1,
+           "position_embedding_type": "absolute", "use_cache": True,
+           "torch_dtype": {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}[dtype],
+           "transformers_version": "4.44.2"}
+    if model_type != "bert":
+        cfg.update({"bos_token_id": 0, "eos_token_id": 2})
+    rng = np.random.default_rng(seed)
+    stored = {prefix + k: round_to(v, dtype) for k, v in random_bert(rng, cfg).items()}
+    exact = {k: as_float64(v, dtype) for k, v in stored.items()}
+    pad = cfg["pad_token_id"]
+    lengths = [7, 3, 12, 1, 9]
+    lines = []
+    for n in lengths:
+        ids = rng.integers(0, cfg["vocab_size"], size=n)
+        ids[ids == pad] = pad + 2  # a pad id at the end would be padding
+        lines.append(ids)
+    seq = max(lengths)
+    expected = np.zeros((len(lines), seq, cfg["hidden_size"]), dtype=np.float32)
+    for b, ids in enumerate(lines):
+        start = pad + 1 if model_type != "bert" else 0
+        positions = start + np.arange(len(ids))
+        expected[b, :len(ids)] = bert_forward(exact, cfg, ids, prefix, positions)
+    d = OUT / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    write_safetensors(d / "model.safetensors", stored, dtype)
+    (d / "tokens.txt").write_text("".join(" ".join(map(str, ids)) + "\n" for ids in lines))
+    np.save(d / "expected.npy", expected)
+
+
+if __name__ == "__main__":
+    make_case("bert", "bert")
+    make_case("bert_prefixed_f16", "bert", dtype="F16", prefix="bert.", seed=2)
+    make_case("roberta_bf16", "roberta", dtype="BF16", seed=3)
+    make_case("xlm_roberta", "xlm-roberta", prefix="roberta.", seed=4)

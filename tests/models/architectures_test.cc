@@ -1,0 +1,167 @@
+// Checkpoints of other libraries read as they are (models/architectures/):
+// each golden case of tests/data/hf (tests/data/make_hf_golden.py, a float64
+// NumPy transcription of Hugging Face's modeling code) within 1e-4, on every
+// target; a line's rows the same bits alone and in a batch; and what cannot be
+// read refused with the file, key, value or tensor named.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "engine/npy.h"
+#include "engine/safetensors.h"
+#include "models/phasor.h"
+#include "models/tokens.h"
+#include "tests/support/golden.h"
+
+namespace phasor {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string HfDir(const std::string& name) { return std::string(PHASOR_TEST_DATA) + "/hf/" + name; }
+
+class HfGoldenTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HfGoldenTest, MatchesTheFloat64ReferenceAndIsTheSameBitsAlone) {
+  const std::string dir = HfDir(GetParam());
+  const Model model = Model::Load(dir);
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+  const NpyArray want = ReadNpy(dir + "/expected.npy");
+  const int64_t d = model.d_model();
+  ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, tb.seq, d}));
+  const std::vector<int32_t> ids = tb.Padded(*model.pad_token_id());
+  std::vector<float> got(static_cast<size_t>(tb.batch * tb.seq * d));
+  EncodeOptions o;
+  o.lengths = tb.lengths.data();
+  model.Encode(ids.data(), tb.batch, tb.seq, got.data(), o);
+  const testing::MaxError err = testing::RealTokenError(got.data(), want.data.data(), tb, d);
+  EXPECT_TRUE(err <= testing::kGoldenOutputTol) << err;
+  std::printf("%s: max abs error %.3g\n", GetParam().c_str(), err.value());
+  for (int64_t b = 0; b < tb.batch; ++b) {  // alone: the same bits
+    std::vector<float> alone(static_cast<size_t>(tb.lengths[b] * d));
+    model.Encode(ids.data() + b * tb.seq, 1, tb.lengths[b], alone.data());
+    EXPECT_TRUE(std::equal(alone.begin(), alone.end(), got.begin() + b * tb.seq * d))
+        << "line " << b;
+  }
+}
+
+// The narrow precisions keep their gates on imported models: every real row's
+// cosine with the float64 reference at least 0.9995 (bf16) and 0.999 (int8).
+TEST_P(HfGoldenTest, NarrowPrecisionsKeepTheirCosineGates) {
+  const std::string dir = HfDir(GetParam());
+  const NpyArray want = ReadNpy(dir + "/expected.npy");
+  for (const auto& [precision, gate] :
+       {std::pair{Precision::kBf16, 0.9995}, {Precision::kInt8, 0.999}}) {
+    LoadOptions lo;
+    lo.precision = precision;
+    const Model model = Model::Load(dir, lo);
+    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+    const int64_t d = model.d_model();
+    const std::vector<int32_t> ids = tb.Padded(*model.pad_token_id());
+    std::vector<float> got(static_cast<size_t>(tb.batch * tb.seq * d));
+    EncodeOptions o;
+    o.lengths = tb.lengths.data();
+    model.Encode(ids.data(), tb.batch, tb.seq, got.data(), o);
+    double worst = 1;
+    for (int64_t b = 0; b < tb.batch; ++b) {
+      for (int64_t j = 0; j < tb.lengths[b]; ++j) {
+        const float* x = got.data() + (b * tb.seq + j) * d;
+        const float* y = want.data.data() + (b * tb.seq + j) * d;
+        long double xy = 0, xx = 0, yy = 0;
+        for (int64_t k = 0; k < d; ++k) {
+          xy += static_cast<long double>(x[k]) * y[k];
+          xx += static_cast<long double>(x[k]) * x[k];
+          yy += static_cast<long double>(y[k]) * y[k];
+        }
+        worst = std::min(worst, static_cast<double>(xy / std::sqrt(xx * yy)));
+      }
+    }
+    EXPECT_GE(worst, gate) << ToString(precision);
+    std::printf("%s %s: worst cosine %.6f\n", GetParam().c_str(), ToString(precision), worst);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
+                         ::testing::Values("bert", "bert_prefixed_f16", "roberta_bf16",
+                                           "xlm_roberta"));
+
+// A copy of the bert case with config.json edited or a file removed.
+class HfHostileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "hf_hostile";
+    fs::remove_all(dir_);
+    fs::copy(HfDir("bert"), dir_);
+    std::ifstream in(dir_ + "/config.json");
+    config_.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void WriteConfig(const std::string& from, const std::string& to) {
+    std::string text = config_;
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(dir_ + "/config.json") << text;
+  }
+  void ExpectLoadError(const std::string& fragment) {
+    try {
+      Model::Load(dir_);
+      ADD_FAILURE() << "loaded; expected an error with " << fragment;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  }
+  std::string dir_, config_;
+};
+
+TEST_F(HfHostileTest, UnknownModelTypeListsTheSupportedOnes) {
+  WriteConfig("\"model_type\": \"bert\"", "\"model_type\": \"gpt2\"");
+  ExpectLoadError(
+      "key 'model_type': 'gpt2' is not an architecture phasor reads; it reads bert, "
+      "roberta, xlm-roberta, camembert");
+}
+
+TEST_F(HfHostileTest, UnsupportedKeysNameKeyAndValue) {
+  WriteConfig("\"absolute\"", "\"relative_key\"");
+  ExpectLoadError(
+      "config.json: key 'position_embedding_type': 'relative_key' is not supported, "
+      "expected 'absolute'");
+  WriteConfig("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_new\"");
+  ExpectLoadError("key 'hidden_act': 'gelu_new' is not supported, expected 'gelu' or 'relu'");
+  WriteConfig("\"hidden_size\": 32", "\"hidden_size\": \"32\"");
+  ExpectLoadError("key 'hidden_size': expected an integer, found");
+  WriteConfig("\"hidden_size\": 32", "\"hidden_size\": 48");
+  ExpectLoadError("'embeddings.word_embeddings.weight': got [60, 32], expected [60, 48]");
+}
+
+TEST_F(HfHostileTest, ACutConfigIsNamed) {
+  std::ofstream(dir_ + "/config.json") << config_.substr(0, config_.size() / 2);
+  ExpectLoadError("config.json: not valid JSON");
+}
+
+TEST_F(HfHostileTest, AMissingTensorIsNamed) {
+  // The same file less one tensor: rewritten through phasor's own writer.
+  Weights w = LoadSafetensors(dir_ + "/model.safetensors");
+  Weights kept("kept");
+  for (const std::string& name : w.Names()) {
+    if (name == "encoder.layer.1.attention.self.key.bias") continue;
+    const Tensor& t = w.Get(name);
+    kept.Add(name, t.shape,
+             std::vector<float>(w.Floats(name), w.Floats(name) + NumElements(t.shape)));
+  }
+  SaveSafetensors(dir_ + "/model.safetensors", kept);
+  ExpectLoadError("missing tensor 'encoder.layer.1.attention.self.key.bias'");
+}
+
+TEST_F(HfHostileTest, APickleOnlyFolderSaysHowToConvertIt) {
+  fs::rename(dir_ + "/model.safetensors", dir_ + "/pytorch_model.bin");
+  ExpectLoadError("convert it with tools/convert_bin_to_safetensors.py");
+}
+
+}  // namespace
+}  // namespace phasor
