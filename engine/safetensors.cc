@@ -23,9 +23,22 @@ namespace {
 
 using Json = nlohmann::json;
 
-enum class Dtype { kF32, kF16, kBF16 };
+// kI64: only Hugging Face's index buffers (IsIndexBuffer), checked but not read.
+enum class Dtype { kF32, kF16, kBF16, kI64 };
 
-int DtypeBytes(Dtype dtype) { return dtype == Dtype::kF32 ? 4 : 2; }
+int DtypeBytes(Dtype dtype) { return dtype == Dtype::kI64 ? 8 : dtype == Dtype::kF32 ? 4 : 2; }
+
+// The integer buffers a Hugging Face checkpoint may carry beside its weights
+// (embeddings.position_ids, token_type_ids): not weights, never read.
+bool IsIndexBuffer(const std::string& name) {
+  for (const std::string tail : {"position_ids", "token_type_ids"}) {
+    if (name.size() >= tail.size() &&
+        name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
 
 const char* DtypeName(Dtype dtype) {
   switch (dtype) {
@@ -35,6 +48,8 @@ const char* DtypeName(Dtype dtype) {
       return "F16";
     case Dtype::kBF16:
       return "BF16";
+    case Dtype::kI64:
+      return "I64";
   }
   return "?";
 }
@@ -91,12 +106,13 @@ void CheckEntryFields(const std::string& where, const Json& value) {
   }
 }
 
-Dtype ParseDtype(const std::string& where, const Json& dtype) {
+Dtype ParseDtype(const std::string& where, const std::string& name, const Json& dtype) {
   if (!dtype.is_string()) throw Error(where + "dtype: expected a string, found " + Found(dtype));
   const std::string& dtype_name = dtype.get_ref<const std::string&>();
   if (dtype_name == "F32") return Dtype::kF32;
   if (dtype_name == "F16") return Dtype::kF16;
   if (dtype_name == "BF16") return Dtype::kBF16;
+  if (dtype_name == "I64" && IsIndexBuffer(name)) return Dtype::kI64;
   throw Error(where + "unsupported dtype " + Quote(dtype_name) + ", expected F32, F16 or BF16");
 }
 
@@ -144,7 +160,7 @@ void ParseOffsets(const std::string& where, const Json& offsets, uint64_t data_s
     throw Error(where + "data_offsets end " + std::to_string(end) +
                 " is past the end of the data section, expected <= " + std::to_string(data_size));
   }
-  // elements <= 2^40 and at most 4 bytes each: no overflow.
+  // elements <= 2^40 and at most 8 bytes each: no overflow.
   const uint64_t expected_bytes =
       static_cast<uint64_t>(entry->elements) * static_cast<uint64_t>(DtypeBytes(entry->dtype));
   if (end - begin != expected_bytes) {
@@ -163,7 +179,7 @@ Entry ParseEntry(const std::string& path, const std::string& name, const Json& v
   CheckEntryFields(where, value);
   Entry entry;
   entry.name = name;
-  entry.dtype = ParseDtype(where, value["dtype"]);
+  entry.dtype = ParseDtype(where, name, value["dtype"]);
   ParseShape(where, value["shape"], &entry);
   ParseOffsets(where, value["data_offsets"], data_size, &entry);
   return entry;
@@ -206,6 +222,7 @@ void Convert(Dtype dtype, const unsigned char* bytes, int64_t n, float* out) {
       for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(LittleU16(bytes + 2 * i));
       break;
     case Dtype::kBF16:  // kept as bfloat16 by LoadSafetensors, never converted here
+    case Dtype::kI64:   // never read
       break;
   }
 }
@@ -351,6 +368,9 @@ Weights LoadSafetensors(const std::string& path) {
     entries.push_back(ParseEntry(path, item.key(), item.value(), data_size));
   }
   CheckDisjoint(path, entries);
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const Entry& e) { return e.dtype == Dtype::kI64; }),
+                entries.end());
 
   // Disjoint spans of elements * (2 or 4) bytes: the float32 total is at most
   // twice the data section, so this sum cannot overflow.

@@ -45,7 +45,9 @@ inline constexpr int64_t kSafetensorsMaxElements = int64_t{1} << 40;
 // file that shrinks while it is read; tensors whose float32 total exceeds the
 // memory limit (engine/memory_limit.h), checked after the header is validated
 // and before any tensor is allocated.
-// Gaps between tensors and bytes after the last one are allowed.
+// Gaps between tensors and bytes after the last one are allowed. I64 tensors
+// named like Hugging Face's index buffers (…position_ids, …token_type_ids)
+// are checked as any other and left out: they are not weights.
 Weights LoadSafetensors(const std::string& path);
 
 // Writes every tensor of weights as F32, names in sorted order, data packed in

@@ -87,7 +87,8 @@ def write_safetensors(path, tensors, dtype):
     header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0
     for name in sorted(tensors):
         raw = tensors[name].tobytes()
-        header[name] = {"dtype": dtype, "shape": list(tensors[name].shape),
+        header[name] = {"dtype": "I64" if tensors[name].dtype == np.int64 else dtype,
+                        "shape": list(tensors[name].shape),
                         "data_offsets": [offset, offset + len(raw)]}
         blobs.append(raw)
         offset += len(raw)
@@ -125,7 +126,7 @@ def random_bert(rng, cfg):
     return t
 
 
-def make_case(name, model_type, dtype="F32", prefix="", seed=1):
+def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=False):
     cfg = {"architectures": ["RobertaModel" if model_type != "bert" else "BertModel"],
            "model_type": model_type, "vocab_size": 60, "hidden_size": 32,
            "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
@@ -142,6 +143,9 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1):
     rng = np.random.default_rng(seed)
     stored = {prefix + k: round_to(v, dtype) for k, v in random_bert(rng, cfg).items()}
     exact = {k: as_float64(v, dtype) for k, v in stored.items()}
+    if position_ids:  # the integer buffer older checkpoints carry
+        stored[prefix + "embeddings.position_ids"] = np.arange(
+            cfg["max_position_embeddings"], dtype=np.int64)[None]
     pad = cfg["pad_token_id"]
     lengths = [7, 3, 12, 1, 9]
     lines = []
@@ -164,7 +168,7 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1):
 
 
 if __name__ == "__main__":
-    make_case("bert", "bert")
+    make_case("bert", "bert", position_ids=True)
     make_case("bert_prefixed_f16", "bert", dtype="F16", prefix="bert.", seed=2)
     make_case("roberta_bf16", "roberta", dtype="BF16", seed=3)
     make_case("xlm_roberta", "xlm-roberta", prefix="roberta.", seed=4)
