@@ -47,11 +47,15 @@ Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
 Model Model::Load(const std::string& dir, std::optional<PeMode> pe_mode) {
-  return Model(Encoder::Load(dir, pe_mode));
+  LoadOptions options;
+  options.pe_mode = pe_mode;
+  return Load(dir, options);
 }
 
 Model Model::Load(const std::string& dir, const LoadOptions& options) {
-  return Model(Encoder::Load(dir, options.pe_mode, options.precision));
+  Model model(Encoder::Load(dir, options.pe_mode, options.precision));
+  model.directory_ = dir;
+  return model;
 }
 
 int64_t Model::vocab_size() const { return encoder_->config().vocab_size; }

@@ -119,6 +119,8 @@ class Model {
   Model& operator=(Model&&) noexcept;
   ~Model();
 
+  // The directory it was loaded from.
+  const std::string& directory() const { return directory_; }
   int64_t vocab_size() const;
   int64_t d_model() const;
   int64_t n_layers() const;
@@ -167,6 +169,7 @@ class Model {
   explicit Model(std::unique_ptr<const Encoder> encoder);
   std::unique_ptr<const Encoder> encoder_;
   std::unique_ptr<EncoderWorkspaceCache> cache_;
+  std::string directory_;
 };
 
 // The options of a sinusoidal positional encoding (README "Sinusoidal

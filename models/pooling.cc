@@ -14,7 +14,9 @@ Pooling ParsePooling(const std::string& name) {
   if (name == "mean") return Pooling::kMean;
   if (name == "cls") return Pooling::kCls;
   if (name == "max") return Pooling::kMax;
-  throw Error("unknown pooling '" + name + "', expected mean, cls or max");
+  if (name == "last") return Pooling::kLast;
+  if (name == "mean_sqrt_len") return Pooling::kMeanSqrtLen;
+  throw Error("unknown pooling '" + name + "', expected mean, cls, max, last or mean_sqrt_len");
 }
 
 const char* ToString(Pooling pooling) {
@@ -27,6 +29,10 @@ const char* ToString(Pooling pooling) {
       return "cls";
     case Pooling::kMax:
       return "max";
+    case Pooling::kLast:
+      return "last";
+    case Pooling::kMeanSqrtLen:
+      return "mean_sqrt_len";
   }
   return "?";
 }
@@ -47,13 +53,20 @@ void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t 
       case Pooling::kCls:
         std::copy(x, x + d, y);
         break;
+      case Pooling::kLast:
+        std::copy(x + (n - 1) * d, x + n * d, y);
+        break;
       case Pooling::kMean:
+      case Pooling::kMeanSqrtLen: {
         std::fill(sum.begin(), sum.end(), 0.0);
         for (int64_t j = 0; j < n; ++j) {
           for (int64_t k = 0; k < d; ++k) sum[k] += x[j * d + k];
         }
-        for (int64_t k = 0; k < d; ++k) y[k] = static_cast<float>(sum[k] / static_cast<double>(n));
+        const double by =
+            pooling == Pooling::kMean ? static_cast<double>(n) : std::sqrt(static_cast<double>(n));
+        for (int64_t k = 0; k < d; ++k) y[k] = static_cast<float>(sum[k] / by);
         break;
+      }
       case Pooling::kMax:
         std::copy(x, x + d, y);
         for (int64_t j = 1; j < n; ++j) {

@@ -1,6 +1,6 @@
 // One vector per sequence from its final rows (sentence embeddings): the mean
-// or the max of its rows, or its first row (a [CLS] token), optionally scaled
-// to unit L2 norm.
+// or the max of its rows, or its first row (a [CLS] token), or its last,
+// optionally scaled to unit L2 norm.
 #pragma once
 
 #include <cstdint>
@@ -9,13 +9,17 @@
 namespace phasor {
 
 enum class Pooling {
-  kNone,  // every row, no pooling
-  kMean,  // the mean of the sequence's rows (sums in double)
-  kCls,   // its first row
-  kMax,   // the largest value of each column (NaN if any is NaN)
+  kNone,         // every row, no pooling
+  kMean,         // the mean of the sequence's rows (sums in double)
+  kCls,          // its first row
+  kMax,          // the largest value of each column (NaN if any is NaN)
+  kLast,         // its last row (sentence-transformers' lasttoken)
+  kMeanSqrtLen,  // the sum of its rows over sqrt(rows) (sentence-transformers'
+                 // mean_sqrt_len_tokens)
 };
 
-// "none", "mean", "cls", "max"; Error naming the value and the choices.
+// "none", "mean", "cls", "max", "last", "mean_sqrt_len"; Error naming the value
+// and the choices.
 Pooling ParsePooling(const std::string& name);
 const char* ToString(Pooling pooling);
 

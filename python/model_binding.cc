@@ -11,6 +11,7 @@
 #include "models/commands/option_checks.h"
 #include "models/input_rules.h"
 #include "models/phasor.h"
+#include "models/sentence_transformers.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 
@@ -47,10 +48,17 @@ Model LoadModel(py::handle path, py::handle pe_mode, py::handle precision) {
   return model;
 }
 
-// pool: None or "none" (every row), "mean", "cls", "max".
-Pooling ToPooling(py::handle pool) {
-  if (pool.is_none()) return Pooling::kNone;
-  return ParseOption("pool", ToStr(pool, "pool"), ParsePooling);
+// pool: None or "none" (every row), "mean", "cls", "max", "last",
+// "mean_sqrt_len", or "model" (what a sentence-transformers folder declares).
+PoolSpec ToPooling(const Model& model, py::handle pool, bool normalize) {
+  if (pool.is_none()) return PoolSpec{Pooling::kNone, normalize};
+  const std::string name = ToStr(pool, "pool");
+  if (name == "model") {
+    PoolSpec declared = DeclaredPooling(model.directory());
+    declared.normalize = declared.normalize || normalize;
+    return declared;
+  }
+  return PoolSpec{ParseOption("pool", name, ParsePooling), normalize};
 }
 
 // NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
@@ -60,12 +68,13 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   EncodeOptions options;
   options.embeddings_only =
       ParseStage("stage", ToStr(stage_in, "stage")) == EncoderStage::kEmbeddings;
-  options.pool = ToPooling(pool_in);
   if (!py::isinstance<py::bool_>(normalize_in)) {
     throw Error("normalize must be True or False, got " +
                 py::str(py::type::handle_of(normalize_in).attr("__name__")).cast<std::string>());
   }
-  options.normalize = normalize_in.cast<bool>();
+  const PoolSpec pooling = ToPooling(model, pool_in, normalize_in.cast<bool>());
+  options.pool = pooling.pooling;
+  options.normalize = pooling.normalize;
   if (options.normalize && options.pool == Pooling::kNone) {
     throw Error("normalize=True needs pool='mean', 'cls' or 'max'");
   }

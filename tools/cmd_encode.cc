@@ -146,7 +146,9 @@ void AddEncodeCommand(CLI::App& app) {
                   "With --layout packed: FILE.npy for int64 [batch + 1], line i in rows "
                   "offsets[i] .. offsets[i + 1] (default: OUTPUT's name with .offsets.npy)");
   cmd->add_option("--pool", r.pool,
-                  "One vector a line: mean or max over its real tokens, or cls (its first); "
+                  "One vector a line: mean or max over its real tokens, cls (its first), last, "
+                  "mean_sqrt_len (the sum over sqrt(tokens)), or model (what a "
+                  "sentence-transformers folder's modules.json declares, its Normalize too); "
                   "none: every row")
       ->capture_default_str();
   cmd->add_flag("--normalize", r.normalize, "With --pool: scale each vector to unit L2 norm");

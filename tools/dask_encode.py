@@ -101,7 +101,7 @@ def main(argv=None):
     p.add_argument("--out-dir", required=True, help="where shards and index.json go")
     p.add_argument("--shard-lines", type=int, default=256, help="lines per shard (default 256)")
     p.add_argument("--stage", choices=["final", "embeddings"], default="final")
-    p.add_argument("--pool", choices=["mean", "cls", "max"],
+    p.add_argument("--pool", choices=["mean", "cls", "max", "last", "mean_sqrt_len", "model"],
                    help="one vector a line (as phasor encode --pool): shards [lines, d_model]")
     p.add_argument("--normalize", action="store_true", help="with --pool: unit L2 norm")
     p.add_argument("--pe-mode", choices=["cached", "on_the_fly", "auto"],

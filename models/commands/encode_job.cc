@@ -9,6 +9,7 @@
 #include "models/commands/option_checks.h"
 #include "models/commands/timing.h"
 #include "models/corpus.h"
+#include "models/sentence_transformers.h"
 #include "models/toy.h"
 
 namespace phasor {
@@ -65,7 +66,16 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   EncodeChoices c;
   if (!r.pe_mode.empty()) c.pe_mode = ParseOption("--pe-mode", r.pe_mode, ParsePeMode);
   c.precision = ParseOption("--precision", r.precision, ParsePrecision);
-  c.pool = ParseOption("--pool", r.pool, ParsePooling);
+  if (r.pool == "model") {  // what a sentence-transformers folder declares
+    if (r.model.empty())
+      throw UsageError("--pool model needs --model, a sentence-transformers folder");
+    const PoolSpec declared = DeclaredPooling(r.model);
+    c.pool = declared.pooling;
+    c.normalize = declared.normalize || r.normalize;
+  } else {
+    c.pool = ParseOption("--pool", r.pool, ParsePooling);
+    c.normalize = r.normalize;
+  }
   if (r.normalize && c.pool == Pooling::kNone) throw UsageError("--normalize needs --pool");
   c.packed = r.layout == "packed";
   if (c.packed && c.pool != Pooling::kNone) {
@@ -129,7 +139,7 @@ EncodeResult EncodeJob::Run() {
   co.batch_tokens = request_.batch_tokens;
   co.stage = choices_.stage;
   co.pool = choices_.pool;
-  co.normalize = request_.normalize;
+  co.normalize = choices_.normalize;
   Output out;
   out.corpus = std::make_unique<CorpusEncoder>(*encoder_, co);
   const int64_t longest = *std::max_element(real_.lengths.begin(), real_.lengths.end());
@@ -218,7 +228,7 @@ void EncodeJob::Commit(Output& out) const {
   what += choices_.stage == EncoderStage::kFinal ? "final hidden states" : "embeddings";
   if (choices_.pool != Pooling::kNone) {
     what += std::string(", ") + ToString(choices_.pool) + " pooled" +
-            (request_.normalize ? ", normalized" : "");
+            (choices_.normalize ? ", normalized" : "");
   }
   if (choices_.packed) what += ", real tokens packed";
   events_.Wrote(request_.output, what);

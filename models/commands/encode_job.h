@@ -35,7 +35,7 @@ struct EncodeRequest {
   std::string stage = "final";             // or "embeddings"
   std::string pe_mode;                     // "": the config's
   std::string precision = "fp32";
-  std::string pool = "none";
+  std::string pool = "none";  // or mean, cls, max, last, mean_sqrt_len, model
   bool normalize = false;
   int64_t batch_tokens = 0;  // 0: chosen (CorpusOptions)
   int64_t threads = 0;       // 0: OMP_NUM_THREADS if set, else all cores
@@ -47,6 +47,7 @@ struct EncodeChoices {
   std::optional<PeMode> pe_mode;
   Precision precision = Precision::kFp32;
   Pooling pool = Pooling::kNone;
+  bool normalize = false;  // --normalize, or the folder's (--pool model)
   EncoderStage stage = EncoderStage::kFinal;
   bool packed = false;       // layout "packed"
   std::string offsets_path;  // packed with an output: where the offsets go

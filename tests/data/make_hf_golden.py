@@ -126,7 +126,34 @@ def random_bert(rng, cfg):
     return t
 
 
-def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=False):
+def write_sentence_transformers(d, mode, hidden):
+    """modules.json, 1_Pooling/config.json and 2_Normalize as sentence-transformers saves them."""
+    modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+               {"idx": 1, "name": "1", "path": "1_Pooling",
+                "type": "sentence_transformers.models.Pooling"},
+               {"idx": 2, "name": "2", "path": "2_Normalize",
+                "type": "sentence_transformers.models.Normalize"}]
+    (d / "modules.json").write_text(json.dumps(modules, indent=2) + "\n")
+    (d / "1_Pooling").mkdir(exist_ok=True)
+    (d / "2_Normalize").mkdir(exist_ok=True)
+    modes = ["cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens",
+             "weightedmean_tokens", "lasttoken"]
+    pooling = {"word_embedding_dimension": hidden}
+    pooling.update({f"pooling_mode_{m}": m == mode for m in modes})
+    pooling["include_prompt"] = True
+    (d / "1_Pooling" / "config.json").write_text(json.dumps(pooling, indent=4) + "\n")
+    (d / "sentence_bert_config.json").write_text(
+        json.dumps({"max_seq_length": 32, "do_lower_case": False}, indent=2) + "\n")
+
+
+def pool(rows, mode):
+    """sentence_transformers.models.Pooling over one sequence's rows (float64), then Normalize."""
+    v = {"mean_tokens": rows.mean(0), "cls_token": rows[0], "max_tokens": rows.max(0),
+         "mean_sqrt_len_tokens": rows.sum(0) / math.sqrt(len(rows)), "lasttoken": rows[-1]}[mode]
+    return v / max(np.linalg.norm(v), 1e-12)
+
+
+def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=False, st=None):
     cfg = {"architectures": ["RobertaModel" if model_type != "bert" else "BertModel"],
            "model_type": model_type, "vocab_size": 60, "hidden_size": 32,
            "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
@@ -155,12 +182,19 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=Fal
         lines.append(ids)
     seq = max(lengths)
     expected = np.zeros((len(lines), seq, cfg["hidden_size"]), dtype=np.float32)
+    pooled = np.zeros((len(lines), cfg["hidden_size"]), dtype=np.float32)
     for b, ids in enumerate(lines):
         start = pad + 1 if model_type != "bert" else 0
         positions = start + np.arange(len(ids))
-        expected[b, :len(ids)] = bert_forward(exact, cfg, ids, prefix, positions)
+        rows = bert_forward(exact, cfg, ids, prefix, positions)
+        expected[b, :len(ids)] = rows
+        if st:
+            pooled[b] = pool(rows, st)
     d = OUT / name
     d.mkdir(parents=True, exist_ok=True)
+    if st:
+        write_sentence_transformers(d, st, cfg["hidden_size"])
+        np.save(d / "expected_pooled.npy", pooled)
     (d / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
     write_safetensors(d / "model.safetensors", stored, dtype)
     (d / "tokens.txt").write_text("".join(" ".join(map(str, ids)) + "\n" for ids in lines))
@@ -172,3 +206,6 @@ if __name__ == "__main__":
     make_case("bert_prefixed_f16", "bert", dtype="F16", prefix="bert.", seed=2)
     make_case("roberta_bf16", "roberta", dtype="BF16", seed=3)
     make_case("xlm_roberta", "xlm-roberta", prefix="roberta.", seed=4)
+    make_case("st_mean", "bert", seed=5, st="mean_tokens")
+    make_case("st_lasttoken", "roberta", seed=6, st="lasttoken")
+    make_case("st_mean_sqrt_len", "bert", seed=7, st="mean_sqrt_len_tokens")
