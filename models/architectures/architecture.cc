@@ -1,6 +1,7 @@
 #include "models/architectures/architecture.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "engine/error.h"
@@ -23,6 +24,63 @@ const Architecture& FindArchitecture(const std::string& model_type, const std::s
   }
   throw Error(source + ": key 'model_type': '" + model_type +
               "' is not an architecture phasor reads; it reads " + supported);
+}
+
+std::string FindPrefix(const Weights& w, const std::string& tail) {
+  std::vector<std::string> found;
+  for (const std::string& name : w.Names()) {
+    if (name.size() >= tail.size() &&
+        name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
+      found.push_back(name.substr(0, name.size() - tail.size()));
+    }
+  }
+  if (found.size() != 1) {
+    throw Error(w.source() + ": " +
+                (found.empty()
+                     ? std::string("no tensor 'embeddings.word_embeddings.weight'")
+                     : "two models in one file ('" + found[0] + "', '" + found[1] + "')"));
+  }
+  return found[0];
+}
+
+void MoveTensor(Weights& w, const std::string& from, const std::string& to, const Shape& expected) {
+  Tensor t = w.Take(from);
+  if (t.shape != expected) {
+    throw Error(w.source() + ": tensor '" + from + "': got " + ShapeToString(t.shape) +
+                ", expected " + ShapeToString(expected));
+  }
+  w.Put(to, std::move(t));
+}
+
+Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Shape& each) {
+  std::vector<Tensor> parts;
+  bool bf16 = true;
+  for (const std::string& name : names) {
+    parts.push_back(w.Take(name));
+    if (parts.back().shape != each) {
+      throw Error(w.source() + ": tensor '" + name + "': got " + ShapeToString(parts.back().shape) +
+                  ", expected " + ShapeToString(each));
+    }
+    bf16 = bf16 && !parts.back().bf16.empty();
+  }
+  Tensor out;
+  out.shape = each;
+  out.shape[0] *= static_cast<int64_t>(parts.size());
+  for (const Tensor& t : parts) {
+    if (bf16) {
+      out.bf16.insert(out.bf16.end(), t.bf16.begin(), t.bf16.end());
+    } else if (!t.bf16.empty()) {
+      for (uint16_t bits : t.bf16) {
+        const uint32_t f = static_cast<uint32_t>(bits) << 16;
+        float v;
+        std::memcpy(&v, &f, 4);
+        out.data.push_back(v);
+      }
+    } else {
+      out.data.insert(out.data.end(), t.data.begin(), t.data.end());
+    }
+  }
+  return out;
 }
 
 Weights LoadCheckpointWeights(const std::string& dir) {

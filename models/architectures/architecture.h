@@ -43,6 +43,19 @@ std::string ModelTypeOf(const std::string& config_text, const std::string& sourc
 // none does.
 const Architecture& FindArchitecture(const std::string& model_type, const std::string& source);
 
+// The prefix of the checkpoint's names before tail: "" (BertModel) or the one
+// of its *For* checkpoints ("bert.", "roberta.", ...). Error if no name or two
+// end in tail.
+std::string FindPrefix(const Weights& w, const std::string& tail);
+
+// Renames from to to, checking its shape against expected in the checkpoint's
+// name: "model.safetensors: tensor 'bert.x': got [3], expected [4]".
+void MoveTensor(Weights& w, const std::string& from, const std::string& to, const Shape& expected);
+
+// The named tensors (each of shape each) stacked along their first dimension,
+// taken out of w: q, k and v into in_proj. bfloat16 stays bfloat16 when all are.
+Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Shape& each);
+
 // Reads dir's weights in the checkpoint's layout: model.safetensors.
 Weights LoadCheckpointWeights(const std::string& dir);
 

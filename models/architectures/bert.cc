@@ -6,7 +6,6 @@
 // products (stacked here into in_proj, as nn.MultiheadAttention holds them).
 // RoBERTa's positions start at pad_token_id + 1. The pooler and task heads are
 // not read yet; every token is of type 0 (one segment).
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -29,69 +28,6 @@ const BertLayerNames kLayerNames[] = {
     {"output.dense.", "linear2."},
     {"output.LayerNorm.", "norm2."},
 };
-
-// The prefix of the checkpoint's names: "" (BertModel) or the one of its
-// *For* checkpoints ("bert.", "roberta.", ...).
-std::string FindPrefix(const Weights& w) {
-  std::vector<std::string> found;
-  for (const std::string& name : w.Names()) {
-    const std::string tail = "embeddings.word_embeddings.weight";
-    if (name.size() >= tail.size() &&
-        name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
-      found.push_back(name.substr(0, name.size() - tail.size()));
-    }
-  }
-  if (found.size() != 1) {
-    throw Error(w.source() + ": " +
-                (found.empty()
-                     ? std::string("no tensor 'embeddings.word_embeddings.weight'")
-                     : "two models in one file ('" + found[0] + "', '" + found[1] + "')"));
-  }
-  return found[0];
-}
-
-// Renames from to to, checking its shape against expected in the checkpoint's name.
-void Move(Weights& w, const std::string& from, const std::string& to, const Shape& expected) {
-  Tensor t = w.Take(from);
-  if (t.shape != expected) {
-    throw Error(w.source() + ": tensor '" + from + "': got " + ShapeToString(t.shape) +
-                ", expected " + ShapeToString(expected));
-  }
-  w.Put(to, std::move(t));
-}
-
-// The q, k and v tensors stacked along their first dimension: [3·n, ...] from
-// three [n, ...] (bfloat16 kept as bfloat16 when all three are).
-Tensor Stack(Weights& w, const std::vector<std::string>& names, const Shape& each) {
-  std::vector<Tensor> parts;
-  bool bf16 = true;
-  for (const std::string& name : names) {
-    parts.push_back(w.Take(name));
-    if (parts.back().shape != each) {
-      throw Error(w.source() + ": tensor '" + name + "': got " + ShapeToString(parts.back().shape) +
-                  ", expected " + ShapeToString(each));
-    }
-    bf16 = bf16 && !parts.back().bf16.empty();
-  }
-  Tensor out;
-  out.shape = each;
-  out.shape[0] *= static_cast<int64_t>(parts.size());
-  for (const Tensor& t : parts) {
-    if (bf16) {
-      out.bf16.insert(out.bf16.end(), t.bf16.begin(), t.bf16.end());
-    } else if (!t.bf16.empty()) {
-      for (uint16_t bits : t.bf16) {
-        const uint32_t f = static_cast<uint32_t>(bits) << 16;
-        float v;
-        std::memcpy(&v, &f, 4);
-        out.data.push_back(v);
-      }
-    } else {
-      out.data.insert(out.data.end(), t.data.begin(), t.data.end());
-    }
-  }
-  return out;
-}
 
 ModelConfig BertConfig(const CheckpointConfig& cfg, bool roberta) {
   cfg.Expect("position_embedding_type", {"absolute"});
@@ -132,27 +68,27 @@ TranslatedModel TranslateBert(const std::string& dir, const std::string& config_
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const int64_t d = c.d_model;
-  const std::string pre = FindPrefix(w);
+  const std::string pre = FindPrefix(w, "embeddings.word_embeddings.weight");
   const std::string e = pre + "embeddings.";
-  Move(w, e + "word_embeddings.weight", "embedding.weight", {c.vocab_size, d});
-  Move(w, e + "position_embeddings.weight", "positional.weight", {c.positional.max_len, d});
-  Move(w, e + "token_type_embeddings.weight", "token_type.weight", {c.token_types, d});
-  Move(w, e + "LayerNorm.weight", "embedding_norm.weight", {d});
-  Move(w, e + "LayerNorm.bias", "embedding_norm.bias", {d});
+  MoveTensor(w, e + "word_embeddings.weight", "embedding.weight", {c.vocab_size, d});
+  MoveTensor(w, e + "position_embeddings.weight", "positional.weight", {c.positional.max_len, d});
+  MoveTensor(w, e + "token_type_embeddings.weight", "token_type.weight", {c.token_types, d});
+  MoveTensor(w, e + "LayerNorm.weight", "embedding_norm.weight", {d});
+  MoveTensor(w, e + "LayerNorm.bias", "embedding_norm.bias", {d});
   for (int64_t i = 0; i < c.n_layers; ++i) {
     const std::string from = pre + "encoder.layer." + std::to_string(i) + ".";
     const std::string to = "layers." + std::to_string(i) + ".";
     const std::string a = from + "attention.self.";
     w.Put(to + "self_attn.in_proj_weight",
-          Stack(w, {a + "query.weight", a + "key.weight", a + "value.weight"}, {d, d}));
+          StackTensors(w, {a + "query.weight", a + "key.weight", a + "value.weight"}, {d, d}));
     w.Put(to + "self_attn.in_proj_bias",
-          Stack(w, {a + "query.bias", a + "key.bias", a + "value.bias"}, {d}));
+          StackTensors(w, {a + "query.bias", a + "key.bias", a + "value.bias"}, {d}));
     for (const BertLayerNames& n : kLayerNames) {
       const bool ff_in = std::string(n.to) == "linear1.", ff_out = std::string(n.to) == "linear2.";
       const Shape weight = ff_in ? Shape{c.d_ff, d} : ff_out ? Shape{d, c.d_ff} : Shape{d, d};
       const bool norm = std::string(n.to).rfind("norm", 0) == 0;
-      Move(w, from + n.from + "weight", to + n.to + "weight", norm ? Shape{d} : weight);
-      Move(w, from + n.from + "bias", to + n.to + "bias", ff_in ? Shape{c.d_ff} : Shape{d});
+      MoveTensor(w, from + n.from + "weight", to + n.to + "weight", norm ? Shape{d} : weight);
+      MoveTensor(w, from + n.from + "bias", to + n.to + "bias", ff_in ? Shape{c.d_ff} : Shape{d});
     }
   }
   // Buffers and parts not read yet: no warning for them.

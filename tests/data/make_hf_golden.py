@@ -66,6 +66,99 @@ def bert_forward(t, cfg, ids, prefix, position_ids):
     return x
 
 
+def sinusoidal_table(n_pos, dim):
+    """DistilBERT's create_sinusoidal_embeddings: pos / 10000^(2(j//2)/dim), sin at even j,
+    cos at odd j; float64 here, stored as float32 as the model holds it."""
+    enc = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)]
+                    for pos in range(n_pos)])
+    out = np.zeros((n_pos, dim))
+    out[:, 0::2] = np.sin(enc[:, 0::2])
+    out[:, 1::2] = np.cos(enc[:, 1::2])
+    return out.astype(np.float32).astype(np.float64)
+
+
+def distilbert_forward(t, cfg, ids, prefix):
+    """DistilBertModel's last_hidden_state for one unpadded sequence (modeling_distilbert.py:
+    Embeddings, MultiHeadSelfAttention, FFN, TransformerBlock)."""
+    g = lambda name: t[prefix + name].astype(np.float64)  # noqa: E731
+    e = "embeddings."
+    x = g(e + "word_embeddings.weight")[ids] + g(e + "position_embeddings.weight")[np.arange(len(ids))]
+    eps = 1e-12
+    x = layer_norm(x, g(e + "LayerNorm.weight"), g(e + "LayerNorm.bias"), eps)
+    h = cfg["n_heads"]
+    dh = cfg["dim"] // h
+    lin = lambda v, name: v @ g(name + ".weight").T + g(name + ".bias")  # noqa: E731
+    for i in range(cfg["n_layers"]):
+        p = f"transformer.layer.{i}."
+        split = lambda v: v.reshape(len(ids), h, dh).transpose(1, 0, 2)  # noqa: E731
+        q = split(lin(x, p + "attention.q_lin")) / math.sqrt(dh)
+        k = split(lin(x, p + "attention.k_lin"))
+        v = split(lin(x, p + "attention.v_lin"))
+        s = q @ k.transpose(0, 2, 1)
+        s = np.exp(s - s.max(-1, keepdims=True))
+        a = ((s / s.sum(-1, keepdims=True)) @ v).transpose(1, 0, 2).reshape(len(ids), h * dh)
+        x = layer_norm(lin(a, p + "attention.out_lin") + x, g(p + "sa_layer_norm.weight"),
+                       g(p + "sa_layer_norm.bias"), eps)
+        f = lin(gelu(lin(x, p + "ffn.lin1")), p + "ffn.lin2")
+        x = layer_norm(f + x, g(p + "output_layer_norm.weight"), g(p + "output_layer_norm.bias"),
+                       eps)
+    return x
+
+
+def random_distilbert(rng, cfg, sinusoidal):
+    d, ff = cfg["dim"], cfg["hidden_dim"]
+    t = {}
+    def add(name, *shape, scale=0.2, around=0.0):
+        t[name] = around + scale * rng.standard_normal(shape)
+    add("embeddings.word_embeddings.weight", cfg["vocab_size"], d, scale=0.5)
+    if sinusoidal:
+        t["embeddings.position_embeddings.weight"] = sinusoidal_table(cfg["max_position_embeddings"], d)
+    else:
+        add("embeddings.position_embeddings.weight", cfg["max_position_embeddings"], d, scale=0.5)
+    add("embeddings.LayerNorm.weight", d, scale=0.1, around=1.0)
+    add("embeddings.LayerNorm.bias", d, scale=0.1)
+    for i in range(cfg["n_layers"]):
+        p = f"transformer.layer.{i}."
+        for m in ("q_lin", "k_lin", "v_lin", "out_lin"):
+            add(p + "attention." + m + ".weight", d, d, scale=1 / math.sqrt(d))
+            add(p + "attention." + m + ".bias", d, scale=0.1)
+        add(p + "ffn.lin1.weight", ff, d, scale=1 / math.sqrt(d))
+        add(p + "ffn.lin1.bias", ff, scale=0.1)
+        add(p + "ffn.lin2.weight", d, ff, scale=1 / math.sqrt(ff))
+        add(p + "ffn.lin2.bias", d, scale=0.1)
+        for n in ("sa_layer_norm", "output_layer_norm"):
+            add(p + n + ".weight", d, scale=0.1, around=1.0)
+            add(p + n + ".bias", d, scale=0.1)
+    return t
+
+
+def make_distilbert(name, sinusoidal, prefix="", seed=8):
+    cfg = {"architectures": ["DistilBertModel"], "model_type": "distilbert", "vocab_size": 60,
+           "dim": 32, "n_heads": 4, "n_layers": 2, "hidden_dim": 64, "activation": "gelu",
+           "dropout": 0.1, "attention_dropout": 0.1, "max_position_embeddings": 40,
+           "sinusoidal_pos_embds": sinusoidal, "pad_token_id": 0, "initializer_range": 0.02,
+           "qa_dropout": 0.1, "seq_classif_dropout": 0.2, "tie_weights_": True,
+           "torch_dtype": "float32", "transformers_version": "4.44.2"}
+    rng = np.random.default_rng(seed)
+    stored = {prefix + k: v.astype(np.float32) for k, v in random_distilbert(rng, cfg, sinusoidal).items()}
+    exact = {k: v.astype(np.float64) for k, v in stored.items()}
+    lengths = [7, 3, 12, 1, 9]
+    lines = []
+    for n in lengths:
+        ids = rng.integers(1, cfg["vocab_size"], size=n)
+        lines.append(ids)
+    seq = max(lengths)
+    expected = np.zeros((len(lines), seq, cfg["dim"]), dtype=np.float32)
+    for b, ids in enumerate(lines):
+        expected[b, :len(ids)] = distilbert_forward(exact, cfg, ids, prefix)
+    d = OUT / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    write_safetensors(d / "model.safetensors", stored, "F32")
+    (d / "tokens.txt").write_text("".join(" ".join(map(str, ids)) + "\n" for ids in lines))
+    np.save(d / "expected.npy", expected)
+
+
 def round_to(a, dtype):
     if dtype == "F32":
         return a.astype(np.float32)
@@ -209,3 +302,5 @@ if __name__ == "__main__":
     make_case("st_mean", "bert", seed=5, st="mean_tokens")
     make_case("st_lasttoken", "roberta", seed=6, st="lasttoken")
     make_case("st_mean_sqrt_len", "bert", seed=7, st="mean_sqrt_len_tokens")
+    make_distilbert("distilbert", sinusoidal=False)
+    make_distilbert("distilbert_sinusoidal", sinusoidal=True, prefix="distilbert.", seed=9)

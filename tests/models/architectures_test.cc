@@ -90,7 +90,7 @@ TEST_P(HfGoldenTest, NarrowPrecisionsKeepTheirCosineGates) {
 
 INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
                          ::testing::Values("bert", "bert_prefixed_f16", "roberta_bf16",
-                                           "xlm_roberta"));
+                                           "xlm_roberta", "distilbert", "distilbert_sinusoidal"));
 
 // sentence-transformers folders: --pool model (Python pool="model") applies
 // the pooling and Normalize that modules.json declares: the reference's pooled
@@ -211,7 +211,7 @@ TEST_F(HfHostileTest, UnknownModelTypeListsTheSupportedOnes) {
   WriteConfig("\"model_type\": \"bert\"", "\"model_type\": \"gpt2\"");
   ExpectLoadError(
       "key 'model_type': 'gpt2' is not an architecture phasor reads; it reads bert, "
-      "roberta, xlm-roberta, camembert");
+      "roberta, xlm-roberta, camembert, distilbert");
 }
 
 TEST_F(HfHostileTest, UnsupportedKeysNameKeyAndValue) {

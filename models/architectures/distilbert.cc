@@ -1,0 +1,77 @@
+// DistilBERT (Hugging Face's modeling_distilbert.py: DistilBertModel, and the
+// same under "distilbert." in its *For* checkpoints): word + position
+// embeddings and their LayerNorm, post-LN blocks with separate q, k and v
+// products, no token types. With sinusoidal_pos_embds the position table is
+// Attention Is All You Need's sinusoid (pos / 10000^(2(j/2)/dim), sin at even
+// j, cos at odd: phasor's default interleaved layout), made by phasor's PE in
+// the config's mode instead of read from the file.
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "models/architectures/architecture.h"
+#include "models/architectures/checkpoint_config.h"
+
+namespace phasor {
+namespace {
+
+ModelConfig DistilBertConfig(const CheckpointConfig& cfg) {
+  cfg.Expect("activation", {"gelu", "relu"});
+  ModelConfig c;
+  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  c.d_model = cfg.Int("dim", 2, 65536);
+  c.n_heads = cfg.Int("n_heads", 1, c.d_model);
+  c.n_layers = cfg.Int("n_layers", 1, 1024);
+  c.d_ff = cfg.Int("hidden_dim", 1, int64_t{1} << 20);
+  c.activation = cfg.String("activation", "gelu") == "relu" ? Activation::kRelu : Activation::kGelu;
+  c.layer_norm_eps = 1e-12;  // fixed in modeling_distilbert.py
+  c.embedding_norm = true;
+  c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1, 0));
+  PositionalConfig& p = c.positional;
+  p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 512);
+  p.kind = cfg.Bool("sinusoidal_pos_embds", false) ? PositionalKind::kSinusoidal
+                                                   : PositionalKind::kLearned;
+  return c;  // sinusoidal: base 10000, interleaved, denominator d_model, offset 0
+}
+
+}  // namespace
+
+TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, dir + "/config.json");
+  TranslatedModel m{DistilBertConfig(cfg), LoadCheckpointWeights(dir)};
+  const ModelConfig& c = m.config;
+  Weights& w = m.weights;
+  const int64_t d = c.d_model, ff = c.d_ff;
+  const std::string pre = FindPrefix(w, "embeddings.word_embeddings.weight");
+  const std::string e = pre + "embeddings.";
+  MoveTensor(w, e + "word_embeddings.weight", "embedding.weight", {c.vocab_size, d});
+  if (c.positional.kind == PositionalKind::kLearned) {
+    MoveTensor(w, e + "position_embeddings.weight", "positional.weight", {c.positional.max_len, d});
+  } else if (w.Has(e + "position_embeddings.weight")) {
+    w.Take(e + "position_embeddings.weight");  // the sinusoid, which phasor makes itself
+  }
+  MoveTensor(w, e + "LayerNorm.weight", "embedding_norm.weight", {d});
+  MoveTensor(w, e + "LayerNorm.bias", "embedding_norm.bias", {d});
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const std::string from = pre + "transformer.layer." + std::to_string(i) + ".";
+    const std::string to = "layers." + std::to_string(i) + ".";
+    const std::string a = from + "attention.";
+    w.Put(to + "self_attn.in_proj_weight",
+          StackTensors(w, {a + "q_lin.weight", a + "k_lin.weight", a + "v_lin.weight"}, {d, d}));
+    w.Put(to + "self_attn.in_proj_bias",
+          StackTensors(w, {a + "q_lin.bias", a + "k_lin.bias", a + "v_lin.bias"}, {d}));
+    MoveTensor(w, a + "out_lin.weight", to + "self_attn.out_proj.weight", {d, d});
+    MoveTensor(w, a + "out_lin.bias", to + "self_attn.out_proj.bias", {d});
+    MoveTensor(w, from + "sa_layer_norm.weight", to + "norm1.weight", {d});
+    MoveTensor(w, from + "sa_layer_norm.bias", to + "norm1.bias", {d});
+    MoveTensor(w, from + "ffn.lin1.weight", to + "linear1.weight", {ff, d});
+    MoveTensor(w, from + "ffn.lin1.bias", to + "linear1.bias", {ff});
+    MoveTensor(w, from + "ffn.lin2.weight", to + "linear2.weight", {d, ff});
+    MoveTensor(w, from + "ffn.lin2.bias", to + "linear2.bias", {d});
+    MoveTensor(w, from + "output_layer_norm.weight", to + "norm2.weight", {d});
+    MoveTensor(w, from + "output_layer_norm.bias", to + "norm2.bias", {d});
+  }
+  return m;
+}
+
+}  // namespace phasor
