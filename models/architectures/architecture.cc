@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "engine/error.h"
 #include "engine/safetensors.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config.h"
 
 namespace phasor {
 
@@ -83,11 +86,53 @@ Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Sha
   return out;
 }
 
+namespace {
+
+// The shards a model.safetensors.index.json names, each read whole, their
+// tensors gathered into one set; every tensor where the map says it is.
+Weights LoadShards(const std::string& dir, const std::string& index_path) {
+  const CheckpointConfig index(ReadConfigText(index_path), index_path);
+  const std::map<std::string, std::string> map = index.StringMap("weight_map");
+  if (map.empty()) index.Fail("weight_map", "names no tensor");
+  std::set<std::string> files;
+  for (const auto& [name, file] : map) {
+    // A shard is a file beside the index: no path may lead elsewhere.
+    if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..") {
+      index.Fail("weight_map", "tensor '" + name + "' names the file '" + file +
+                                   "', expected a file name beside the index");
+    }
+    files.insert(file);
+  }
+  Weights all(index_path);
+  for (const std::string& file : files) {
+    Weights shard = LoadSafetensors(dir + "/" + file);
+    for (const std::string& name : shard.Names()) {
+      const auto it = map.find(name);
+      if (it == map.end() || it->second != file) {
+        throw Error(dir + "/" + file + ": tensor '" + name + "' is not mapped to this file by " +
+                    index_path);
+      }
+      all.Put(name, shard.Take(name));
+    }
+  }
+  for (const auto& [name, file] : map) {
+    if (!all.Has(name)) {
+      throw Error(index_path + ": tensor '" + name + "' is not in " + file);
+    }
+  }
+  return all;
+}
+
+}  // namespace
+
 Weights LoadCheckpointWeights(const std::string& dir) {
   std::error_code ec;
   const std::string single = dir + "/model.safetensors";
   if (std::filesystem::exists(single, ec)) return LoadSafetensors(single);
-  if (std::filesystem::exists(dir + "/pytorch_model.bin", ec)) {
+  const std::string index = dir + "/model.safetensors.index.json";
+  if (std::filesystem::exists(index, ec)) return LoadShards(dir, index);
+  if (std::filesystem::exists(dir + "/pytorch_model.bin", ec) ||
+      std::filesystem::exists(dir + "/pytorch_model.bin.index.json", ec)) {
     throw Error(dir +
                 " holds pytorch_model.bin (a pickle) and no model.safetensors: phasor reads "
                 "safetensors only; convert it with tools/convert_bin_to_safetensors.py");

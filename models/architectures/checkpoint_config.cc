@@ -80,6 +80,20 @@ bool CheckpointConfig::Bool(const std::string& key, bool fallback) const {
   return v.get<bool>();
 }
 
+std::map<std::string, std::string> CheckpointConfig::StringMap(const std::string& key) const {
+  if (!Has(key)) throw Error(source_ + ": missing required key '" + key + "'");
+  const nlohmann::json& v = root_->value[key];
+  if (!v.is_object()) Fail(key, "expected an object of strings, found " + Found(v));
+  std::map<std::string, std::string> out;
+  for (const auto& item : v.items()) {
+    if (!item.value().is_string()) {
+      Fail(key, "'" + item.key() + "': expected a string, found " + Found(item.value()));
+    }
+    out[item.key()] = item.value().get<std::string>();
+  }
+  return out;
+}
+
 void CheckpointConfig::Expect(const std::string& key,
                               const std::vector<std::string>& allowed) const {
   if (!Has(key)) return;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,9 @@ class CheckpointConfig {
   double Number(const std::string& key, double fallback) const;  // finite
   std::string String(const std::string& key, const std::string& fallback) const;
   bool Bool(const std::string& key, bool fallback) const;
+  // An object of strings (a sharded checkpoint's weight_map); Error if the key
+  // is missing or anything else.
+  std::map<std::string, std::string> StringMap(const std::string& key) const;
   // Error unless the key is absent, null or one of allowed: "config.json: key
   // 'position_embedding_type': 'relative_key' is not supported, expected
   // 'absolute'".

@@ -246,7 +246,23 @@ def pool(rows, mode):
     return v / max(np.linalg.norm(v), 1e-12)
 
 
-def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=False, st=None):
+def write_sharded(d, tensors, dtype, shards):
+    """model-0000k-of-0000n.safetensors and model.safetensors.index.json, as save_pretrained
+    writes a checkpoint past its max_shard_size."""
+    names = sorted(tensors)
+    weight_map, total = {}, 0
+    for k in range(shards):
+        part = names[k::shards]
+        file = f"model-{k + 1:05d}-of-{shards:05d}.safetensors"
+        write_safetensors(d / file, {n: tensors[n] for n in part}, dtype)
+        weight_map.update({n: file for n in part})
+        total += sum(tensors[n].nbytes for n in part)
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    (d / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
+
+
+def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=False, st=None,
+              shards=0):
     cfg = {"architectures": ["RobertaModel" if model_type != "bert" else "BertModel"],
            "model_type": model_type, "vocab_size": 60, "hidden_size": 32,
            "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
@@ -289,7 +305,10 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=Fal
         write_sentence_transformers(d, st, cfg["hidden_size"])
         np.save(d / "expected_pooled.npy", pooled)
     (d / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
-    write_safetensors(d / "model.safetensors", stored, dtype)
+    if shards:
+        write_sharded(d, stored, dtype, shards)
+    else:
+        write_safetensors(d / "model.safetensors", stored, dtype)
     (d / "tokens.txt").write_text("".join(" ".join(map(str, ids)) + "\n" for ids in lines))
     np.save(d / "expected.npy", expected)
 
@@ -302,5 +321,6 @@ if __name__ == "__main__":
     make_case("st_mean", "bert", seed=5, st="mean_tokens")
     make_case("st_lasttoken", "roberta", seed=6, st="lasttoken")
     make_case("st_mean_sqrt_len", "bert", seed=7, st="mean_sqrt_len_tokens")
+    make_case("bert_sharded", "bert", dtype="BF16", prefix="bert.", seed=10, shards=3)
     make_distilbert("distilbert", sinusoidal=False)
     make_distilbert("distilbert_sinusoidal", sinusoidal=True, prefix="distilbert.", seed=9)

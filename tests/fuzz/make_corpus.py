@@ -161,6 +161,40 @@ def main():
     write("model", "near_huge_config",
           model_input(0, 3, config(d_model=32768, n_heads=1, positional={"max_len": 65536}),
                       safetensors([])))
+    # Hugging Face checkpoints (models/architectures/): a tiny BertModel in its own names
+    # with an I64 position_ids buffer, and near misses of its config.
+    hf = {"model_type": "bert", "vocab_size": 8, "hidden_size": 4, "num_attention_heads": 2,
+          "num_hidden_layers": 1, "intermediate_size": 8, "max_position_embeddings": 16,
+          "type_vocab_size": 2, "hidden_act": "gelu", "pad_token_id": 0}
+    def hf_tensors():
+        def t(name, *shape):
+            n = 1
+            for k in shape:
+                n *= k
+            return (name, "F32", list(shape), [rng.uniform(-0.5, 0.5) for _ in range(n)])
+        e, p = "embeddings.", "encoder.layer.0."
+        out = [t(e + "word_embeddings.weight", 8, 4), t(e + "position_embeddings.weight", 16, 4),
+               t(e + "token_type_embeddings.weight", 2, 4), t(e + "LayerNorm.weight", 4),
+               t(e + "LayerNorm.bias", 4)]
+        for m in ("attention.self.query", "attention.self.key", "attention.self.value",
+                  "attention.output.dense"):
+            out += [t(p + m + ".weight", 4, 4), t(p + m + ".bias", 4)]
+        out += [t(p + "intermediate.dense.weight", 8, 4), t(p + "intermediate.dense.bias", 8),
+                t(p + "output.dense.weight", 4, 8), t(p + "output.dense.bias", 4)]
+        for m in ("attention.output.LayerNorm", "output.LayerNorm"):
+            out += [t(p + m + ".weight", 4), t(p + m + ".bias", 4)]
+        return out
+    hf_st = safetensors(hf_tensors())
+    ids = raw_safetensors({"embeddings.position_ids": {"dtype": "I64", "shape": [1, 16],
+                                                        "data_offsets": [0, 128]}},
+                          struct.pack("<16q", *range(16)))
+    write("model", "hf_bert",
+          model_input(0, 3, json.dumps(hf).encode(), hf_st) + bytes(range(1, 17)))
+    write("model", "near_hf_relative_key", model_input(
+        0, 3, json.dumps(dict(hf, position_embedding_type="relative_key")).encode(), hf_st))
+    write("model", "near_hf_unknown_type", model_input(
+        0, 3, json.dumps(dict(hf, model_type="gpt2")).encode(), hf_st))
+    write("safetensors", "valid_position_ids", ids)
 
 
 if __name__ == "__main__":

@@ -90,7 +90,8 @@ TEST_P(HfGoldenTest, NarrowPrecisionsKeepTheirCosineGates) {
 
 INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
                          ::testing::Values("bert", "bert_prefixed_f16", "roberta_bf16",
-                                           "xlm_roberta", "distilbert", "distilbert_sinusoidal"));
+                                           "xlm_roberta", "distilbert", "distilbert_sinusoidal",
+                                           "bert_sharded"));
 
 // sentence-transformers folders: --pool model (Python pool="model") applies
 // the pooling and Normalize that modules.json declares: the reference's pooled
@@ -244,6 +245,37 @@ TEST_F(HfHostileTest, AMissingTensorIsNamed) {
   }
   SaveSafetensors(dir_ + "/model.safetensors", kept);
   ExpectLoadError("missing tensor 'encoder.layer.1.attention.self.key.bias'");
+}
+
+TEST(HfShardedTest, AnIndexThatLiesIsNamed) {
+  const std::string dir = ::testing::TempDir() + "hf_sharded";
+  fs::remove_all(dir);
+  fs::copy(HfDir("bert_sharded"), dir);
+  std::string index;
+  {
+    std::ifstream in(dir + "/model.safetensors.index.json");
+    index.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto expect = [&](const std::string& text, const std::string& fragment) {
+    std::ofstream(dir + "/model.safetensors.index.json") << text;
+    try {
+      Model::Load(dir);
+      ADD_FAILURE() << "loaded; expected " << fragment;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  std::string escape = index;
+  escape.replace(escape.find("\"model-00002-of-00003.safetensors\""), 34, "\"../x.safetensors\"");
+  expect(escape, "names the file '../x.safetensors', expected a file name beside the index");
+  std::string moved = index;  // a tensor the map puts in another shard
+  const size_t at = moved.find("\"model-00001-of-00003.safetensors\"");
+  moved.replace(at, 34, "\"model-00002-of-00003.safetensors\"");
+  expect(moved, "is not mapped to this file by");
+  expect(index.substr(0, index.size() / 2), "model.safetensors.index.json: not valid JSON");
+  fs::remove(dir + "/model-00003-of-00003.safetensors");
+  expect(index, "model-00003-of-00003.safetensors");
+  fs::remove_all(dir);
 }
 
 TEST_F(HfHostileTest, APickleOnlyFolderSaysHowToConvertIt) {
