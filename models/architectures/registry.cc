@@ -5,12 +5,14 @@ namespace phasor {
 
 TranslatedModel TranslateBert(const std::string& dir, const std::string& config_text);
 TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& config_text);
+TranslatedModel TranslateM2M100(const std::string& dir, const std::string& config_text);
 
 const std::vector<Architecture>& Architectures() {
   static const std::vector<Architecture> list = {
       {"bert", {"bert"}, TranslateBert},
       {"roberta", {"roberta", "xlm-roberta", "camembert"}, TranslateBert},
       {"distilbert", {"distilbert"}, TranslateDistilBert},
+      {"m2m_100", {"m2m_100"}, TranslateM2M100},
   };
   return list;
 }

@@ -91,7 +91,7 @@ TEST_P(HfGoldenTest, NarrowPrecisionsKeepTheirCosineGates) {
 INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
                          ::testing::Values("bert", "bert_prefixed_f16", "roberta_bf16",
                                            "xlm_roberta", "distilbert", "distilbert_sinusoidal",
-                                           "bert_sharded"));
+                                           "bert_sharded", "m2m_100"));
 
 // sentence-transformers folders: --pool model (Python pool="model") applies
 // the pooling and Normalize that modules.json declares: the reference's pooled
@@ -212,7 +212,7 @@ TEST_F(HfHostileTest, UnknownModelTypeListsTheSupportedOnes) {
   WriteConfig("\"model_type\": \"bert\"", "\"model_type\": \"gpt2\"");
   ExpectLoadError(
       "key 'model_type': 'gpt2' is not an architecture phasor reads; it reads bert, "
-      "roberta, xlm-roberta, camembert, distilbert");
+      "roberta, xlm-roberta, camembert, distilbert, m2m_100");
 }
 
 TEST_F(HfHostileTest, UnsupportedKeysNameKeyAndValue) {

@@ -1,0 +1,88 @@
+// The encoder of M2M100 and NLLB (Hugging Face's modeling_m2m_100.py:
+// M2M100Model, M2M100ForConditionalGeneration under "model."): token rows ×
+// sqrt(d_model) (scale_embedding), plus the sinusoid of
+// M2M100SinusoidalPositionalEmbedding, split sin | cos with frequencies
+// 10000^(-i/(d/2 - 1)) (phasor's split layout, denominator half_minus_one) at
+// positions pad_token_id + 1 + j, made by phasor's PE; pre-LN layers, then the
+// encoder's final LayerNorm. The decoder and the LM head are not read.
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "models/architectures/architecture.h"
+#include "models/architectures/checkpoint_config.h"
+
+namespace phasor {
+namespace {
+
+ModelConfig M2M100Config(const CheckpointConfig& cfg) {
+  cfg.Expect("activation_function", {"relu", "gelu"});
+  ModelConfig c;
+  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  c.d_model = cfg.Int("d_model", 4, 65536);
+  c.n_heads = cfg.Int("encoder_attention_heads", 1, c.d_model);
+  c.n_layers = cfg.Int("encoder_layers", 1, 1024);
+  c.d_ff = cfg.Int("encoder_ffn_dim", 1, int64_t{1} << 20);
+  c.activation =
+      cfg.String("activation_function", "relu") == "gelu" ? Activation::kGelu : Activation::kRelu;
+  c.norm_first = true;
+  c.final_norm = true;
+  c.layer_norm_eps = 1e-5;  // nn.LayerNorm's default, as the model builds them
+  c.scale_embedding = cfg.Bool("scale_embedding", false);
+  const int64_t pad = cfg.Int("pad_token_id", 0, c.vocab_size - 1, 1);
+  c.pad_token_id = static_cast<int32_t>(pad);
+  PositionalConfig& p = c.positional;
+  p.kind = PositionalKind::kSinusoidal;
+  p.layout = PeLayout::kSplit;
+  p.denominator = PeDenominator::kHalfMinusOne;
+  p.offset = pad + 1;  // create_position_ids_from_input_ids
+  // The model's table holds max_position_embeddings + 2 rows (its offset).
+  p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 1024) + 2;
+  return c;
+}
+
+}  // namespace
+
+TranslatedModel TranslateM2M100(const std::string& dir, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, dir + "/config.json");
+  TranslatedModel m{M2M100Config(cfg), LoadCheckpointWeights(dir)};
+  const ModelConfig& c = m.config;
+  Weights& w = m.weights;
+  const int64_t d = c.d_model, ff = c.d_ff;
+  const std::string pre = FindPrefix(w, "encoder.layer_norm.weight");
+  // The token table: the encoder's own, or the one it shares with the decoder.
+  const std::string own = pre + "encoder.embed_tokens.weight";
+  MoveTensor(w, w.Has(own) ? own : pre + "shared.weight", "embedding.weight", {c.vocab_size, d});
+  for (int64_t i = 0; i < c.n_layers; ++i) {
+    const std::string from = pre + "encoder.layers." + std::to_string(i) + ".";
+    const std::string to = "layers." + std::to_string(i) + ".";
+    const std::string a = from + "self_attn.";
+    w.Put(to + "self_attn.in_proj_weight",
+          StackTensors(w, {a + "q_proj.weight", a + "k_proj.weight", a + "v_proj.weight"}, {d, d}));
+    w.Put(to + "self_attn.in_proj_bias",
+          StackTensors(w, {a + "q_proj.bias", a + "k_proj.bias", a + "v_proj.bias"}, {d}));
+    MoveTensor(w, a + "out_proj.weight", to + "self_attn.out_proj.weight", {d, d});
+    MoveTensor(w, a + "out_proj.bias", to + "self_attn.out_proj.bias", {d});
+    MoveTensor(w, from + "self_attn_layer_norm.weight", to + "norm1.weight", {d});
+    MoveTensor(w, from + "self_attn_layer_norm.bias", to + "norm1.bias", {d});
+    MoveTensor(w, from + "fc1.weight", to + "linear1.weight", {ff, d});
+    MoveTensor(w, from + "fc1.bias", to + "linear1.bias", {ff});
+    MoveTensor(w, from + "fc2.weight", to + "linear2.weight", {d, ff});
+    MoveTensor(w, from + "fc2.bias", to + "linear2.bias", {d});
+    MoveTensor(w, from + "final_layer_norm.weight", to + "norm2.weight", {d});
+    MoveTensor(w, from + "final_layer_norm.bias", to + "norm2.bias", {d});
+  }
+  MoveTensor(w, pre + "encoder.layer_norm.weight", "norm.weight", {d});
+  MoveTensor(w, pre + "encoder.layer_norm.bias", "norm.bias", {d});
+  // What phasor does not run: the decoder, the LM head, a stored sinusoid.
+  for (const std::string& name : w.Names()) {
+    if (name.rfind(pre + "decoder.", 0) == 0 || name == "lm_head.weight" ||
+        name.rfind(pre + "shared.", 0) == 0 ||
+        name.rfind(pre + "encoder.embed_positions.", 0) == 0) {
+      w.Take(name);
+    }
+  }
+  return m;
+}
+
+}  // namespace phasor
