@@ -126,6 +126,26 @@ uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {
   return rest > UINT64_MAX - kv ? UINT64_MAX : rest + kv;
 }
 
+int64_t Encoder::MaxSequenceLength() const {
+  const PositionalConfig& p = config_.positional;
+  const bool table = p.kind == PositionalKind::kLearned ||
+                     (p.mode == PeMode::kCached &&
+                      (p.kind == PositionalKind::kSinusoidal || p.kind == PositionalKind::kRope));
+  return std::max<int64_t>((table ? p.max_len : kMaxPosition) - p.offset, 0);
+}
+
+std::string Encoder::MaxSequenceLengthOf() const {
+  const PositionalConfig& p = config_.positional;
+  const std::string where = " (max_len " + std::to_string(p.max_len) + ", from position " +
+                            std::to_string(p.offset) + ")";
+  if (p.kind == PositionalKind::kLearned) return "the model's learned positional table" + where;
+  if (p.mode == PeMode::kCached && p.kind != PositionalKind::kNone) {
+    return std::string("the model's cached ") + (p.kind == PositionalKind::kRope ? "RoPE" : "PE") +
+           " table" + where;
+  }
+  return "any model (positions end at 2^40)";
+}
+
 std::vector<std::string> Encoder::LoadWarnings() const {
   std::vector<std::string> out;
   if (!non_finite_warning_.empty()) out.push_back(non_finite_warning_);

@@ -118,6 +118,14 @@ class Encoder {
   // Checks what ForwardPacked would before anything is computed.
   void CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t batch) const;
 
+  // The most tokens a sequence can hold: the positions of a learned table, or
+  // of a cached one (mode cached), from the first position on; else those
+  // below 2^40.
+  int64_t MaxSequenceLength() const;
+  // Whose positions those are, for messages: "the model's learned positional
+  // table (max_len 512, from position 0)".
+  std::string MaxSequenceLengthOf() const;
+
   const ModelConfig& config() const { return config_; }
   const Weights& weights() const { return weights_; }
   Precision precision() const { return precision_; }

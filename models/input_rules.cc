@@ -19,7 +19,7 @@ RealTokens ResolveRealTokens(const int32_t* ids, const Spans& spans, const Seque
   if (batch <= 0) throw Error(input + " holds no sequence: nothing to encode");
   RealTokens r;
   r.lengths.resize(static_cast<size_t>(batch));
-  int64_t warned = 0, pads = 0, first = -1;
+  int64_t warned = 0, pads = 0, first = -1, truncated = 0, first_truncated = -1;
   for (int64_t b = 0; b < batch; ++b) {
     int64_t n = given[b];
     if (n <= 0) throw Error(name(b) + " is empty: nothing to encode");
@@ -35,6 +35,17 @@ RealTokens ResolveRealTokens(const int32_t* ids, const Spans& spans, const Seque
       ++warned;
       pads += given[b] - n;
     }
+    if (rules.max_length > 0 && n > rules.max_length) {
+      if (!rules.truncate) {
+        throw Error(name(b) + " has " + std::to_string(n) + " tokens, more than the " +
+                    std::to_string(rules.max_length) + " positions of " + rules.max_length_of +
+                    "; --truncate (Python truncate=True) keeps the first " +
+                    std::to_string(rules.max_length));
+      }
+      if (first_truncated < 0) first_truncated = b;
+      ++truncated;
+      n = rules.max_length;
+    }
     r.lengths[b] = n;
     r.total += n;
   }
@@ -47,6 +58,13 @@ RealTokens ResolveRealTokens(const int32_t* ids, const Spans& spans, const Seque
     }
     r.warning += rules.padded_output ? ", taken as padding: masked, and their output rows are 0"
                                      : ", taken as padding: masked, and left out of the output";
+  }
+  if (truncated > 0) {
+    if (!r.warning.empty()) r.warning += "\n";
+    r.warning += name(first_truncated) +
+                 (truncated > 1 ? " and " + Count(truncated - 1, "more " + rules.unit) : "") +
+                 " cut to the " + std::to_string(rules.max_length) + " positions of " +
+                 rules.max_length_of + " (--truncate)";
   }
   return r;
 }

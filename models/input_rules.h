@@ -11,6 +11,9 @@
 //   - Trailing pad ids inside the tokens a caller gave as real (a line of a
 //     file, a list item, a sequence's given length) are still padding, with
 //     one warning for the whole input.
+//   - A sequence holds at most the positions the model has (a learned or
+//     cached table past its first position): a longer one is refused naming
+//     it and the limit, or with truncate keeps its first tokens (one warning).
 //   - Ids lie in [0, vocab_size), positions within what the PE or RoPE can
 //     produce, and a batch within the limits of one call (engine/size_limits.h):
 //     the encoder checks those (Encoder::CheckInput, CheckPacked).
@@ -29,7 +32,7 @@ namespace phasor {
 struct RealTokens {
   std::vector<int64_t> lengths;  // [batch] real tokens of each sequence
   int64_t total = 0;             // their sum
-  std::string warning;           // empty, or one line about trailing pad ids
+  std::string warning;           // empty, or lines about trailing pad ids, truncation
 };
 
 struct SequenceRules {
@@ -42,6 +45,12 @@ struct SequenceRules {
   bool padded_output = true;
   // What a sequence is called in the warning's count: "line" for a file.
   std::string unit = "sequence";
+  // The most real tokens a sequence may hold (Encoder::MaxSequenceLength);
+  // 0: no limit. truncate: a longer one keeps its first max_length.
+  int64_t max_length = 0;
+  std::string max_length_of =
+      "the model";  // whose positions: "the model's learned table (max_len 512)"
+  bool truncate = false;
 };
 
 // ids: sequence b is ids[given.start[b] .. given.start[b] + given.length[b]),

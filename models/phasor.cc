@@ -59,6 +59,7 @@ Model Model::Load(const std::string& dir, const LoadOptions& options) {
 }
 
 int64_t Model::vocab_size() const { return encoder_->config().vocab_size; }
+int64_t Model::max_sequence_length() const { return encoder_->MaxSequenceLength(); }
 int64_t Model::d_model() const { return encoder_->config().d_model; }
 int64_t Model::n_layers() const { return encoder_->config().n_layers; }
 std::optional<int32_t> Model::pad_token_id() const { return encoder_->config().pad_token_id; }
@@ -103,6 +104,16 @@ CorpusOptions CorpusOptionsOf(const EncodeOptions& o) {
   c.normalize = o.normalize;
   c.cancelled = o.cancelled;
   return c;
+}
+
+// The input rules (models/input_rules.h) of a call to the model.
+SequenceRules RulesFor(const Encoder& encoder, const EncodeOptions& options) {
+  SequenceRules rules;
+  rules.pad_id = encoder.config().pad_token_id;
+  rules.max_length = encoder.MaxSequenceLength();
+  rules.max_length_of = encoder.MaxSequenceLengthOf();
+  rules.truncate = options.truncate;
+  return rules;
 }
 
 // Sequence b in messages of the C++ API and the Python module.
@@ -172,8 +183,7 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
                   " is outside [1, " + std::to_string(seq) + "]");
     }
   }
-  SequenceRules rules;
-  rules.pad_id = pad_token_id();
+  SequenceRules rules = RulesFor(*encoder_, options);
   rules.warn_trailing_pads = options.lengths != nullptr;
   const RealTokens real = ResolveRealTokens(ids, Spans{start.data(), given.data(), batch, nullptr},
                                             rules, "ids", kSequenceName);
@@ -209,8 +219,7 @@ void Model::EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t bat
   }
   CheckBuffer(ids, "EncodePacked: ids");
   CheckBuffer(out, "EncodePacked: out");
-  SequenceRules rules;
-  rules.pad_id = pad_token_id();
+  SequenceRules rules = RulesFor(*encoder_, options);
   rules.padded_output = !pooled;
   const RealTokens real = ResolveRealTokens(ids, Spans{offsets, given.data(), batch, nullptr},
                                             rules, "ids", kSequenceName);

@@ -83,6 +83,11 @@ struct EncodeOptions {
   // If set, receives the warning about trailing pad ids inside the given
   // lengths (models/input_rules.h), or is cleared.
   std::string* warning = nullptr;
+  // A sequence longer than the model's positions (max_sequence_length()) is an
+  // error naming it, unless truncate: then its first max_sequence_length()
+  // tokens are encoded (rows past them 0, one warning), as a tokenizer's
+  // truncation would cut it.
+  bool truncate = false;
   // Cancellation: if set, asked on the calling thread after every layer of
   // every batch (a few ms of work apart at most shapes); once it returns true
   // the call stops and throws phasor::Cancelled, out partly written, the model
@@ -122,6 +127,10 @@ class Model {
   // The directory it was loaded from.
   const std::string& directory() const { return directory_; }
   int64_t vocab_size() const;
+  // The most tokens a sequence can hold: the positions of a learned (or
+  // cached) table from its first position, e.g. 512 for BERT, 512 for RoBERTa
+  // (514 rows from position 2); 2^40 less the offset without a table.
+  int64_t max_sequence_length() const;
   int64_t d_model() const;
   int64_t n_layers() const;
   std::optional<int32_t> pad_token_id() const;

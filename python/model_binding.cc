@@ -64,7 +64,7 @@ PoolSpec ToPooling(const Model& model, py::handle pool, bool normalize) {
 // NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
 py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, py::handle stage_in,
                   py::handle pool_in, py::handle normalize_in, py::handle packed_in,
-                  py::handle batch_tokens_in) {
+                  py::handle batch_tokens_in, py::handle truncate_in) {
   EncodeOptions options;
   options.embeddings_only =
       ParseStage("stage", ToStr(stage_in, "stage")) == EncoderStage::kEmbeddings;
@@ -83,6 +83,8 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   const bool pooled = options.pool != Pooling::kNone;
   if (packed && pooled)
     throw Error("packed=True and pool do not go together: pooled rows are one a sequence");
+  if (!py::isinstance<py::bool_>(truncate_in)) throw Error("truncate must be True or False");
+  options.truncate = truncate_in.cast<bool>();
   options.batch_tokens = ToInt(batch_tokens_in, "batch_tokens");
   CheckRange("batch_tokens", options.batch_tokens, 0, kMaxTokens);
   const int64_t d = model.d_model();
@@ -202,6 +204,7 @@ void BindModel(py::module_& m) {
                                return pad ? py::object(py::int_(*pad)) : py::object(py::none());
                              })
       .def_property_readonly("position_offset", &Model::position_offset)
+      .def_property_readonly("max_sequence_length", &Model::max_sequence_length)
       .def_property_readonly("precision",
                              [](const Model& model) { return ToString(model.precision()); })
       .def_property_readonly("weight_bytes", &Model::weight_bytes,
@@ -214,7 +217,7 @@ void BindModel(py::module_& m) {
           "The configuration as a dict: every key of config.json, defaults filled in.")
       .def("encode", &Encode, py::arg("ids"), py::arg("lengths") = py::none(),
            py::arg("stage") = "final", py::arg("pool") = py::none(), py::arg("normalize") = false,
-           py::arg("packed") = false, py::arg("batch_tokens") = 0,
+           py::arg("packed") = false, py::arg("batch_tokens") = 0, py::arg("truncate") = false,
            "ids: [batch, seq] integers (any integer dtype, or a list of equal-length lists), "
            "[seq] for one sequence, or a list of 1-D sequences of different lengths. lengths: "
            "[batch] tokens per sequence of array ids, the rest masked as padding. Only real "
@@ -224,7 +227,9 @@ void BindModel(py::module_& m) {
            "states, or with stage='embeddings' the encoder's input; padding rows are 0. "
            "pool='mean', 'cls' or 'max': one row per sequence, [batch, d_model] (normalize=True: "
            "unit L2 norm). packed=True: (rows [total tokens, d_model], offsets [batch + 1]). "
-           "Trailing pad ids inside given lengths or list items warn (phasor.Warning).")
+           "Trailing pad ids inside given lengths or list items warn (phasor.Warning). A "
+           "sequence past the model's positions (max_sequence_length) is an error unless "
+           "truncate=True, which keeps its first tokens.")
       .def("__repr__", [](const Model& model) {
         return "phasor.Model(vocab_size=" + std::to_string(model.vocab_size()) +
                ", d_model=" + std::to_string(model.d_model()) +

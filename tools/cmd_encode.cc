@@ -152,6 +152,10 @@ void AddEncodeCommand(CLI::App& app) {
                   "none: every row")
       ->capture_default_str();
   cmd->add_flag("--normalize", r.normalize, "With --pool: scale each vector to unit L2 norm");
+  cmd->add_flag("--truncate", r.truncate,
+                "Encode a line longer than the model's positions (max_position_embeddings) as "
+                "its first tokens, as a tokenizer's truncation would; without it such a line is "
+                "an error naming it");
   AddSizeOption(cmd, "--batch-tokens", &r.batch_tokens,
                 "Real tokens encoded at once at most; memory is bounded by it (0: 2K, or the "
                 "longest line if longer)");

@@ -121,6 +121,9 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   rules.pad_id = c.pad_token_id;
   rules.padded_output = !choices_.packed && choices_.pool == Pooling::kNone;
   rules.unit = "line";
+  rules.max_length = encoder_->MaxSequenceLength();
+  rules.max_length_of = encoder_->MaxSequenceLengthOf();
+  rules.truncate = request_.truncate;
   const Spans given{tokens_.offsets.data(), tokens_.lengths.data(), tokens_.batch, nullptr};
   real_ = ResolveRealTokens(tokens_.ids.data(), given, rules, source, [&](int64_t b) {
     return source + ": line " + std::to_string(tokens_.lines[b]);

@@ -37,6 +37,7 @@ struct EncodeRequest {
   std::string precision = "fp32";
   std::string pool = "none";  // or mean, cls, max, last, mean_sqrt_len, model
   bool normalize = false;
+  bool truncate = false;     // lines past the model's positions keep their first ones
   int64_t batch_tokens = 0;  // 0: chosen (CorpusOptions)
   int64_t threads = 0;       // 0: OMP_NUM_THREADS if set, else all cores
   int64_t repeat = 1;

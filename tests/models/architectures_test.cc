@@ -179,6 +179,39 @@ TEST(SentenceTransformersTest, WhatIsNotAppliedIsNamed) {
   fs::remove_all(dir);
 }
 
+// A line longer than the model's positions: an error naming the line and the
+// limit, or with --truncate its first tokens, as the line cut by hand.
+TEST(HfLengthTest, ALongLineIsNamedOrTruncated) {
+  const std::string dir = HfDir("roberta_bf16");  // 40 rows from position 2: 38 tokens
+  std::string long_line, cut;
+  for (int i = 0; i < 45; ++i) long_line += std::to_string(3 + i % 50) + " ";
+  for (int i = 0; i < 38; ++i) cut += std::to_string(3 + i % 50) + " ";
+  const std::string file = ::testing::TempDir() + "long.txt";
+  std::ofstream(file) << "5 6 7\n" << long_line << "\n";
+  const auto r = testing::RunPhasor("encode --model " + dir + " --tokens-file " + file);
+  EXPECT_EQ(r.exit_code, 1);
+  testing::ExpectOneErrorLine(r);
+  EXPECT_NE(r.err.find(file + ": line 2 has 45 tokens, more than the 38 positions of the model's "
+                              "learned positional table (max_len 40, from position 2); --truncate"),
+            std::string::npos)
+      << r.err;
+  const std::string a = ::testing::TempDir() + "t.npy", b = ::testing::TempDir() + "c.npy";
+  const auto t = testing::RunPhasor("encode --model " + dir + " --tokens-file " + file +
+                                    " --truncate --layout packed --output " + a);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.err.find("phasor: warning: " + file + ": line 2 cut to the 38 positions"),
+            std::string::npos)
+      << t.err;
+  std::ofstream(file) << "5 6 7\n" << cut << "\n";
+  ASSERT_EQ(testing::RunPhasor("encode --model " + dir + " --tokens-file " + file +
+                               " --layout packed --output " + b)
+                .exit_code,
+            0);
+  EXPECT_EQ(ReadNpy(a).data, ReadNpy(b).data);
+  EXPECT_EQ(ReadNpy(a).shape, (std::vector<int64_t>{41, 32}));
+  EXPECT_EQ(Model::Load(dir).max_sequence_length(), 38);
+}
+
 // A copy of the bert case with config.json edited or a file removed.
 class HfHostileTest : public ::testing::Test {
  protected:

@@ -33,3 +33,16 @@ def test_pool_model_is_the_cli_and_the_folder_declares_it(tmp_path):
     assert np.max(np.abs(got - np.load(folder / "expected_pooled.npy"))) <= 1e-4
     with pytest.raises(phasor.Error, match="has no modules.json"):
         phasor.Model(HF / "bert").encode(sequences, pool="model")
+
+
+def test_truncate_keeps_the_first_positions():
+    model = phasor.Model(HF / "bert")
+    assert model.max_sequence_length == 40
+    long = np.arange(45) % 50 + 3
+    with pytest.raises(phasor.Error, match="sequence 0 has 45 tokens, more than the 40 positions"):
+        model.encode(long)
+    with pytest.warns(phasor.Warning, match="sequence 0 cut to the 40 positions"):
+        got = model.encode(long, truncate=True)
+    assert got.shape == (45, 32)
+    assert got[:40].tobytes() == model.encode(long[:40]).tobytes()
+    assert not got[40:].any()

@@ -158,7 +158,9 @@ TEST(EncodeCliTest, BadTokensExitOne) {
   text.replace(text.find(from), from.size(), "\"max_len\": 8");
   WriteFile(config, text);
   const std::string nine = "--model " + dir + " --tokens \"7 7 7 7 7 7 7 7 7\"";
-  ExpectDataError("encode --pe-mode cached " + nine, "past the cached PE table");
+  ExpectDataError("encode --pe-mode cached " + nine,
+                  "line 1 has 9 tokens, more than the 8 positions of the model's cached PE table "
+                  "(max_len 8, from position 0)");
   EXPECT_EQ(RunPhasor("encode --pe-mode auto " + nine).exit_code, 0);
   EXPECT_EQ(RunPhasor("encode --pe-mode cached --model " + dir + " --tokens \"7 7 7 7 7 7 7 7\"")
                 .exit_code,
