@@ -1,6 +1,7 @@
 // The row kernels of engine/kernels/rotate_rows.h on the chosen target:
 // TurnRows against its naive twin and a closed form, and every row kernel's
-// streaming stores against its ordinary ones (isa_test.cc compares targets).
+// streaming stores against its ordinary ones (isa_row_kernels_test.cc compares
+// targets).
 #include <gtest/gtest.h>
 
 #include <cstdint>

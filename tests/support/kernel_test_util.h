@@ -1,11 +1,12 @@
-// What the kernel tests share: seeded random inputs, a bit-for-bit comparison
-// and a guard that puts the CPU target and thread count back after a test that
-// changes them.
+// What the kernel tests share: seeded random inputs, a bit-for-bit comparison,
+// a guard that puts the CPU target and thread count back after a test that
+// changes them, and a run on every target.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/cpu.h"
@@ -42,5 +43,25 @@ class IsaGuard {  // the default target and thread count again after a test
  private:
   Isa isa_;
 };
+
+// Runs f() once per target this CPU has; returns the results in the order of
+// AvailableIsas() (portable last).
+template <class F>
+auto OnEveryTarget(F f) {
+  IsaGuard guard;
+  std::vector<decltype(f())> results;
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(isa);
+    results.push_back(f());
+  }
+  return results;
+}
+
+// The targets this CPU has, each after a space (" avx512 avx2 portable").
+inline std::string TargetNames() {
+  std::string s;
+  for (Isa isa : AvailableIsas()) s += std::string(" ") + IsaName(isa);
+  return s;
+}
 
 }  // namespace phasor::testing
