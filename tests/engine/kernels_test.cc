@@ -2,15 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -29,6 +26,7 @@ namespace phasor::kernels {
 namespace {
 
 using phasor::testing::Random;
+using phasor::testing::ThreadsGuard;
 
 using phasor::testing::ReferenceLinear;
 
@@ -57,11 +55,6 @@ void ExpectClose(const std::vector<float>& got, const std::vector<float>& want,
   EXPECT_LE(worst, 0.0) << what << ": at " << worst_at << " got " << got[worst_at] << ", want "
                         << want[worst_at];
 }
-
-class ThreadsGuard {  // restores the default thread count after a test
- public:
-  ~ThreadsGuard() { SetNumThreads(0); }
-};
 
 // --- LayerNorm --------------------------------------------------------------
 
@@ -438,215 +431,6 @@ TEST(GemmPanelsKernelTest, StridedOperandsAndAccumulationMatchNaive) {
       }
       ExpectClose(c, ref, accumulate ? "accumulate" : "overwrite");
     }
-  }
-}
-
-// The row-tile walk (tile_rows.inc) that every panel kernel runs, with tiles
-// that only record what they were given: tile i of kRows rows gets rows
-// [i·kRows, min(rows, (i + 1)·kRows)) of every row-indexed field, the other
-// fields as given, and FetchShare(next, k4, i, tiles) or its own panel's start.
-namespace walk {
-#include "engine/kernels/tile_rows.inc"
-
-std::vector<std::pair<int, Int8PanelArgs>> calls;
-template <int MR>
-void Record(const Int8PanelArgs& t) {
-  calls.emplace_back(MR, t);
-}
-constexpr void (*kRecord[9])(const Int8PanelArgs&) = {nullptr, PHASOR_TILES_8_OF(Record)};
-
-}  // namespace walk
-
-TEST(RowTileWalkTest, EachTileGetsItsRowsAndItsShareOfTheNextPanel) {
-  std::vector<uint8_t> q(70 * 40);
-  std::vector<float> row_scales(70), c(70 * 50);
-  const std::vector<int8_t> panel(10 * 128), next_panel(10 * 128);
-  const int32_t sums[32] = {};
-  const float scales[32] = {}, bias[32] = {};
-  for (const int64_t rows : {1, 7, 8, 9, 64, 70}) {
-    for (const bool with_next : {false, true}) {
-      const Int8PanelArgs p{
-          q.data(),
-          40,
-          rows,
-          row_scales.data(),
-          panel.data(),
-          10,
-          sums,
-          scales,
-          bias,
-          false,
-          c.data(),
-          50,
-          17,
-          with_next ? PanelFetch{reinterpret_cast<const char*>(next_panel.data())} : PanelFetch{}};
-      walk::calls.clear();
-      walk::ForRowTiles<8>(p, walk::kRecord);
-      const int64_t n = (rows + 7) / 8;
-      ASSERT_EQ(static_cast<int64_t>(walk::calls.size()), n) << rows;
-      for (int64_t i = 0; i < n; ++i) {
-        const auto& [mr, t] = walk::calls[static_cast<size_t>(i)];
-        const int64_t r0 = 8 * i, m = std::min<int64_t>(8, rows - r0);
-        EXPECT_EQ(mr, m) << rows << " tile " << i;
-        EXPECT_EQ(t.rows, m) << rows << " tile " << i;
-        EXPECT_EQ(t.q, q.data() + r0 * 40) << rows << " tile " << i;
-        EXPECT_EQ(t.row_scales, row_scales.data() + r0) << rows << " tile " << i;
-        EXPECT_EQ(t.c, c.data() + r0 * 50) << rows << " tile " << i;
-        EXPECT_TRUE(t.ldq == 40 && t.ldc == 50 && t.k4 == 10 && t.n_valid == 17 &&
-                    t.panel == panel.data() && t.sums == sums && t.scales == scales &&
-                    t.bias == bias && !t.relu)
-            << rows << " tile " << i;
-        // Shares: 128 / n bytes a step, tile i's from i · (128 / n) · k4 bytes on.
-        const char* expect_at =
-            with_next ? reinterpret_cast<const char*>(next_panel.data()) + i * (128 / n) * 10
-                      : reinterpret_cast<const char*>(panel.data());
-        EXPECT_EQ(t.next.at, expect_at) << rows << " tile " << i;
-        EXPECT_EQ(t.next.step, with_next ? 128 / n : 0) << rows << " tile " << i;
-      }
-    }
-  }
-}
-
-// The next panel's fetch (kernel_table.h) as the row-tile walk shares it out,
-// against the panel's own lines counted one by one: no prefetch lies outside
-// the panel, and every line is touched when the tile count divides 128.
-TEST(PanelFetchTest, SharesStayInsideTheNextPanelAndReachEveryLine) {
-  const std::vector<char> buffer(512 * 128);  // addresses only: nothing is read
-  const char* panel = buffer.data();
-  const PanelFetch next{panel, 0};
-  for (const int64_t steps : {1, 3, 64, 512}) {
-    for (int64_t n = 1; n <= 16; ++n) {
-      const int64_t bytes = steps * 128, lines = bytes / 64;
-      std::vector<bool> touched(static_cast<size_t>(lines), false);
-      for (int64_t i = 0; i < n; ++i) {
-        const PanelFetch share = FetchShare(next, steps, i, n);
-        for (int64_t kk = 0; kk < steps; ++kk) {
-          const int64_t at = share.at + kk * share.step - panel;
-          ASSERT_GE(at, 0) << "steps " << steps << " n " << n << " tile " << i;
-          ASSERT_LT(at, bytes) << "steps " << steps << " n " << n << " tile " << i;
-          touched[static_cast<size_t>(at / 64)] = true;
-        }
-      }
-      const int64_t reached = std::count(touched.begin(), touched.end(), true);
-      if (n == 1) {
-        EXPECT_EQ(reached, lines / 2) << "steps " << steps;  // a line of each step's two
-      } else if (128 % n == 0) {
-        EXPECT_EQ(reached, lines) << "steps " << steps << " n " << n;
-      } else {
-        EXPECT_GE(reached, lines * 9 / 10) << "steps " << steps << " n " << n;
-      }
-    }
-  }
-}
-
-TEST(PanelFetchTest, NextPanelIsTheOneAfterAndNothingAfterTheLast) {
-  const std::vector<char> buffer(5 * 96);
-  for (int64_t p = 0; p < 4; ++p) {
-    EXPECT_EQ(NextPanel(buffer.data(), 96, p, 5).at, buffer.data() + (p + 1) * 96) << p;
-  }
-  EXPECT_EQ(NextPanel(buffer.data(), 96, 4, 5).at, nullptr);
-  EXPECT_EQ(NextPanel(buffer.data(), 96, 0, 1).at, nullptr);
-}
-
-TEST(ParallelTasksTest, EveryTaskRunsOnceOnASlotBelowTheLimit) {
-  ThreadsGuard guard;
-  SetNumThreads(2);
-  for (int max_slots : {0, 1, 2, 5}) {
-    std::vector<int> runs(1000, 0), slots(1000, -1);
-    ParallelTasks(1000, max_slots, [&](int64_t t, int slot) {
-      ++runs[t];  // each task touches only its own entries
-      slots[t] = slot;
-    });
-    EXPECT_EQ(std::count(runs.begin(), runs.end(), 1), 1000);
-    const int limit = max_slots > 0 ? std::min(max_slots, 2) : 2;
-    for (int slot : slots) EXPECT_TRUE(slot >= 0 && slot < limit) << slot;
-  }
-  // Inside a task, ParallelTasks runs serially on the caller (slot 0, in order).
-  std::vector<int> inner(4, 0);
-  ParallelTasks(4, 0, [&](int64_t t, int) {
-    ParallelTasks(
-        3, 0, [&](int64_t u, int slot) { inner[t] = inner[t] * 10 + (slot == 0 ? 1 + u : 100); });
-  });
-  EXPECT_EQ(inner, std::vector<int>(4, 123));
-}
-
-// Waits until done() holds or 10 s have passed; returns done().
-template <class Done>
-bool WaitFor(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-  return done();
-}
-
-TEST(ParallelTasksTest, EachSlotStartsAtItsOwnShare) {
-  ThreadsGuard guard;
-  SetNumThreads(2);
-  for (int64_t tasks : {2, 9, 64}) {
-    // Slot 0's first task waits for slot 1 to take one (if it comes within
-    // 10 s), and slot 1's tasks wait for slot 0 to have begun: so each
-    // takes the first task of its share before anyone else can.
-    std::atomic<int64_t> first0{-1}, first1{-1};
-    ParallelTasks(tasks, 0, [&](int64_t t, int slot) {
-      if (slot == 0) {
-        int64_t none = -1;
-        if (first0.compare_exchange_strong(none, t)) WaitFor([&] { return first1 >= 0; });
-      } else {
-        int64_t none = -1;
-        first1.compare_exchange_strong(none, t);
-        WaitFor([&] { return first0 >= 0; });
-      }
-    });
-    EXPECT_EQ(first0, 0) << tasks;
-    if (first1 >= 0) {  // shares [0, tasks/2) and [tasks/2, tasks)
-      EXPECT_EQ(first1, tasks / 2) << tasks;
-    }
-  }
-}
-
-TEST(ParallelTasksTest, AStalledSlotLosesItsShareToTheOthers) {
-  ThreadsGuard guard;
-  SetNumThreads(2);
-  constexpr int64_t kTasks = 64;
-  std::vector<int> runs(kTasks, 0);
-  std::atomic<int> done{0};
-  std::atomic<bool> stalled{false}, released{true};
-  ParallelTasks(kTasks, 0, [&](int64_t t, int slot) {
-    // Slot 1's first task holds it until every other task has run: the
-    // caller must take the rest of slot 1's share, or this waits 10 s and fails.
-    if (slot == 1 && !stalled.exchange(true)) {
-      released = WaitFor([&] { return done.load() == kTasks - 1; });
-    }
-    ++runs[t];  // each task touches only its own entry
-    ++done;
-  });
-  EXPECT_TRUE(released);
-  EXPECT_EQ(std::count(runs.begin(), runs.end(), 1), kTasks);
-}
-
-// The caller, its own tasks done, polls a while for the workers' last tasks
-// and then sleeps: it must return only once they have ended, whatever they
-// take. Task 0 (the caller's) holds the caller until task 1 has started on the
-// worker, which then outlasts the polling 40 times over.
-TEST(ParallelTasksTest, ReturnsOnlyWhenAWorkersLastTaskHasEnded) {
-  ThreadsGuard guard;
-  SetNumThreads(2);
-  for (int round = 0; round < 5; ++round) {
-    std::vector<int> written(2, 0);  // plain ints: the call's return must publish them
-    std::atomic<bool> started{false};
-    bool on_worker = false;
-    ParallelTasks(2, 0, [&](int64_t t, int slot) {
-      if (t == 0) {
-        on_worker = WaitFor([&] { return started.load(); });
-      } else {
-        started = true;
-        if (slot == 1) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-      written[t] = 1;
-    });
-    EXPECT_TRUE(on_worker) << "round " << round << ": task 1 never started";
-    EXPECT_EQ(written, (std::vector<int>{1, 1})) << "round " << round;
   }
 }
 

@@ -44,6 +44,11 @@ class IsaGuard {  // the default target and thread count again after a test
   Isa isa_;
 };
 
+class ThreadsGuard {  // restores the default thread count after a test
+ public:
+  ~ThreadsGuard() { SetNumThreads(0); }
+};
+
 // Runs f() once per target this CPU has; returns the results in the order of
 // AvailableIsas() (portable last).
 template <class F>
