@@ -21,6 +21,7 @@ namespace phasor::kernels {
 namespace {
 
 using phasor::testing::OnEveryTarget;
+using phasor::testing::PanelsOf;
 using phasor::testing::Random;
 using phasor::testing::SameBits;
 
@@ -129,19 +130,7 @@ TEST(IsaTest, GemmPanelsAccumulatesAlikeOnEveryTarget) {
   }
   const auto results = OnEveryTarget([&] {
     std::vector<float> c = c0;
-    PanelProduct p;
-    p.a = a.data();
-    p.lda = k;
-    p.b = b.data();
-    p.ldb = ldb;
-    p.panel_stride = kGemmPanel;
-    p.c = c.data();
-    p.ldc = n;
-    p.rows = rows;
-    p.k = k;
-    p.n = n;
-    p.accumulate = true;
-    GemmPanels(p);
+    GemmPanels(PanelsOf({rows, k, n, ldb}, a.data(), b.data(), c.data(), true));
     EXPECT_EQ(FirstFar(c, want), -1) << IsaName(ActiveIsa());
     return c;
   });

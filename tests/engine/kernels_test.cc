@@ -25,6 +25,7 @@
 namespace phasor::kernels {
 namespace {
 
+using phasor::testing::PanelsOf;
 using phasor::testing::Random;
 using phasor::testing::ThreadsGuard;
 
@@ -409,19 +410,7 @@ TEST(GemmPanelsKernelTest, StridedOperandsAndAccumulationMatchNaive) {
     const std::vector<float> c0 = Random(rows * n, 49);
     for (bool accumulate : {false, true}) {
       std::vector<float> c = c0, ref(rows * n);
-      PanelProduct p;
-      p.a = a.data();
-      p.lda = k;
-      p.b = b.data();
-      p.ldb = ldb;
-      p.panel_stride = kGemmPanel;
-      p.c = c.data();
-      p.ldc = n;
-      p.rows = rows;
-      p.k = k;
-      p.n = n;
-      p.accumulate = accumulate;
-      GemmPanels(p);
+      GemmPanels(PanelsOf({rows, k, n, ldb}, a.data(), b.data(), c.data(), accumulate));
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t j = 0; j < n; ++j) {
           double sum = accumulate ? c0[r * n + j] : 0.0;

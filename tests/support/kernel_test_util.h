@@ -1,6 +1,7 @@
 // What the kernel tests share: seeded random inputs, a bit-for-bit comparison,
 // a guard that puts the CPU target and thread count back after a test that
-// changes them, and a run on every target.
+// changes them, a run on every target, and the arguments of a product of
+// row-major operands.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "engine/cpu.h"
+#include "engine/kernels/gemm.h"
 #include "engine/parallel.h"
 
 namespace phasor::testing {
@@ -67,6 +69,29 @@ inline std::string TargetNames() {
   std::string s;
   for (Isa isa : AvailableIsas()) s += std::string(" ") + IsaName(isa);
   return s;
+}
+
+// The operands of c [rows, n] (+)= a [rows, k] · b [k, n] for GemmPanels: a
+// and c dense, b row-major with row stride ldb (its panels in place).
+struct RowMajorProduct {
+  int64_t rows, k, n, ldb;
+};
+
+inline kernels::PanelProduct PanelsOf(const RowMajorProduct& s, const float* a, const float* b,
+                                      float* c, bool accumulate) {
+  kernels::PanelProduct p;
+  p.a = a;
+  p.lda = s.k;
+  p.b = b;
+  p.ldb = s.ldb;
+  p.panel_stride = kernels::kGemmPanel;
+  p.c = c;
+  p.ldc = s.n;
+  p.rows = s.rows;
+  p.k = s.k;
+  p.n = s.n;
+  p.accumulate = accumulate;
+  return p;
 }
 
 }  // namespace phasor::testing
