@@ -14,6 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
+#include "tests/support/error_message.h"
 #include "tests/support/max_error.h"
 
 namespace phasor {
@@ -301,12 +302,8 @@ TEST(AttentionTest, BadLengthsAndWorkspacesAreErrors) {
 }
 
 std::string ConstructionError(const Weights& w, const AttentionOptions& options) {
-  try {
-    MultiHeadSelfAttention attn(w, "layers.5.self_attn.", options);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::ErrorMessage(
+      [&] { MultiHeadSelfAttention attn(w, "layers.5.self_attn.", options); });
 }
 
 TEST(AttentionTest, MissingOrMisshapenWeightsNameTheTensor) {

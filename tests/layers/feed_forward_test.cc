@@ -14,6 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
+#include "tests/support/error_message.h"
 #include "tests/support/max_error.h"
 
 namespace phasor {
@@ -131,12 +132,7 @@ TEST(FeedForwardTest, WorkspaceTooSmallIsAnError) {
 }
 
 std::string ConstructionError(const Weights& w, const FeedForwardOptions& options) {
-  try {
-    FeedForward ff(w, "layers.2.", options);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return testing::ErrorMessage([&] { FeedForward ff(w, "layers.2.", options); });
 }
 
 TEST(FeedForwardTest, MissingOrMisshapenWeightsNameTheTensor) {
