@@ -15,8 +15,7 @@
 namespace phasor::kernels {
 namespace {
 
-using Stride = Eigen::OuterStride<>;
-using StridedMap = Eigen::Map<MatRM, 0, Stride>;
+#include "engine/kernels/attention_tile.inc"
 
 }  // namespace
 
@@ -35,18 +34,10 @@ int64_t AttentionScratchFloats(int64_t max_q, int64_t d_head) {
 }
 
 void AttentionTile(const AttentionArgs& a, float* scratch) {
-  assert(a.n_q >= 0 && a.n_keys >= 0 && a.d_head > 0);
+  if (DoneBeforeItStarts(a)) return;
   const int64_t n_q = a.n_q, d_head = a.d_head;
-  StridedMap out(a.out, n_q, d_head, Stride(a.ldo));
-  if (n_q == 0) return;
-  if (a.n_keys == 0) {  // every key masked
-    out.setZero();
-    return;
-  }
   constexpr int64_t kt_max = kAttentionKeyTile;
-  // The scores' row stride: a key tile, or the keys rounded up to 16 when fewer
-  // (a short sequence's rows then sit close together).
-  const int64_t ld = std::min(kt_max, (a.n_keys + 15) / 16 * 16);
+  const int64_t ld = ScoresStride(a.n_keys);
   float* q = scratch;                           // [n_q, d_head], pre-scaled
   float* k_t = q + n_q * d_head;                // [kt_max / 32 panels][d_head][32]: kᵀ
   float* scores_data = k_t + d_head * kt_max;   // [n_q, ld] in n_q·kt_max floats

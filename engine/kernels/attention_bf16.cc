@@ -16,8 +16,7 @@
 namespace phasor::kernels {
 namespace {
 
-using Stride = Eigen::OuterStride<>;
-using StridedMap = Eigen::Map<MatRM, 0, Stride>;
+#include "engine/kernels/attention_tile.inc"
 
 constexpr int64_t kPanel = 32;  // columns of a bfloat16 panel (Bf16PanelArgs)
 constexpr int64_t kChunk = 64;  // key columns transposed at a time on the stack (even)
@@ -169,19 +168,11 @@ void ScoreTile(const AttentionBf16Args& a, const Queries& q, int64_t j0, int64_t
 }  // namespace
 
 void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
-  assert(a.n_q >= 0 && a.n_keys >= 0 && a.d_head > 0);
+  if (DoneBeforeItStarts(a)) return;
   const int64_t n_q = a.n_q, d_head = a.d_head, d_even = Even(d_head);
-  StridedMap out(a.out, n_q, d_head, Stride(a.ldo));
-  if (n_q == 0) return;
-  if (a.n_keys == 0) {  // every key masked
-    out.setZero();
-    return;
-  }
   constexpr int64_t kt_max = kAttentionKeyTile;
   static_assert(kt_max % kPanel == 0, "key tiles start on a packed key and value panel");
-  // The row stride of scores and p: a key tile, or the keys rounded up to 16
-  // when fewer (even, with room for the zero past an odd count).
-  const int64_t ld = std::min(kt_max, (a.n_keys + 15) / 16 * 16);
+  const int64_t ld = ScoresStride(a.n_keys);               // of scores and p
   float* scores = scratch;                                 // [n_q, ld] in n_q·kt_max floats
   float* partial = scores + n_q * kt_max;                  // [n_q, d_head]: this key tile's p·v
   float* run_max = partial + n_q * d_head;                 // [n_q]
