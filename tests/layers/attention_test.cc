@@ -14,7 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
-#include "tests/support/error_message.h"
+#include "tests/support/error_of.h"
 #include "tests/support/max_error.h"
 
 namespace phasor {
@@ -302,8 +302,7 @@ TEST(AttentionTest, BadLengthsAndWorkspacesAreErrors) {
 }
 
 std::string ConstructionError(const Weights& w, const AttentionOptions& options) {
-  return testing::ErrorMessage(
-      [&] { MultiHeadSelfAttention attn(w, "layers.5.self_attn.", options); });
+  return testing::ErrorOf([&] { MultiHeadSelfAttention attn(w, "layers.5.self_attn.", options); });
 }
 
 TEST(AttentionTest, MissingOrMisshapenWeightsNameTheTensor) {

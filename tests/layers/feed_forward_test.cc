@@ -14,7 +14,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
-#include "tests/support/error_message.h"
+#include "tests/support/error_of.h"
 #include "tests/support/max_error.h"
 
 namespace phasor {
@@ -132,7 +132,7 @@ TEST(FeedForwardTest, WorkspaceTooSmallIsAnError) {
 }
 
 std::string ConstructionError(const Weights& w, const FeedForwardOptions& options) {
-  return testing::ErrorMessage([&] { FeedForward ff(w, "layers.2.", options); });
+  return testing::ErrorOf([&] { FeedForward ff(w, "layers.2.", options); });
 }
 
 TEST(FeedForwardTest, MissingOrMisshapenWeightsNameTheTensor) {

@@ -13,7 +13,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
-#include "tests/support/error_message.h"
+#include "tests/support/error_of.h"
 #include "tests/support/max_error.h"
 
 namespace phasor {
@@ -103,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Widths, LayerNormLayerTest, ::testing::Values(1, 8, 96,
 
 // The message of the Error that constructing a LayerNorm throws.
 std::string ConstructionError(const Weights& w, const std::string& prefix, int64_t d) {
-  return testing::ErrorMessage([&] { LayerNorm norm(w, prefix, {d, 1e-5f}); });
+  return testing::ErrorOf([&] { LayerNorm norm(w, prefix, {d, 1e-5f}); });
 }
 
 TEST(LayerNormLayerTest, MissingOrMisshapenWeightsNameTheTensor) {

@@ -19,9 +19,12 @@
 #include "layers/attention.h"
 #include "layers/embedding.h"
 #include "layers/encoder_layer.h"
+#include "tests/support/error_of.h"
 
 namespace phasor {
 namespace {
+
+using testing::ErrorOf;
 
 constexpr int64_t kRows = 10;
 constexpr int64_t kD = 8, kHeads = 2, kFf = 16, kVocab = 12;
@@ -63,17 +66,6 @@ Weights LayerWeights() {
     w.Add(std::string(norm) + ".bias", {kD}, std::vector<float>(kD, 0.0f));
   }
   return w;
-}
-
-// What `call` throws ("" if nothing).
-template <typename F>
-std::string ErrorOf(F call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 class SpansTest : public ::testing::TestWithParam<SpansCase> {};

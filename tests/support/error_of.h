@@ -7,11 +7,11 @@
 
 namespace phasor::testing {
 
-// make()'s Error message, or "" when it throws none.
+// The message of the Error that call() throws, or "" when it throws none.
 template <class F>
-std::string ErrorMessage(F make) {
+std::string ErrorOf(F call) {
   try {
-    make();
+    call();
   } catch (const Error& e) {
     return e.what();
   }
