@@ -86,6 +86,29 @@ Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Sha
   return out;
 }
 
+void TranslateLayer(Weights& w, const std::string& from, int64_t i, const LayerNames& n, int64_t d,
+                    int64_t ff) {
+  const std::string to = "layers." + std::to_string(i) + ".";
+  const std::string q = from + n.q, k = from + n.k, v = from + n.v;
+  w.Put(to + "self_attn.in_proj_weight",
+        StackTensors(w, {q + "weight", k + "weight", v + "weight"}, {d, d}));
+  w.Put(to + "self_attn.in_proj_bias", StackTensors(w, {q + "bias", k + "bias", v + "bias"}, {d}));
+  struct Part {
+    const char* from;
+    const char* to;
+    Shape weight, bias;
+  };
+  const Part parts[] = {{n.out, "self_attn.out_proj.", {d, d}, {d}},
+                        {n.norm1, "norm1.", {d}, {d}},
+                        {n.ff1, "linear1.", {ff, d}, {ff}},
+                        {n.ff2, "linear2.", {d, ff}, {d}},
+                        {n.norm2, "norm2.", {d}, {d}}};
+  for (const Part& p : parts) {
+    MoveTensor(w, from + p.from + "weight", to + p.to + "weight", p.weight);
+    MoveTensor(w, from + p.from + "bias", to + p.to + "bias", p.bias);
+  }
+}
+
 namespace {
 
 // The shards a model.safetensors.index.json names, each read whole, their

@@ -56,6 +56,25 @@ void MoveTensor(Weights& w, const std::string& from, const std::string& to, cons
 // taken out of w: q, k and v into in_proj. bfloat16 stays bfloat16 when all are.
 Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Shape& each);
 
+// What a checkpoint calls the parts of one encoder layer, after the layer's
+// own prefix ("encoder.layer.3."); each is completed with "weight" and "bias".
+struct LayerNames {
+  const char* q;  // "attention.self.query."
+  const char* k;
+  const char* v;
+  const char* out;    // attention's output projection: self_attn.out_proj
+  const char* norm1;  // the norm of attention's sublayer (after it post-LN, before it pre-LN)
+  const char* ff1;    // the feed-forward's products: linear1 [d_ff, d], linear2 [d, d_ff]
+  const char* ff2;
+  const char* norm2;  // the norm of the feed-forward's sublayer
+};
+
+// Renames one layer's tensors from from + names into phasor's "layers.{i}."
+// (q, k and v stacked into in_proj), each shape checked in the checkpoint's
+// own name.
+void TranslateLayer(Weights& w, const std::string& from, int64_t i, const LayerNames& names,
+                    int64_t d_model, int64_t d_ff);
+
 // Reads dir's weights in the checkpoint's layout: model.safetensors.
 Weights LoadCheckpointWeights(const std::string& dir);
 

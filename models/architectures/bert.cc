@@ -16,18 +16,14 @@
 namespace phasor {
 namespace {
 
-// The checkpoint's names of one layer's parts, after "encoder.layer.{i}.".
-struct BertLayerNames {
-  const char* from;
-  const char* to;
-};
-const BertLayerNames kLayerNames[] = {
-    {"attention.output.dense.", "self_attn.out_proj."},
-    {"attention.output.LayerNorm.", "norm1."},
-    {"intermediate.dense.", "linear1."},
-    {"output.dense.", "linear2."},
-    {"output.LayerNorm.", "norm2."},
-};
+const LayerNames kBertLayer = {"attention.self.query.",
+                               "attention.self.key.",
+                               "attention.self.value.",
+                               "attention.output.dense.",
+                               "attention.output.LayerNorm.",
+                               "intermediate.dense.",
+                               "output.dense.",
+                               "output.LayerNorm."};
 
 ModelConfig BertConfig(const CheckpointConfig& cfg, bool roberta) {
   cfg.Expect("position_embedding_type", {"absolute"});
@@ -76,20 +72,7 @@ TranslatedModel TranslateBert(const std::string& dir, const std::string& config_
   MoveTensor(w, e + "LayerNorm.weight", "embedding_norm.weight", {d});
   MoveTensor(w, e + "LayerNorm.bias", "embedding_norm.bias", {d});
   for (int64_t i = 0; i < c.n_layers; ++i) {
-    const std::string from = pre + "encoder.layer." + std::to_string(i) + ".";
-    const std::string to = "layers." + std::to_string(i) + ".";
-    const std::string a = from + "attention.self.";
-    w.Put(to + "self_attn.in_proj_weight",
-          StackTensors(w, {a + "query.weight", a + "key.weight", a + "value.weight"}, {d, d}));
-    w.Put(to + "self_attn.in_proj_bias",
-          StackTensors(w, {a + "query.bias", a + "key.bias", a + "value.bias"}, {d}));
-    for (const BertLayerNames& n : kLayerNames) {
-      const bool ff_in = std::string(n.to) == "linear1.", ff_out = std::string(n.to) == "linear2.";
-      const Shape weight = ff_in ? Shape{c.d_ff, d} : ff_out ? Shape{d, c.d_ff} : Shape{d, d};
-      const bool norm = std::string(n.to).rfind("norm", 0) == 0;
-      MoveTensor(w, from + n.from + "weight", to + n.to + "weight", norm ? Shape{d} : weight);
-      MoveTensor(w, from + n.from + "bias", to + n.to + "bias", ff_in ? Shape{c.d_ff} : Shape{d});
-    }
+    TranslateLayer(w, pre + "encoder.layer." + std::to_string(i) + ".", i, kBertLayer, d, c.d_ff);
   }
   // Buffers and parts not read yet: no warning for them.
   for (const std::string& name :

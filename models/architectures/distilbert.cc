@@ -15,6 +15,10 @@
 namespace phasor {
 namespace {
 
+const LayerNames kDistilBertLayer = {"attention.q_lin.",   "attention.k_lin.",  "attention.v_lin.",
+                                     "attention.out_lin.", "sa_layer_norm.",    "ffn.lin1.",
+                                     "ffn.lin2.",          "output_layer_norm."};
+
 ModelConfig DistilBertConfig(const CheckpointConfig& cfg) {
   cfg.Expect("activation", {"gelu", "relu"});
   ModelConfig c;
@@ -53,23 +57,8 @@ TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& c
   MoveTensor(w, e + "LayerNorm.weight", "embedding_norm.weight", {d});
   MoveTensor(w, e + "LayerNorm.bias", "embedding_norm.bias", {d});
   for (int64_t i = 0; i < c.n_layers; ++i) {
-    const std::string from = pre + "transformer.layer." + std::to_string(i) + ".";
-    const std::string to = "layers." + std::to_string(i) + ".";
-    const std::string a = from + "attention.";
-    w.Put(to + "self_attn.in_proj_weight",
-          StackTensors(w, {a + "q_lin.weight", a + "k_lin.weight", a + "v_lin.weight"}, {d, d}));
-    w.Put(to + "self_attn.in_proj_bias",
-          StackTensors(w, {a + "q_lin.bias", a + "k_lin.bias", a + "v_lin.bias"}, {d}));
-    MoveTensor(w, a + "out_lin.weight", to + "self_attn.out_proj.weight", {d, d});
-    MoveTensor(w, a + "out_lin.bias", to + "self_attn.out_proj.bias", {d});
-    MoveTensor(w, from + "sa_layer_norm.weight", to + "norm1.weight", {d});
-    MoveTensor(w, from + "sa_layer_norm.bias", to + "norm1.bias", {d});
-    MoveTensor(w, from + "ffn.lin1.weight", to + "linear1.weight", {ff, d});
-    MoveTensor(w, from + "ffn.lin1.bias", to + "linear1.bias", {ff});
-    MoveTensor(w, from + "ffn.lin2.weight", to + "linear2.weight", {d, ff});
-    MoveTensor(w, from + "ffn.lin2.bias", to + "linear2.bias", {d});
-    MoveTensor(w, from + "output_layer_norm.weight", to + "norm2.weight", {d});
-    MoveTensor(w, from + "output_layer_norm.bias", to + "norm2.bias", {d});
+    TranslateLayer(w, pre + "transformer.layer." + std::to_string(i) + ".", i, kDistilBertLayer, d,
+                   ff);
   }
   return m;
 }

@@ -15,6 +15,15 @@
 namespace phasor {
 namespace {
 
+const LayerNames kM2M100Layer = {"self_attn.q_proj.",
+                                 "self_attn.k_proj.",
+                                 "self_attn.v_proj.",
+                                 "self_attn.out_proj.",
+                                 "self_attn_layer_norm.",
+                                 "fc1.",
+                                 "fc2.",
+                                 "final_layer_norm."};
+
 ModelConfig M2M100Config(const CheckpointConfig& cfg) {
   cfg.Expect("activation_function", {"relu", "gelu"});
   ModelConfig c;
@@ -54,23 +63,7 @@ TranslatedModel TranslateM2M100(const std::string& dir, const std::string& confi
   const std::string own = pre + "encoder.embed_tokens.weight";
   MoveTensor(w, w.Has(own) ? own : pre + "shared.weight", "embedding.weight", {c.vocab_size, d});
   for (int64_t i = 0; i < c.n_layers; ++i) {
-    const std::string from = pre + "encoder.layers." + std::to_string(i) + ".";
-    const std::string to = "layers." + std::to_string(i) + ".";
-    const std::string a = from + "self_attn.";
-    w.Put(to + "self_attn.in_proj_weight",
-          StackTensors(w, {a + "q_proj.weight", a + "k_proj.weight", a + "v_proj.weight"}, {d, d}));
-    w.Put(to + "self_attn.in_proj_bias",
-          StackTensors(w, {a + "q_proj.bias", a + "k_proj.bias", a + "v_proj.bias"}, {d}));
-    MoveTensor(w, a + "out_proj.weight", to + "self_attn.out_proj.weight", {d, d});
-    MoveTensor(w, a + "out_proj.bias", to + "self_attn.out_proj.bias", {d});
-    MoveTensor(w, from + "self_attn_layer_norm.weight", to + "norm1.weight", {d});
-    MoveTensor(w, from + "self_attn_layer_norm.bias", to + "norm1.bias", {d});
-    MoveTensor(w, from + "fc1.weight", to + "linear1.weight", {ff, d});
-    MoveTensor(w, from + "fc1.bias", to + "linear1.bias", {ff});
-    MoveTensor(w, from + "fc2.weight", to + "linear2.weight", {d, ff});
-    MoveTensor(w, from + "fc2.bias", to + "linear2.bias", {d});
-    MoveTensor(w, from + "final_layer_norm.weight", to + "norm2.weight", {d});
-    MoveTensor(w, from + "final_layer_norm.bias", to + "norm2.bias", {d});
+    TranslateLayer(w, pre + "encoder.layers." + std::to_string(i) + ".", i, kM2M100Layer, d, ff);
   }
   MoveTensor(w, pre + "encoder.layer_norm.weight", "norm.weight", {d});
   MoveTensor(w, pre + "encoder.layer_norm.bias", "norm.bias", {d});
