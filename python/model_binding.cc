@@ -121,14 +121,19 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   std::string warning;
   options.warning = &warning;
   float* out_data = out.mutable_data();
-  // Ctrl-C: Python's handler only notes the signal; the call asks after every
-  // layer, raising what the handler raises (KeyboardInterrupt) at once.
+  // Ctrl-C: Python's handler only notes the signal; a call from the main
+  // thread (the only one Python runs signal handlers on) asks after every
+  // layer, raising what the handler raises (KeyboardInterrupt) at once. Other
+  // threads never take the GIL back mid-call.
   bool interrupted = false;
-  options.cancelled = [&interrupted] {
-    py::gil_scoped_acquire gil;
-    interrupted = PyErr_CheckSignals() != 0;  // the exception stays set on this thread
-    return interrupted;
-  };
+  const py::module_ threading = py::module_::import("threading");
+  if (threading.attr("current_thread")().is(threading.attr("main_thread")())) {
+    options.cancelled = [&interrupted] {
+      py::gil_scoped_acquire gil;
+      interrupted = PyErr_CheckSignals() != 0;  // the exception stays set on this thread
+      return interrupted;
+    };
+  }
   try {
     // Every Python object was read above; ids are the module's own copy.
     py::gil_scoped_release release;
