@@ -93,7 +93,8 @@ EmbedResult RunEmbedJob(const EmbedRequest& r, const JobEvents& events) {
   po.max_len = res.plan.table_rows;
   const double t0 = Now();
   const SinusoidalEncoding pe(po);
-  res.table_seconds = Now() - t0;
+  // On the fly there is no table: nothing to time (the frequencies are all).
+  res.table_seconds = res.plan.table_rows > 0 ? Now() - t0 : 0.0;
   const Embedding emb(w, {r.vocab, d, false, 0}, &pe);
 
   std::vector<int32_t> ids(static_cast<size_t>(chunk));  // [chunk]

@@ -43,7 +43,7 @@ EmbedPlan CheckEmbedRequest(const EmbedRequest& r);
 
 struct EmbedResult {
   EmbedPlan plan;
-  double table_seconds = 0;  // building the PE table
+  double table_seconds = 0;  // building the PE table; 0 on the fly (there is none)
   double seconds = 0;        // median embedding pass over the whole sequence
   double tokens_per_s = 0;
   double gb_per_s = 0;      // bytes of output written per second

@@ -27,6 +27,13 @@ TEST(EmbedCliTest, JsonHasTheContractKeys) {
   EXPECT_EQ(j["seq_len"], 5000);
   EXPECT_EQ(j["pe_mode"], "on_the_fly");
   EXPECT_GT(j["seconds"].get<double>(), 0.0);
+  // On the fly no table is built: no time and no rows for one.
+  EXPECT_EQ(j["table_seconds"].get<double>(), 0.0);
+  EXPECT_EQ(j["table_rows"], 0);
+  const auto cached = nlohmann::json::parse(
+      RunPhasor("embed --seq-len 5000 --d-model 64 --pe-mode cached --json").out);
+  EXPECT_GT(cached["table_seconds"].get<double>(), 0.0);
+  EXPECT_EQ(cached["table_rows"], 5000);
   EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
