@@ -19,8 +19,7 @@ namespace {
 #include "engine/kernels/simd_avx512.inc"
 #include "engine/kernels/tile_rows.inc"
 
-constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
-constexpr int64_t kRows = 6;         // rows of the register tile
+constexpr int64_t kRows = 6;  // rows of the register tile
 
 // q[0..3] zero-extended to int16, repeated in all 32 lanes.
 inline __m512i Quad(const uint8_t* q) {
@@ -43,19 +42,14 @@ inline __m512i AddPairs(__m512i a, __m512i b) {
 // and spills an array's every accumulator on every k.
 template <int MR>
 void Tile(const Int8PanelArgs& p) {
-  const uint8_t* q = p.q;
   const Int8Columns columns = LoadInt8Columns(p);
   const __m512i zero_i = _mm512_setzero_si512();
   __m512i a00 = zero_i, a01 = zero_i, a02 = zero_i, a03 = zero_i, a10 = zero_i, a11 = zero_i,
           a12 = zero_i, a13 = zero_i, a20 = zero_i, a21 = zero_i, a22 = zero_i, a23 = zero_i,
           a30 = zero_i, a31 = zero_i, a32 = zero_i, a33 = zero_i, a40 = zero_i, a41 = zero_i,
           a42 = zero_i, a43 = zero_i, a50 = zero_i, a51 = zero_i, a52 = zero_i, a53 = zero_i;
-  const int8_t* panel = p.panel;
   const int64_t ldq = p.ldq;
-  const char* fetch = p.next.at;  // one prefetch a k step (ForRowTiles)
-  const int64_t fetch_step = p.next.step;
-  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4, fetch += fetch_step) {
-    _mm_prefetch(fetch, _MM_HINT_T0);
+  ForEachQuad(p, [&](const uint8_t* q, const int8_t* panel) {
     const __m512i w0 =
         _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel)));
     const __m512i w1 =
@@ -74,7 +68,7 @@ void Tile(const Int8PanelArgs& p) {
   }
     PHASOR_ROWS_6(PHASOR_INT8_ROW)
 #undef PHASOR_INT8_ROW
-  }
+  });
   const __m512i acc[6][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23},
                              {a30, a31, a32, a33}, {a40, a41, a42, a43}, {a50, a51, a52, a53}};
   for (int r = 0; r < MR; ++r) {

@@ -17,8 +17,7 @@ namespace {
 #include "engine/kernels/gemm_avx512_epilogue.inc"
 #include "engine/kernels/tile_rows.inc"
 
-constexpr int kPanelBytes = 32 * 4;  // one k quadruple of a panel: [32][4]
-constexpr int64_t kRows = 8;         // rows of the register tile
+constexpr int64_t kRows = 8;  // rows of the register tile
 
 inline __m512i Quad(const uint8_t* q) {  // q[0..3] in every 32-bit lane
   int32_t v;
@@ -32,18 +31,13 @@ inline __m512i Quad(const uint8_t* q) {  // q[0..3] in every 32-bit lane
 // through masks.
 template <int MR>
 void Tile(const Int8PanelArgs& p) {
-  const uint8_t* q = p.q;
   const Int8Columns columns = LoadInt8Columns(p);
   const __m512i zero_i = _mm512_setzero_si512();
   __m512i a00 = zero_i, a01 = zero_i, a10 = zero_i, a11 = zero_i, a20 = zero_i, a21 = zero_i,
           a30 = zero_i, a31 = zero_i, a40 = zero_i, a41 = zero_i, a50 = zero_i, a51 = zero_i,
           a60 = zero_i, a61 = zero_i, a70 = zero_i, a71 = zero_i;
-  const int8_t* panel = p.panel;
   const int64_t ldq = p.ldq;
-  const char* fetch = p.next.at;  // one prefetch a k step (ForRowTiles)
-  const int64_t fetch_step = p.next.step;
-  for (int64_t kk = 0; kk < p.k4; ++kk, panel += kPanelBytes, q += 4, fetch += fetch_step) {
-    _mm_prefetch(fetch, _MM_HINT_T0);
+  ForEachQuad(p, [&](const uint8_t* q, const int8_t* panel) {
     const __m512i w0 = _mm512_loadu_si512(panel);
     const __m512i w1 = _mm512_loadu_si512(panel + 64);
 #define PHASOR_INT8_ROW(r)                         \
@@ -54,7 +48,7 @@ void Tile(const Int8PanelArgs& p) {
   }
     PHASOR_ROWS_8(PHASOR_INT8_ROW)
 #undef PHASOR_INT8_ROW
-  }
+  });
   const __m512i acc[8][2] = {{a00, a01}, {a10, a11}, {a20, a21}, {a30, a31},
                              {a40, a41}, {a50, a51}, {a60, a61}, {a70, a71}};
   for (int r = 0; r < MR; ++r)
