@@ -46,12 +46,10 @@ void WidenRows(const uint16_t* a, int64_t lda, int64_t k0, int64_t n, float* xs)
 template <int MR>
 void Tile(const Bf16PanelArgs& t) {
   const uint16_t *a = t.a, *panel = t.panel;
-  float* c = t.c;
-  const int64_t lda = t.lda, pairs = t.pairs, ldc = t.ldc, n_valid = t.n_valid;
-  const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
+  const int64_t lda = t.lda, pairs = t.pairs;
   const __m512i high = _mm512_set1_epi32(static_cast<int32_t>(0xFFFF0000u));
-  __m512 acc[MR][2];
-  StartAtBias(t.bias, acc);
+  Bf16Tile<MR> tile(t);
+  auto& acc = tile.acc;
   alignas(64) float xs[MR * kChunk];  // [MR, kChunk]: the rows' chunk in float
   for (int64_t k0 = 0; k0 < 2 * pairs; k0 += kChunk) {
     const int64_t n = 2 * pairs - k0 < kChunk ? 2 * pairs - k0 : kChunk;
@@ -73,7 +71,7 @@ void Tile(const Bf16PanelArgs& t) {
       }
     }
   }
-  for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], t.relu, c + r * ldc, m0, m1);
+  tile.Store(t);
 }
 
 constexpr void (*kTiles[kRows + 1])(const Bf16PanelArgs&) = {nullptr, PHASOR_TILES_8};

@@ -29,11 +29,9 @@ constexpr int64_t kRows = 8;  // rows of the register tile: 16 accumulators
 template <int MR>
 void Tile(const Bf16PanelArgs& t) {
   const uint16_t *a = t.a, *panel = t.panel;
-  float* c = t.c;
-  const int64_t lda = t.lda, pairs = t.pairs, ldc = t.ldc, n_valid = t.n_valid;
-  const __mmask16 m0 = LowMask(n_valid), m1 = HighMask(n_valid);
-  __m512 acc[MR][2];
-  StartAtBias(t.bias, acc);
+  const int64_t lda = t.lda, pairs = t.pairs;
+  Bf16Tile<MR> tile(t);
+  auto& acc = tile.acc;
   const char* fetch = t.next.at;  // one prefetch a k step (ForRowTiles)
   const int64_t fetch_step = t.next.step;
   for (int64_t i = 0; i < pairs; ++i) {
@@ -49,7 +47,7 @@ void Tile(const Bf16PanelArgs& t) {
       acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, w1);
     }
   }
-  for (int r = 0; r < MR; ++r) StoreRow(acc[r][0], acc[r][1], t.relu, c + r * ldc, m0, m1);
+  tile.Store(t);
 }
 
 constexpr void (*kTiles[kRows + 1])(const Bf16PanelArgs&) = {nullptr, PHASOR_TILES_8};
