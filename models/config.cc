@@ -153,7 +153,10 @@ Activation ParseActivation(const Reader& r, const Json& v) {
   const std::string s = r.String(v, "activation");
   if (s == "relu") return Activation::kRelu;
   if (s == "gelu") return Activation::kGelu;
-  r.Fail("activation", "unknown value " + Quote(s) + ", expected one of relu, gelu");
+  if (s == "gelu_tanh") return Activation::kGeluTanh;
+  if (s == "silu") return Activation::kSilu;
+  r.Fail("activation",
+         "unknown value " + Quote(s) + ", expected one of relu, gelu, gelu_tanh, silu");
 }
 
 PositionalKind ParseKind(const Reader& r, const Json& v) {

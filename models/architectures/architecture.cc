@@ -86,6 +86,13 @@ Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Sha
   return out;
 }
 
+Activation CheckpointActivation(const std::string& name) {
+  if (name == "relu") return Activation::kRelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::kGeluTanh;
+  if (name == "silu" || name == "swish") return Activation::kSilu;
+  return Activation::kGelu;
+}
+
 void TranslateLayer(Weights& w, const std::string& from, int64_t i, const LayerNames& n, int64_t d,
                     int64_t ff) {
   const std::string to = "layers." + std::to_string(i) + ".";

@@ -56,6 +56,11 @@ void MoveTensor(Weights& w, const std::string& from, const std::string& to, cons
 // taken out of w: q, k and v into in_proj. bfloat16 stays bfloat16 when all are.
 Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Shape& each);
 
+// The activation a checkpoint's config names (transformers' ACT2FN keys):
+// "gelu" the erf form; "gelu_new", "gelu_pytorch_tanh" the tanh form; "silu",
+// "swish"; "relu". Other names are refused by each reader's Expect first.
+Activation CheckpointActivation(const std::string& name);
+
 // What a checkpoint calls the parts of one encoder layer, after the layer's
 // own prefix ("encoder.layer.3."); each is completed with "weight" and "bias".
 struct LayerNames {

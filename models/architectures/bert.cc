@@ -27,7 +27,7 @@ const LayerNames kBertLayer = {"attention.self.query.",
 
 ModelConfig BertConfig(const CheckpointConfig& cfg, bool roberta) {
   cfg.Expect("position_embedding_type", {"absolute"});
-  cfg.Expect("hidden_act", {"gelu", "relu"});
+  cfg.Expect("hidden_act", {"gelu", "relu", "gelu_new", "gelu_pytorch_tanh", "silu", "swish"});
   if (cfg.Bool("is_decoder", false)) cfg.Fail("is_decoder", "true is not supported (an encoder)");
   if (cfg.Bool("add_cross_attention", false)) {
     cfg.Fail("add_cross_attention", "true is not supported (an encoder)");
@@ -38,7 +38,7 @@ ModelConfig BertConfig(const CheckpointConfig& cfg, bool roberta) {
   c.n_heads = cfg.Int("num_attention_heads", 1, c.d_model);
   c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
   c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
-  c.activation = cfg.String("hidden_act", "gelu") == "relu" ? Activation::kRelu : Activation::kGelu;
+  c.activation = CheckpointActivation(cfg.String("hidden_act", "gelu"));
   c.layer_norm_eps = cfg.Number("layer_norm_eps", 1e-12);
   c.token_types = cfg.Int("type_vocab_size", 1, 1024, 2);
   c.embedding_norm = true;

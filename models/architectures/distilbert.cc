@@ -27,7 +27,7 @@ ModelConfig DistilBertConfig(const CheckpointConfig& cfg) {
   c.n_heads = cfg.Int("n_heads", 1, c.d_model);
   c.n_layers = cfg.Int("n_layers", 1, 1024);
   c.d_ff = cfg.Int("hidden_dim", 1, int64_t{1} << 20);
-  c.activation = cfg.String("activation", "gelu") == "relu" ? Activation::kRelu : Activation::kGelu;
+  c.activation = CheckpointActivation(cfg.String("activation", "gelu"));
   c.layer_norm_eps = 1e-12;  // fixed in modeling_distilbert.py
   c.embedding_norm = true;
   c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1, 0));

@@ -25,15 +25,14 @@ const LayerNames kM2M100Layer = {"self_attn.q_proj.",
                                  "final_layer_norm."};
 
 ModelConfig M2M100Config(const CheckpointConfig& cfg) {
-  cfg.Expect("activation_function", {"relu", "gelu"});
+  cfg.Expect("activation_function", {"relu", "gelu", "gelu_new", "silu", "swish"});
   ModelConfig c;
   c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
   c.d_model = cfg.Int("d_model", 4, 65536);
   c.n_heads = cfg.Int("encoder_attention_heads", 1, c.d_model);
   c.n_layers = cfg.Int("encoder_layers", 1, 1024);
   c.d_ff = cfg.Int("encoder_ffn_dim", 1, int64_t{1} << 20);
-  c.activation =
-      cfg.String("activation_function", "relu") == "gelu" ? Activation::kGelu : Activation::kRelu;
+  c.activation = CheckpointActivation(cfg.String("activation_function", "relu"));
   c.norm_first = true;
   c.final_norm = true;
   c.layer_norm_eps = 1e-5;  // nn.LayerNorm's default, as the model builds them

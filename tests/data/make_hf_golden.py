@@ -30,6 +30,14 @@ def gelu(x):  # "gelu": the erf form, as torch.nn.functional.gelu
     return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
 
 
+def gelu_new(x):  # "gelu_new" / "gelu_pytorch_tanh": the tanh form
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+ACT = {"gelu": lambda x: gelu(x), "gelu_new": gelu_new, "gelu_pytorch_tanh": gelu_new,
+       "relu": lambda x: np.maximum(x, 0), "silu": lambda x: x / (1 + np.exp(-x))}
+
+
 def layer_norm(x, w, b, eps):
     mu = x.mean(-1, keepdims=True)
     var = ((x - mu) ** 2).mean(-1, keepdims=True)
@@ -60,7 +68,7 @@ def bert_forward(t, cfg, ids, prefix, position_ids):
         x = layer_norm(lin(a, p + "attention.output.dense") + x,
                        g(p + "attention.output.LayerNorm.weight"),
                        g(p + "attention.output.LayerNorm.bias"), eps)
-        f = gelu(lin(x, p + "intermediate.dense"))
+        f = ACT[cfg["hidden_act"]](lin(x, p + "intermediate.dense"))
         x = layer_norm(lin(f, p + "output.dense") + x, g(p + "output.LayerNorm.weight"),
                        g(p + "output.LayerNorm.bias"), eps)
     return x
@@ -348,11 +356,11 @@ def write_sharded(d, tensors, dtype, shards):
 
 
 def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=False, st=None,
-              shards=0):
+              shards=0, act="gelu"):
     cfg = {"architectures": ["RobertaModel" if model_type != "bert" else "BertModel"],
            "model_type": model_type, "vocab_size": 60, "hidden_size": 32,
            "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
-           "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+           "hidden_act": act, "hidden_dropout_prob": 0.1,
            "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 40,
            "type_vocab_size": 2 if model_type == "bert" else 1, "initializer_range": 0.02,
            "layer_norm_eps": 1e-12 if model_type == "bert" else 1e-5,
@@ -407,6 +415,8 @@ if __name__ == "__main__":
     make_case("st_mean", "bert", seed=5, st="mean_tokens")
     make_case("st_lasttoken", "roberta", seed=6, st="lasttoken")
     make_case("st_mean_sqrt_len", "bert", seed=7, st="mean_sqrt_len_tokens")
+    make_case("bert_gelu_new", "bert", seed=12, act="gelu_new")
+    make_case("roberta_silu", "roberta", seed=13, act="silu")
     make_case("bert_sharded", "bert", dtype="BF16", prefix="bert.", seed=10, shards=3)
     make_m2m100("m2m_100")
     make_distilbert("distilbert", sinusoidal=False)

@@ -42,7 +42,8 @@ using testing::ReferenceActivation;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr Activation kActivations[] = {Activation::kIdentity, Activation::kRelu, Activation::kGelu};
+constexpr Activation kActivations[] = {Activation::kIdentity, Activation::kRelu, Activation::kGelu,
+                                       Activation::kGeluTanh, Activation::kSilu};
 
 float FromBits(uint32_t u) {
   float f;
@@ -271,8 +272,10 @@ void Block(const Kernel& k, const uint16_t* xb, int64_t ldxb, int64_t rows, cons
                            w.bias() + c, out.act == Activation::kRelu, y + c, ldy,
                            std::min<int64_t>(32, c1 - c)});
   }
-  if (out.act == Activation::kGelu) {
-    for (int64_t r = 0; r < rows; ++r) Gelu(y + r * ldy + c0, c1 - c0, y + r * ldy + c0);
+  // What the panels leave to a pass over the rows (FinishBlock): all but relu.
+  if (out.act != Activation::kIdentity && out.act != Activation::kRelu) {
+    for (int64_t r = 0; r < rows; ++r)
+      Activate(out.act, y + r * ldy + c0, c1 - c0, y + r * ldy + c0);
   }
 }
 

@@ -113,6 +113,30 @@ TEST(ActivationKernelTest, GeluMatchesNaiveOverItsRange) {
   EXPECT_FLOAT_EQ(y[2400], 0.0f);  // gelu(0)
 }
 
+// The tanh form of GELU and SiLU against their definitions in double, over the
+// range and at the extremes (where tanh and exp saturate).
+TEST(ActivationKernelTest, GeluTanhAndSiluMatchNaiveOverTheirRange) {
+  std::vector<float> x;
+  for (int i = -2400; i <= 2400; ++i) x.push_back(i * 0.005f);  // [-12, 12]
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e4f, -1e4f, 88.0f, -88.0f, -100.0f}) {
+    x.push_back(v);
+  }
+  for (Activation act : {Activation::kGeluTanh, Activation::kSilu}) {
+    std::vector<float> y(x.size()), ref(x.size());
+    Activate(act, x.data(), static_cast<int64_t>(x.size()), y.data());
+    ActivateNaive(act, x.data(), static_cast<int64_t>(x.size()), ref.data());
+    ExpectClose(y, ref, ToString(act));
+    EXPECT_EQ(y[2400], 0.0f) << ToString(act);  // act(0)
+  }
+  // Known values: gelu_tanh(1) = 0.841192, silu(1) = 0.731059, silu(-1) = -0.268941.
+  float v[3] = {1.0f, 1.0f, -1.0f}, g, s[2];
+  GeluTanh(v, 1, &g);
+  Silu(v + 1, 2, s);
+  EXPECT_NEAR(g, 0.8411920, 1e-6);
+  EXPECT_NEAR(s[0], 0.7310586, 1e-6);
+  EXPECT_NEAR(s[1], -0.2689414, 1e-6);
+}
+
 TEST(ActivationKernelTest, ReluAndIdentityAreExact) {
   const std::vector<float> x = Random(1001, 16);
   std::vector<float> y(x.size()), ref(x.size());

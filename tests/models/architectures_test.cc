@@ -91,7 +91,8 @@ TEST_P(HfGoldenTest, NarrowPrecisionsKeepTheirCosineGates) {
 INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
                          ::testing::Values("bert", "bert_prefixed_f16", "roberta_bf16",
                                            "xlm_roberta", "distilbert", "distilbert_sinusoidal",
-                                           "bert_sharded", "m2m_100"));
+                                           "bert_sharded", "m2m_100", "bert_gelu_new",
+                                           "roberta_silu"));
 
 // sentence-transformers folders: --pool model (Python pool="model") applies
 // the pooling and Normalize that modules.json declares: the reference's pooled
@@ -253,8 +254,10 @@ TEST_F(HfHostileTest, UnsupportedKeysNameKeyAndValue) {
   ExpectLoadError(
       "config.json: key 'position_embedding_type': 'relative_key' is not supported, "
       "expected 'absolute'");
-  WriteConfig("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"gelu_new\"");
-  ExpectLoadError("key 'hidden_act': 'gelu_new' is not supported, expected 'gelu' or 'relu'");
+  WriteConfig("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"quick_gelu\"");
+  ExpectLoadError(
+      "key 'hidden_act': 'quick_gelu' is not supported, expected 'gelu', 'relu', "
+      "'gelu_new', 'gelu_pytorch_tanh', 'silu' or 'swish'");
   WriteConfig("\"hidden_size\": 32", "\"hidden_size\": \"32\"");
   ExpectLoadError("key 'hidden_size': expected an integer, found");
   WriteConfig("\"hidden_size\": 32", "\"hidden_size\": 48");

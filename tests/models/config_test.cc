@@ -445,7 +445,8 @@ INSTANTIATE_TEST_SUITE_P(
         Patch("layout_number", R"({"positional": {"layout": 0}})", {"'positional.layout'"}),
         // Values.
         Patch("activation_unknown", R"({"activation": "swish"})", {},
-              "config.json: key 'activation': unknown value 'swish', expected one of relu, gelu"),
+              "config.json: key 'activation': unknown value 'swish', expected one of relu, gelu, "
+              "gelu_tanh, silu"),
         Patch("kind_unknown", R"({"positional": {"kind": "foo"}})", {},
               "config.json: key 'positional.kind': unknown value 'foo', expected one of "
               "sinusoidal, learned, rope, none"),

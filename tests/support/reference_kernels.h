@@ -19,6 +19,12 @@ inline double ReferenceActivation(kernels::Activation act, double x) {
       return x > 0.0 ? x : 0.0;
     case kernels::Activation::kGelu:
       return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case kernels::Activation::kGeluTanh:
+      return 0.5 * x *
+             (1.0 +
+              std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (x + 0.044715 * x * x * x)));
+    case kernels::Activation::kSilu:
+      return x / (1.0 + std::exp(-x));
   }
   return x;
 }
