@@ -30,18 +30,22 @@ int64_t CorpusEncoder::BudgetFor(int64_t longest, int64_t total) const {
 uint64_t CorpusEncoder::BytesFor(int64_t budget) const {
   const auto tokens = static_cast<uint64_t>(std::max<int64_t>(budget, 0));
   const uint64_t d = static_cast<uint64_t>(encoder_.config().d_model);
-  // The workspace, the batch's ids and offsets, its rows and, with pooling, its pooled rows.
+  // The workspace, the batch's ids, token types and offsets, its rows and, with
+  // pooling, its pooled rows.
   const uint64_t rows =
       SaturatingMul(tokens, d * sizeof(float) * (options_.pool == Pooling::kNone ? 1 : 2));
-  const uint64_t ids = SaturatingMul(tokens, sizeof(int32_t) + 2 * sizeof(int64_t));
+  const uint64_t ids = SaturatingMul(tokens, 2 * sizeof(int32_t) + 2 * sizeof(int64_t));
   const uint64_t ws = encoder_.WorkspaceBytes(budget);
   if (ws > UINT64_MAX - rows - ids) return UINT64_MAX;
   return ws + rows + ids;
 }
 
-void CorpusEncoder::Run(const int32_t* ids, const Spans& sequences, CorpusWorkspace& ws,
+void CorpusEncoder::Run(const CorpusInput& in, CorpusWorkspace& ws,
                         FunctionRef<void(const CorpusBatch&)> sink,
                         FunctionRef<void(int64_t, int64_t)> progress) const {
+  const int32_t* ids = in.ids;
+  const int32_t* types = in.types;
+  const Spans& sequences = in.sequences;
   const int64_t* offsets = sequences.start;
   const int64_t* real = sequences.length;
   const int64_t n = sequences.batch;
@@ -64,17 +68,20 @@ void CorpusEncoder::Run(const int32_t* ids, const Spans& sequences, CorpusWorksp
       longest_at = i;
     }
   }
+  encoder_.CheckTokenTypes(types, sequences);
   const int64_t budget = BudgetFor(longest, total);
   // The positions of the longest sequence (the PE or RoPE table, 2^40).
   encoder_.CheckInput(ids + offsets[longest_at], 1, longest);
   const int64_t d = encoder_.config().d_model;
   const bool pool = options_.pool != Pooling::kNone;
-  if (ws.budget < budget || (pool && ws.pooled.size() < ws.rows.size())) {
+  if (ws.budget < budget || (pool && ws.pooled.size() < ws.rows.size()) ||
+      (types && ws.types.size() < ws.ids.size())) {
     ws = CorpusWorkspace();  // the old buffers freed before the new ones are made
     CheckAllocation(BytesFor(budget), "batches of " + std::to_string(budget) +
                                           " tokens (the encoder's workspace and the batch's rows)");
     ws.encoder = encoder_.MakeWorkspace(budget);
     ws.ids.resize(static_cast<size_t>(budget));
+    if (types) ws.types.resize(static_cast<size_t>(budget));
     ws.index.resize(static_cast<size_t>(budget));
     ws.offsets.resize(static_cast<size_t>(budget) + 1);
     ws.rows.resize(static_cast<size_t>(budget * d));
@@ -82,6 +89,7 @@ void CorpusEncoder::Run(const int32_t* ids, const Spans& sequences, CorpusWorksp
     ws.budget = budget;
   }
   int32_t* batch_ids = ws.ids.data();
+  int32_t* batch_types = types ? ws.types.data() : nullptr;
   int64_t* index = ws.index.data();
   int64_t* batch_offsets = ws.offsets.data();
 
@@ -99,13 +107,14 @@ void CorpusEncoder::Run(const int32_t* ids, const Spans& sequences, CorpusWorksp
     batch_offsets[0] = 0;
     while (i < n && tokens + real[i] <= budget) {
       std::copy(ids + offsets[i], ids + offsets[i] + real[i], batch_ids + tokens);
+      if (types) std::copy(types + offsets[i], types + offsets[i] + real[i], batch_types + tokens);
       index[k] = i;
       tokens += real[i];
       batch_offsets[++k] = tokens;
       ++i;
     }
-    encoder_.ForwardPacked({batch_ids, batch_offsets, k}, options_.stage, ws.rows.data(),
-                           ws.encoder, check);
+    encoder_.ForwardPacked({batch_ids, batch_offsets, k, batch_types}, options_.stage,
+                           ws.rows.data(), ws.encoder, check);
     CorpusBatch out{k, index, ws.rows.data(), batch_offsets, tokens};
     if (pool) {
       PoolRows(ws.rows.data(), batch_offsets, k, d, PoolSpec{options_.pool, options_.normalize},

@@ -10,7 +10,7 @@
 // by batch, each sequence named by its input index.
 //
 //   CorpusEncoder corpus(encoder, options);
-//   corpus.Run(ids, offsets, real, n, [&](const CorpusBatch& b) { ... });
+//   corpus.Run({ids, types, Spans{start, length, n}}, ws, [&](const CorpusBatch& b) { ... });
 #pragma once
 
 #include <cstdint>
@@ -55,12 +55,24 @@ struct CorpusBatch {
   int64_t tokens = 0;                // real tokens in the batch
 };
 
+// What Run encodes: sequence i is ids[sequences.start[i] ..
+// sequences.start[i] + sequences.length[i]) (its real tokens,
+// ResolveRealTokens; ids past them are ignored), sequences.batch of them
+// (sequences.keys unused); types, if set, holds each id's token type at the
+// same index (null: every token of type 0).
+struct CorpusInput {
+  const int32_t* ids = nullptr;
+  const int32_t* types = nullptr;
+  Spans sequences;
+};
+
 // The buffers of Run, grown to the largest budget they served and reused:
 // once warm, a run allocates nothing. One per concurrent caller.
 struct CorpusWorkspace {
   int64_t budget = 0;
   EncoderWorkspace encoder;
   std::vector<int32_t> ids;      // [budget] a batch's ids, packed
+  std::vector<int32_t> types;    // [budget] their token types, when given
   std::vector<int64_t> index;    // [budget] its sequences' input indices
   std::vector<int64_t> offsets;  // [budget + 1]
   AlignedFloats rows;            // [budget, d_model]
@@ -82,17 +94,13 @@ class CorpusEncoder {
   // and rows.
   uint64_t BytesFor(int64_t budget) const;
 
-  // ids: sequence i is ids[real.start[i] .. real.start[i] + real.length[i])
-  // (its real tokens, ResolveRealTokens; ids past them are ignored);
-  // real.batch sequences (real.keys unused). Calls
-  // sink once per batch, in the order run, and progress(sequences, tokens)
-  // done so far after each. Checks every id and position first (Error naming
-  // sequence i), and the memory for the budget (engine/memory_limit.h), before
-  // anything is computed.
+  // Encodes in's sequences. Calls sink once per batch, in the order run, and
+  // progress(sequences, tokens) done so far after each. Checks every id, token
+  // type and position first (Error naming sequence i), and the memory for the
+  // budget (engine/memory_limit.h), before anything is computed.
   // ws: the buffers, grown here if smaller than the budget.
   void Run(
-      const int32_t* ids, const Spans& real, CorpusWorkspace& ws,
-      FunctionRef<void(const CorpusBatch&)> sink,
+      const CorpusInput& in, CorpusWorkspace& ws, FunctionRef<void(const CorpusBatch&)> sink,
       FunctionRef<void(int64_t, int64_t)> progress = [](int64_t, int64_t) {}) const;
 
  private:

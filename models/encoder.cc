@@ -68,6 +68,11 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
           for (int64_t k = 0; k < c.d_model; ++k) typed_table_[p * c.d_model + k] += type0[k];
         }
         learned = typed_table_.data();
+        // Other types add their difference from type 0 (a pair's segment 1).
+        type_deltas_.assign(type0, type0 + c.token_types * c.d_model);
+        for (int64_t t = 0; t < c.token_types; ++t) {
+          for (int64_t k = 0; k < c.d_model; ++k) type_deltas_[t * c.d_model + k] -= type0[k];
+        }
       }
       break;
     case PositionalKind::kNone:
@@ -111,13 +116,13 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
 
 uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {
   // Per token: q, k, v (3·d_model), head outputs and pre-LN's normed rows
-  // (d_model each), its length slot and, at bf16 and int8, the projections'
+  // (d_model each), its length, id and token type slots and, at bf16 and int8, the projections'
   // rounded or quantized rows; then the keys and values by head (2·d_model a
   // token in float32 and room for the key panels' padding, packed in bfloat16
   // at bf16 and int8). The per-thread tiles are a few MiB at most and are left
   // out.
   const uint64_t d = static_cast<uint64_t>(config_.d_model);
-  const uint64_t per_token = 5 * d * sizeof(float) + sizeof(int64_t) + sizeof(int32_t) +
+  const uint64_t per_token = 5 * d * sizeof(float) + sizeof(int64_t) + 2 * sizeof(int32_t) +
                              static_cast<uint64_t>(Linear::ScratchBytes(precision_, 1, d));
   const uint64_t rest =
       SaturatingMul(static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0)), per_token);
@@ -176,8 +181,11 @@ EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
   lo.d_ff = config_.d_ff;
   lo.precision = precision_;
   const auto slots = static_cast<size_t>(std::max<int64_t>(max_tokens, 1));
-  return EncoderWorkspace{max_tokens, EncoderLayerWorkspace(max_tokens, lo),
-                          std::vector<int64_t>(slots), std::vector<int32_t>(slots),
+  return EncoderWorkspace{max_tokens,
+                          EncoderLayerWorkspace(max_tokens, lo),
+                          std::vector<int64_t>(slots),
+                          std::vector<int32_t>(slots),
+                          std::vector<int32_t>(),
                           std::vector<int64_t>()};
 }
 
@@ -190,6 +198,34 @@ void Encoder::CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const {
   }
   embedding_->Check(ids, batch, seq);  // ids, and the positions of added PE
   if (rope_) rope_->CheckRange(config_.positional.offset, seq);
+}
+
+void Encoder::CheckTokenType(int32_t t, int64_t b, int64_t j) const {
+  const int64_t n = std::max<int64_t>(config_.token_types, 1);  // type 0 is every model's
+  if (t >= 0 && t < n) return;
+  throw Error("token type " + std::to_string(t) + " at sequence " + std::to_string(b) +
+              ", position " + std::to_string(j) +
+              (config_.token_types > 0
+                   ? " is outside the model's token types [0, " + std::to_string(n) + ")"
+                   : " is not 0, and the model has no token types"));
+}
+
+void Encoder::CheckTokenTypes(const int32_t* types, const Spans& spans) const {
+  if (types == nullptr) return;
+  for (int64_t b = 0; b < spans.batch; ++b) {
+    for (int64_t j = 0; j < spans.length[b]; ++j) CheckTokenType(types[spans.start[b] + j], b, j);
+  }
+}
+
+void Encoder::AddTokenTypes(const int32_t* types, int64_t rows, float* x) const {
+  if (types == nullptr || type_deltas_.empty()) return;
+  const int64_t d = config_.d_model;
+  for (int64_t r = 0; r < rows; ++r) {
+    if (types[r] == 0) continue;
+    const float* delta = type_deltas_.data() + static_cast<int64_t>(types[r]) * d;
+    float* row = x + r * d;
+    for (int64_t k = 0; k < d; ++k) row[k] += delta[k];
+  }
 }
 
 void Encoder::PackedSpans(const int32_t* ids, const int64_t* offsets, int64_t batch,
@@ -242,7 +278,9 @@ void Encoder::ForwardPacked(const PackedIds& in, EncoderStage stage, float* out,
                 std::to_string(ws.max_tokens) + ")");
   }
   const Spans spans{ws.spans.data(), ws.spans.data() + batch, batch};
+  CheckTokenTypes(in.types, spans);
   embedding_->ForwardSpans(ids, rows, spans, out);  // checks ids and PE positions first
+  AddTokenTypes(in.types, rows, out);
   if (embedding_norm_) embedding_norm_->Forward(out, rows, out);
   if (stage == EncoderStage::kEmbeddings || rows == 0) return;
   RunLayers(out, rows, spans, ws, on_layer);
@@ -267,8 +305,13 @@ void Encoder::Forward(const PaddedIds& in, EncoderStage stage, float* out, Encod
     throw Error("batch of " + std::to_string(batch * seq) + " tokens exceeds the workspace (" +
                 std::to_string(ws.max_tokens) + ")");
   }
+  // Every row's type, padding's too (stage kEmbeddings adds them all).
+  for (int64_t r = 0; in.types != nullptr && r < batch * seq; ++r) {
+    CheckTokenType(in.types[r], r / seq, r % seq);
+  }
   if (stage == EncoderStage::kEmbeddings || batch * seq == 0) {
     embedding_->Forward(ids, batch, seq, out);  // every row, padding too
+    AddTokenTypes(in.types, batch * seq, out);
     if (embedding_norm_) embedding_norm_->Forward(out, batch * seq, out);
     return;
   }
@@ -287,14 +330,19 @@ void Encoder::Forward(const PaddedIds& in, EncoderStage stage, float* out, Encod
   if (static_cast<int64_t>(ws.spans.size()) < 2 * batch) ws.spans.resize(2 * batch);
   int64_t* start = ws.spans.data();
   int32_t* packed_ids = ws.ids.data();
+  if (in.types != nullptr && ws.types.size() < ws.ids.size()) ws.types.resize(ws.ids.size());
+  int32_t* packed_types = in.types != nullptr ? ws.types.data() : nullptr;
   int64_t rows = 0;
   for (int64_t b = 0; b < batch; ++b) {
     start[b] = rows;
     std::copy(ids + b * seq, ids + b * seq + valid[b], packed_ids + rows);
+    if (packed_types)
+      std::copy(in.types + b * seq, in.types + b * seq + valid[b], packed_types + rows);
     rows += valid[b];
   }
   const Spans spans{start, valid, batch};
   embedding_->ForwardSpans(packed_ids, rows, spans, out);
+  AddTokenTypes(packed_types, rows, out);
   if (embedding_norm_) embedding_norm_->Forward(out, rows, out);
   RunLayers(out, rows, spans, ws, on_layer);
   const int64_t d = config_.d_model;

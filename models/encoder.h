@@ -35,6 +35,7 @@ struct PaddedIds {
   int64_t batch = 0;
   int64_t seq = 0;
   const int64_t* lengths = nullptr;  // [batch] or null
+  const int32_t* types = nullptr;    // [batch, seq] token types, or null: all type 0
 };
 
 // Packed sequences: sequence b is ids[offsets[b] .. offsets[b + 1]).
@@ -42,6 +43,7 @@ struct PackedIds {
   const int32_t* ids = nullptr;      // [offsets[batch]]
   const int64_t* offsets = nullptr;  // [batch + 1]
   int64_t batch = 0;
+  const int32_t* types = nullptr;  // [offsets[batch]] token types, or null: all type 0
 };
 
 enum class EncoderStage {
@@ -56,6 +58,7 @@ struct EncoderWorkspace {
   EncoderLayerWorkspace layer;
   std::vector<int64_t> lengths;  // [max_tokens] effective lengths of a batch
   std::vector<int32_t> ids;      // [max_tokens] a padded batch's real ids, packed
+  std::vector<int32_t> types;    // [max_tokens] their token types, grown when given
   std::vector<int64_t> spans;    // [2, batch] starts | lengths, grown to the batch
 };
 
@@ -90,6 +93,11 @@ class Encoder {
   // (naming sequence and position), and every position against the PE or
   // RoPE table and 2^40. Throws Error. Forward makes the same checks.
   void CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const;
+
+  // Token types (BERT's segments): each in [0, config().token_types), or 0 for
+  // a model without them. types: [rows], sequence b in rows start[b] ..
+  // start[b] + length[b]; Error naming sequence and position otherwise.
+  void CheckTokenTypes(const int32_t* types, const Spans& spans) const;
 
   // in.ids: [batch, seq] row-major; in.lengths: [batch] real tokens per
   // sequence (null: all seq), the rest being padding that attention masks out. With a
@@ -145,6 +153,11 @@ class Encoder {
   // Checks packed offsets (and, with RoPE, the longest sequence's positions)
   // and writes their spans: starts [batch], then lengths [batch].
   void PackedSpans(const int32_t* ids, const int64_t* offsets, int64_t batch, int64_t* spans) const;
+  // Error unless t is one of the model's token types (token b, j names it).
+  void CheckTokenType(int32_t t, int64_t b, int64_t j) const;
+  // x: [rows, d_model] embedded rows; adds to row r its token type's row (less
+  // type 0's, which the learned table holds). types: [rows].
+  void AddTokenTypes(const int32_t* types, int64_t rows, float* x) const;
   // The layers and final norm over rows already embedded, in place. [rows, d_model]
   void RunLayers(float* x, int64_t rows, const Spans& spans, EncoderWorkspace& ws,
                  const std::function<void(int64_t)>& on_layer) const;
@@ -156,6 +169,7 @@ class Encoder {
   std::unique_ptr<SinusoidalEncoding> pe_;  // kind sinusoidal only
   std::unique_ptr<Rope> rope_;              // kind rope only: q, k rotation in every layer
   std::vector<float> typed_table_;          // [max_len, d_model] learned rows + token type 0
+  std::vector<float> type_deltas_;          // [token_types, d_model] type t's row less type 0's
   std::unique_ptr<Embedding> embedding_;
   std::unique_ptr<LayerNorm> embedding_norm_;  // config embedding_norm only
   std::vector<std::unique_ptr<EncoderLayer>> layers_;

@@ -68,6 +68,7 @@ int64_t Model::weight_bytes() const { return encoder_->WeightBytes(); }
 const std::string& Model::non_finite_warning() const { return encoder_->non_finite_warning(); }
 std::vector<std::string> Model::load_warnings() const { return encoder_->LoadWarnings(); }
 int64_t Model::position_offset() const { return encoder_->config().positional.offset; }
+int64_t Model::token_types() const { return encoder_->config().token_types; }
 std::string Model::config_json() const { return ConfigToJson(encoder_->config()); }
 
 namespace {
@@ -138,7 +139,7 @@ void EncodeInto(const Encoder& encoder, EncoderWorkspaceCache& cache, const Enco
   const bool pooled = options.pool != Pooling::kNone;
   Lease lease(cache);
   const CorpusEncoder corpus(encoder, CorpusOptionsOf(options));
-  corpus.Run(ids, real, lease.ws, [&](const CorpusBatch& r) {
+  corpus.Run({ids, options.token_types, real}, lease.ws, [&](const CorpusBatch& r) {
     for (int64_t i = 0; i < r.size; ++i) {
       const int64_t b = r.index[i];
       if (pooled) {

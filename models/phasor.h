@@ -70,6 +70,12 @@ struct EncodeOptions {
   // sequence has seq tokens. With a pad_token_id in the config, trailing pad
   // ids are padding too (models/input_rules.h).
   const int64_t* lengths = nullptr;
+  // Token types (BERT's segments: 0 for a pair's first text, 1 for its
+  // second), laid out as ids: [batch, seq] for Encode, [offsets[batch]] for
+  // EncodePacked. Each in [0, the model's token types), or 0 for a model
+  // without them (Error naming sequence and position). Null: every token of
+  // type 0.
+  const int32_t* token_types = nullptr;
   // true: write the encoder's input x = embedding (× √d_model if
   // scale_embedding) + PE instead of the final hidden states.
   bool embeddings_only = false;
@@ -135,6 +141,8 @@ class Model {
   int64_t n_layers() const;
   std::optional<int32_t> pad_token_id() const;
   int64_t position_offset() const;
+  // Token types the model has (BERT's segments; type_vocab_size), 0 if none.
+  int64_t token_types() const;
   Precision precision() const;
   // Bytes the weights take in memory: the products' packed weights at their
   // precision, and the float32 tensors (embedding, norms, biases).

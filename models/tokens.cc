@@ -26,9 +26,10 @@ std::string Printable(const std::string& token) { return json_text::Printable(to
 }  // namespace
 
 TokenBatch ParseTokens(const std::string& text, const std::string& source,
-                       std::optional<int32_t> pad_id) {
+                       std::optional<int32_t> pad_id, bool pairs) {
   TokenBatch b;
   b.offsets.push_back(0);
+  bool any_pair = false;
   int64_t line_no = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -36,9 +37,19 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
     if (end == std::string::npos) end = text.size();
     ++line_no;
     const size_t first = b.ids.size();
+    int32_t segment = 0;
     size_t k = pos;
     while (k < end) {
-      while (k < end && IsSeparator(text[k])) ++k;
+      for (; k < end && IsSeparator(text[k]); ++k) {
+        if (text[k] != '\t' || !pairs) continue;
+        if (segment == 1) {
+          throw Error(source + ": line " + std::to_string(line_no) +
+                      " holds a second tab: a line is one sequence, or a pair whose segment 1 "
+                      "follows its one tab");
+        }
+        segment = 1;
+        any_pair = true;
+      }
       if (k >= end) break;
       size_t t = k;
       while (t < end && !IsSeparator(text[t])) ++t;
@@ -59,6 +70,7 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
                     "a 32-bit integer");
       }
       b.ids.push_back(static_cast<int32_t>(v));
+      if (pairs) b.types.push_back(segment);
       k = t;
     }
     const auto n = static_cast<int64_t>(b.ids.size() - first);
@@ -79,6 +91,7 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
     pos = end + 1;
   }
   if (b.batch == 0) throw Error(source + ": holds no token ids");
+  if (!any_pair) std::vector<int32_t>().swap(b.types);  // one segment: every token of type 0
   return b;
 }
 
@@ -92,6 +105,15 @@ std::vector<int32_t> TokenBatch::Padded(int32_t pad) const {
   std::vector<int32_t> padded(static_cast<size_t>(batch * seq), pad);
   for (int64_t i = 0; i < batch; ++i) {
     std::copy(ids.begin() + offsets[i], ids.begin() + offsets[i + 1], padded.begin() + i * seq);
+  }
+  return padded;
+}
+
+std::vector<int32_t> TokenBatch::PaddedTypes() const {
+  if (types.empty()) return {};
+  std::vector<int32_t> padded(static_cast<size_t>(batch * seq), 0);  // as Padded's, checked there
+  for (int64_t i = 0; i < batch; ++i) {
+    std::copy(types.begin() + offsets[i], types.begin() + offsets[i + 1], padded.begin() + i * seq);
   }
   return padded;
 }
@@ -117,7 +139,7 @@ std::vector<int64_t> RealLengths(const TokenBatch& b, std::optional<int32_t> pad
   return real;
 }
 
-TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id) {
+TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id, bool pairs) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(path + ": is a directory, expected a tokens file");
@@ -125,15 +147,16 @@ TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read tokens file " + path + ": " + std::strerror(errno));
   // A regular file is checked against the memory limit before it is read
-  // (parsing holds the text and up to twice its size in ids). A pipe such as
+  // (parsing holds the text and up to twice its size in ids, or
+  // three times with the token types of pairs). A pipe such as
   // /dev/stdin is read as it comes.
   if (std::filesystem::is_regular_file(path, ec)) {
     const auto size = std::filesystem::file_size(path, ec);
-    if (!ec) CheckAllocation(SaturatingMul(size, 3), path + ": the tokens file");
+    if (!ec) CheckAllocation(SaturatingMul(size, pairs ? 4 : 3), path + ": the tokens file");
   }
   std::stringstream s;
   s << in.rdbuf();
-  return ParseTokens(s.str(), path, pad_id);
+  return ParseTokens(s.str(), path, pad_id, pairs);
 }
 
 }  // namespace phasor

@@ -274,6 +274,70 @@ Ids ToIds(py::handle ids_in, int64_t vocab_size, int64_t d_model, int64_t max_to
   return ArrayIds(ids_in, lim);
 }
 
+namespace {
+
+// a: n integers, sequence first_seq + i / row_len at position i % row_len;
+// copied into to after checking each against [0, n_types).
+void CopyTokenTypes(const py::array& a, int64_t row_len, int64_t first_seq, int64_t n_types,
+                    int32_t* to) {
+  const char kind = Kind(a);
+  if (kind != 'i' && kind != 'u' && kind != 'O' && a.size() > 0) {
+    throw Error("token_type_ids must be integers, got dtype " +
+                py::str(a.dtype()).cast<std::string>());
+  }
+  const py::list values = a.attr("reshape")(-1).attr("tolist")();
+  for (size_t i = 0; i < values.size(); ++i) {
+    const py::handle v = values[i];
+    const auto at = static_cast<int64_t>(i);
+    if (!py::isinstance<py::int_>(v) || IsBool(v) || Less(v, py::int_(0)) ||
+        !Less(v, py::int_(n_types))) {
+      throw Error("token type " + py::repr(v).cast<std::string>() + " at sequence " +
+                  std::to_string(first_seq + at / row_len) + ", position " +
+                  std::to_string(at % row_len) + " is outside the model's token types [0, " +
+                  std::to_string(n_types) + ")");
+    }
+    to[i] = v.cast<int32_t>();
+  }
+}
+
+}  // namespace
+
+std::vector<int32_t> ToTokenTypes(py::handle types, const Ids& ids, int64_t n_types) {
+  std::vector<int32_t> out(ids.ids.size());
+  if (ids.form == Ids::Form::kList) {
+    const bool list = py::isinstance<py::list>(types) || py::isinstance<py::tuple>(types);
+    if (!list || static_cast<int64_t>(py::len(types)) != ids.batch) {
+      throw Error("token_type_ids must be a list of " + std::to_string(ids.batch) +
+                  " sequences, one for each sequence of ids");
+    }
+    const py::sequence items = py::reinterpret_borrow<py::sequence>(types);
+    for (int64_t b = 0; b < ids.batch; ++b) {
+      const py::array row =
+          AsArray(items[static_cast<size_t>(b)], "token_type_ids[" + std::to_string(b) + "]");
+      const int64_t n = ids.offsets[b + 1] - ids.offsets[b];
+      if (row.ndim() != 1 || row.shape(0) != n) {
+        throw Error("token_type_ids[" + std::to_string(b) + "] must have shape (" +
+                    std::to_string(n) + ",), as ids[" + std::to_string(b) + "], got shape " +
+                    ShapeText(row));
+      }
+      CopyTokenTypes(row, std::max<int64_t>(n, 1), b, n_types, out.data() + ids.offsets[b]);
+    }
+    return out;
+  }
+  const py::array a = AsArray(types, "token_type_ids");
+  const bool one = ids.form == Ids::Form::kOne;
+  const bool same = one ? a.ndim() == 1 && a.shape(0) == ids.seq
+                        : a.ndim() == 2 && a.shape(0) == ids.batch && a.shape(1) == ids.seq;
+  if (!same) {
+    throw Error("token_type_ids must have the shape of ids, (" +
+                (one ? std::to_string(ids.seq) + ","
+                     : std::to_string(ids.batch) + ", " + std::to_string(ids.seq)) +
+                "), got shape " + ShapeText(a));
+  }
+  CopyTokenTypes(a, std::max<int64_t>(ids.seq, 1), 0, n_types, out.data());
+  return out;
+}
+
 std::vector<int64_t> ToLengths(py::handle lengths, const Ids& ids) {
   if (ids.form == Ids::Form::kList) {
     throw Error("lengths goes with array ids; a list of sequences gives each its own length");

@@ -48,6 +48,12 @@ struct Ids {
 Ids ToIds(py::handle ids, int64_t vocab_size, int64_t d_model, int64_t max_tokens,
           int64_t max_values, bool pooled);
 
+// token_type_ids for ids: an integer array-like of ids' shape (for a list of
+// sequences of different lengths, a list of as many sequences, each as long
+// as its ids), every value in [0, n_types). Returned laid out as ids.ids.
+// Error naming the shape, dtype, or the value and where it is.
+std::vector<int32_t> ToTokenTypes(py::handle types, const Ids& ids, int64_t n_types);
+
 // lengths: [batch] integers in [1, seq] (for 1-D ids, a single int or [1]),
 // for array ids only.
 std::vector<int64_t> ToLengths(py::handle lengths, const Ids& ids);

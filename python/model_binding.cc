@@ -64,7 +64,7 @@ PoolSpec ToPooling(const Model& model, py::handle pool, bool normalize) {
 // NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
 py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, py::handle stage_in,
                   py::handle pool_in, py::handle normalize_in, py::handle packed_in,
-                  py::handle batch_tokens_in, py::handle truncate_in) {
+                  py::handle batch_tokens_in, py::handle truncate_in, py::handle types_in) {
   EncodeOptions options;
   options.embeddings_only =
       ParseStage("stage", ToStr(stage_in, "stage")) == EncoderStage::kEmbeddings;
@@ -91,18 +91,26 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   Ids ids = ToIds(ids_in, model.vocab_size(), d, kMaxTokens, kMaxOutputValues, pooled);
   std::vector<int64_t> lengths;
   if (!lengths_in.is_none()) lengths = ToLengths(lengths_in, ids);
+  std::vector<int32_t> types;
+  if (!types_in.is_none()) {
+    types = ToTokenTypes(types_in, ids, std::max<int64_t>(model.token_types(), 1));
+  }
   // A padded array with lengths, asked for packed rows: its real tokens packed.
   if (packed && !lengths.empty()) {
-    std::vector<int32_t> kept;
+    std::vector<int32_t> kept, kept_types;
     std::vector<int64_t> offsets = {0};
     for (int64_t b = 0; b < ids.batch; ++b) {
-      kept.insert(kept.end(), ids.ids.begin() + b * ids.seq,
-                  ids.ids.begin() + b * ids.seq + lengths[b]);
+      const int64_t from = b * ids.seq, to = from + lengths[b];
+      kept.insert(kept.end(), ids.ids.begin() + from, ids.ids.begin() + to);
+      if (!types.empty())
+        kept_types.insert(kept_types.end(), types.begin() + from, types.begin() + to);
       offsets.push_back(static_cast<int64_t>(kept.size()));
     }
     ids.ids = std::move(kept);
     ids.offsets = std::move(offsets);
+    types = std::move(kept_types);
   }
+  options.token_types = types.empty() ? nullptr : types.data();
   const bool by_offsets = packed || ids.form == Ids::Form::kList;
   const int64_t total = ids.offsets.back();
 
@@ -209,6 +217,8 @@ void BindModel(py::module_& m) {
                                return pad ? py::object(py::int_(*pad)) : py::object(py::none());
                              })
       .def_property_readonly("position_offset", &Model::position_offset)
+      .def_property_readonly("token_types", &Model::token_types,
+                             "Token types the model has (BERT's segments), 0 if none.")
       .def_property_readonly("max_sequence_length", &Model::max_sequence_length)
       .def_property_readonly("precision",
                              [](const Model& model) { return ToString(model.precision()); })
@@ -223,6 +233,7 @@ void BindModel(py::module_& m) {
       .def("encode", &Encode, py::arg("ids"), py::arg("lengths") = py::none(),
            py::arg("stage") = "final", py::arg("pool") = py::none(), py::arg("normalize") = false,
            py::arg("packed") = false, py::arg("batch_tokens") = 0, py::arg("truncate") = false,
+           py::arg("token_type_ids") = py::none(),
            "ids: [batch, seq] integers (any integer dtype, or a list of equal-length lists), "
            "[seq] for one sequence, or a list of 1-D sequences of different lengths. lengths: "
            "[batch] tokens per sequence of array ids, the rest masked as padding. Only real "
@@ -234,7 +245,9 @@ void BindModel(py::module_& m) {
            "unit L2 norm). packed=True: (rows [total tokens, d_model], offsets [batch + 1]). "
            "Trailing pad ids inside given lengths or list items warn (phasor.Warning). A "
            "sequence past the model's positions (max_sequence_length) is an error unless "
-           "truncate=True, which keeps its first tokens.")
+           "truncate=True, which keeps its first tokens. token_type_ids: laid out as ids (a list "
+           "of sequences for a list), each token's type (BERT's segments: 0 for a pair's first "
+           "text, 1 for its second); None: all 0.")
       .def("__repr__", [](const Model& model) {
         return "phasor.Model(vocab_size=" + std::to_string(model.vocab_size()) +
                ", d_model=" + std::to_string(model.d_model()) +

@@ -113,8 +113,9 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   const ModelConfig& c = encoder_->config();
   const bool from_file = request_.tokens_file.has_value();
   const std::string source = from_file ? *request_.tokens_file : std::string("--tokens");
-  tokens_ = from_file ? LoadTokens(*request_.tokens_file, c.pad_token_id)
-                      : ParseTokens(*request_.tokens, source, c.pad_token_id);
+  const bool pairs = c.token_types >= 2;  // a tab marks segment 1 (models/tokens.h)
+  tokens_ = from_file ? LoadTokens(*request_.tokens_file, c.pad_token_id, pairs)
+                      : ParseTokens(*request_.tokens, source, c.pad_token_id, pairs);
   CheckTokenIds(tokens_, c.vocab_size, source);  // naming the file's line and token
   // The tokens encoded: each line less its trailing pad ids (models/input_rules.h).
   SequenceRules rules;
@@ -191,8 +192,9 @@ void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
   const bool pooled = choices_.pool != Pooling::kNone;
   result.batches = 0;
   const Spans real{tokens_.offsets.data(), real_.lengths.data(), tokens_.batch, nullptr};
+  const int32_t* types = tokens_.types.empty() ? nullptr : tokens_.types.data();
   out.corpus->Run(
-      tokens_.ids.data(), real, out.ws,
+      {tokens_.ids.data(), types, real}, out.ws,
       [&](const CorpusBatch& r) {
         ++result.batches;
         if (run > 0) return;

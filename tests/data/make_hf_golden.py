@@ -44,12 +44,14 @@ def layer_norm(x, w, b, eps):
     return (x - mu) / np.sqrt(var + eps) * w + b
 
 
-def bert_forward(t, cfg, ids, prefix, position_ids):
-    """BertModel's last_hidden_state for one unpadded sequence (attention over all of it)."""
+def bert_forward(t, cfg, ids, prefix, position_ids, types=None):
+    """BertModel's last_hidden_state for one unpadded sequence (attention over all of it);
+    types: each token's type (None: all 0, as BertModel without token_type_ids)."""
     g = lambda name: t[prefix + name].astype(np.float64)  # noqa: E731
     e = "embeddings."
     x = g(e + "word_embeddings.weight")[ids]
-    x = x + g(e + "token_type_embeddings.weight")[np.zeros_like(ids)]
+    types = np.zeros_like(ids) if types is None else types
+    x = x + g(e + "token_type_embeddings.weight")[types]
     x = x + g(e + "position_embeddings.weight")[position_ids]
     eps = cfg["layer_norm_eps"]
     x = layer_norm(x, g(e + "LayerNorm.weight"), g(e + "LayerNorm.bias"), eps)
@@ -356,7 +358,9 @@ def write_sharded(d, tensors, dtype, shards):
 
 
 def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=False, st=None,
-              shards=0, act="gelu"):
+              shards=0, act="gelu", pairs=False):
+    """pairs: lines that are pairs of texts, segment 1 after a tab in tokens.txt, its tokens
+    of type 1 (as a tokenizer's token_type_ids for a pair); one line of one segment."""
     cfg = {"architectures": ["RobertaModel" if model_type != "bert" else "BertModel"],
            "model_type": model_type, "vocab_size": 60, "hidden_size": 32,
            "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
@@ -383,13 +387,16 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=Fal
         ids = rng.integers(0, cfg["vocab_size"], size=n)
         ids[ids == pad] = pad + 2  # a pad id at the end would be padding
         lines.append(ids)
+    # Where segment 1 begins on each line (its length: one segment).
+    splits = [4, 1, 5, 1, 9] if pairs else lengths
     seq = max(lengths)
     expected = np.zeros((len(lines), seq, cfg["hidden_size"]), dtype=np.float32)
     pooled = np.zeros((len(lines), cfg["hidden_size"]), dtype=np.float32)
     for b, ids in enumerate(lines):
         start = pad + 1 if model_type != "bert" else 0
         positions = start + np.arange(len(ids))
-        rows = bert_forward(exact, cfg, ids, prefix, positions)
+        types = (np.arange(len(ids)) >= splits[b]).astype(np.int64)
+        rows = bert_forward(exact, cfg, ids, prefix, positions, types)
         expected[b, :len(ids)] = rows
         if st:
             pooled[b] = pool(rows, st)
@@ -403,7 +410,9 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=Fal
         write_sharded(d, stored, dtype, shards)
     else:
         write_safetensors(d / "model.safetensors", stored, dtype)
-    (d / "tokens.txt").write_text("".join(" ".join(map(str, ids)) + "\n" for ids in lines))
+    (d / "tokens.txt").write_text("".join(
+        " ".join(map(str, ids[:k])) + ("\t" if k < len(ids) else "") + " ".join(map(str, ids[k:]))
+        + "\n" for ids, k in zip(lines, splits)))
     np.save(d / "expected.npy", expected)
 
 
@@ -418,6 +427,7 @@ if __name__ == "__main__":
     make_case("bert_gelu_new", "bert", seed=12, act="gelu_new")
     make_case("roberta_silu", "roberta", seed=13, act="silu")
     make_case("bert_sharded", "bert", dtype="BF16", prefix="bert.", seed=10, shards=3)
+    make_case("bert_pairs", "bert", prefix="bert.", seed=14, pairs=True)
     make_m2m100("m2m_100")
     make_distilbert("distilbert", sinusoidal=False)
     make_distilbert("distilbert_sinusoidal", sinusoidal=True, prefix="distilbert.", seed=9)

@@ -175,6 +175,24 @@ inline Outcome FuzzTokens(const uint8_t* data, size_t size) {
     Expect(n >= 1 && n <= b.seq && (n == b.seq || pad), "line length");
     Expect(b.offsets[i + 1] - b.offsets[i] == n, "line offsets");
   }
+  // The same text read as pairs (a model with token types): the same ids, or
+  // a refused second tab; types 0 then 1 along each line.
+  TokenBatch p;
+  try {
+    p = ParseTokens(text, "tokens.txt", pad, true);
+  } catch (const Error& e) {
+    Expect(std::string(e.what()).find("holds a second tab") != std::string::npos, "pairs refusal");
+    return {};
+  }
+  Expect(p.ids == b.ids && p.offsets == b.offsets, "pairs ids");
+  Expect(p.types.empty() || p.types.size() == p.ids.size(), "pairs types size");
+  for (int64_t i = 0; i < p.batch && !p.types.empty(); ++i) {
+    for (int64_t j = p.offsets[i]; j < p.offsets[i + 1]; ++j) {
+      const int32_t t = p.types[static_cast<size_t>(j)];
+      Expect(t == 0 || t == 1, "pairs type value");
+      Expect(j == p.offsets[i] || t >= p.types[static_cast<size_t>(j - 1)], "pairs type order");
+    }
+  }
   return {};
 }
 

@@ -27,26 +27,33 @@ namespace fs = std::filesystem;
 
 std::string HfDir(const std::string& name) { return std::string(PHASOR_TEST_DATA) + "/hf/" + name; }
 
+// Whether a tokens file's tab marks segment 1 for the model (it has token types).
+bool HasPairs(const Model& model) { return model.token_types() >= 2; }
+
 class HfGoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HfGoldenTest, MatchesTheFloat64ReferenceAndIsTheSameBitsAlone) {
   const std::string dir = HfDir(GetParam());
   const Model model = Model::Load(dir);
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id(), HasPairs(model));
   const NpyArray want = ReadNpy(dir + "/expected.npy");
   const int64_t d = model.d_model();
   ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, tb.seq, d}));
   const std::vector<int32_t> ids = tb.Padded(*model.pad_token_id());
+  const std::vector<int32_t> types = tb.PaddedTypes();
   std::vector<float> got(static_cast<size_t>(tb.batch * tb.seq * d));
   EncodeOptions o;
   o.lengths = tb.lengths.data();
+  o.token_types = types.empty() ? nullptr : types.data();
   model.Encode(ids.data(), tb.batch, tb.seq, got.data(), o);
   const testing::MaxError err = testing::RealTokenError(got.data(), want.data.data(), tb, d);
   EXPECT_TRUE(err <= testing::kGoldenOutputTol) << err;
   std::printf("%s: max abs error %.3g\n", GetParam().c_str(), err.value());
   for (int64_t b = 0; b < tb.batch; ++b) {  // alone: the same bits
     std::vector<float> alone(static_cast<size_t>(tb.lengths[b] * d));
-    model.Encode(ids.data() + b * tb.seq, 1, tb.lengths[b], alone.data());
+    EncodeOptions one;
+    one.token_types = types.empty() ? nullptr : types.data() + b * tb.seq;
+    model.Encode(ids.data() + b * tb.seq, 1, tb.lengths[b], alone.data(), one);
     EXPECT_TRUE(std::equal(alone.begin(), alone.end(), got.begin() + b * tb.seq * d))
         << "line " << b;
   }
@@ -62,12 +69,14 @@ TEST_P(HfGoldenTest, NarrowPrecisionsKeepTheirCosineGates) {
     LoadOptions lo;
     lo.precision = precision;
     const Model model = Model::Load(dir, lo);
-    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id(), HasPairs(model));
     const int64_t d = model.d_model();
     const std::vector<int32_t> ids = tb.Padded(*model.pad_token_id());
+    const std::vector<int32_t> types = tb.PaddedTypes();
     std::vector<float> got(static_cast<size_t>(tb.batch * tb.seq * d));
     EncodeOptions o;
     o.lengths = tb.lengths.data();
+    o.token_types = types.empty() ? nullptr : types.data();
     model.Encode(ids.data(), tb.batch, tb.seq, got.data(), o);
     double worst = 1;
     for (int64_t b = 0; b < tb.batch; ++b) {
@@ -92,7 +101,7 @@ INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
                          ::testing::Values("bert", "bert_prefixed_f16", "roberta_bf16",
                                            "xlm_roberta", "distilbert", "distilbert_sinusoidal",
                                            "bert_sharded", "m2m_100", "bert_gelu_new",
-                                           "roberta_silu"));
+                                           "roberta_silu", "bert_pairs"));
 
 // sentence-transformers folders: --pool model (Python pool="model") applies
 // the pooling and Normalize that modules.json declares: the reference's pooled

@@ -109,12 +109,12 @@ TEST(Limits, TokenIdsAreDigitsOnly) {
 TEST(Limits, EncoderWorkspaceIsCheckedAgainstTheLimit) {
   const ModelConfig c = ToyConfig();
   Encoder enc(c, ToyWeights(c));
-  // Per token: 5·d_model floats of activations, one int64 length and one int32
-  // id; keys and values 2·d_model floats a token, and 16 more such rows for
+  // Per token: 5·d_model floats of activations, one int64 length, one int32
+  // id and one int32 token type; keys and values 2·d_model floats a token, and 16 more such rows for
   // every 128 tokens (the room of the key panels): 1000 + 7·16 rows.
   const uint64_t d = static_cast<uint64_t>(c.d_model);
   EXPECT_EQ(enc.WorkspaceBytes(1000),
-            1000u * (5u * 4u * d + 12u) + (1000u + 7u * 16u) * 2u * 4u * d);
+            1000u * (5u * 4u * d + 16u) + (1000u + 7u * 16u) * 2u * 4u * d);
   EXPECT_EQ(enc.WorkspaceBytes(int64_t{1} << 62), UINT64_MAX);
   ScopedLimit limit(uint64_t{1} << 20);
   const std::string e = ErrorOf([&] { enc.MakeWorkspace(100000); });

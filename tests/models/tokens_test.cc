@@ -47,5 +47,35 @@ TEST(TokensTest, BadInputNamesLineAndToken) {
   EXPECT_EQ(ErrorOf("-1 4", std::nullopt), "");
 }
 
+// Pairs (a model with token types): a tab marks where segment 1 begins.
+TEST(TokensTest, ATabMarksSegmentOneOfAPair) {
+  const TokenBatch b = ParseTokens("101 7 8 102\t9 10 102\n5 6\n\t3 4\n1 2\t\n", "t.txt", 0, true);
+  EXPECT_EQ(b.ids, (std::vector<int32_t>{101, 7, 8, 102, 9, 10, 102, 5, 6, 3, 4, 1, 2}));
+  EXPECT_EQ(b.types, (std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0}));
+  EXPECT_EQ(b.offsets, (std::vector<int64_t>{0, 7, 9, 11, 13}));
+  EXPECT_EQ(b.PaddedTypes(), (std::vector<int32_t>{0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0,
+                                                   1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  // No line a pair: no types at all (every token of type 0).
+  EXPECT_TRUE(ParseTokens("1 2\n3 4", "t.txt", 0, true).types.empty());
+  EXPECT_TRUE(ParseTokens("1 2\n3 4", "t.txt", 0, true).PaddedTypes().empty());
+}
+
+TEST(TokensTest, WithoutTokenTypesATabIsWhiteSpace) {
+  const TokenBatch b = ParseTokens("1\t2 3\t4\t5\n", "t.txt", 0, false);
+  EXPECT_EQ(b.ids, (std::vector<int32_t>{1, 2, 3, 4, 5}));
+  EXPECT_TRUE(b.types.empty());
+}
+
+TEST(TokensTest, ThreeSegmentsNameTheLine) {
+  try {
+    ParseTokens("1 2\t3\n4\t5\t6\n", "t.txt", 0, true);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "t.txt: line 2 holds a second tab: a line is one sequence, or a pair whose segment "
+              "1 follows its one tab");
+  }
+}
+
 }  // namespace
 }  // namespace phasor

@@ -46,3 +46,55 @@ def test_truncate_keeps_the_first_positions():
     assert got.shape == (45, 32)
     assert got[:40].tobytes() == model.encode(long[:40]).tobytes()
     assert not got[40:].any()
+
+
+def pairs_file(path):
+    """The lines of a tokens file of pairs: ids and token types (1 after the tab)."""
+    lines = []
+    for line in path.read_text().splitlines():
+        first, _, second = line.partition("\t")
+        a, b = [int(x) for x in first.split()], [int(x) for x in second.split()]
+        lines.append((np.array(a + b), np.array([0] * len(a) + [1] * len(b))))
+    return lines
+
+
+def test_token_type_ids_give_the_reference_of_pairs(tmp_path):
+    case = HF / "bert_pairs"
+    model = phasor.Model(case)
+    assert model.token_types == 2
+    lines = pairs_file(case / "tokens.txt")
+    assert any(t.any() for _, t in lines)
+    want = np.load(case / "expected.npy")
+    got = model.encode([ids for ids, _ in lines], token_type_ids=[t for _, t in lines])
+    for b, rows in enumerate(got):
+        assert np.max(np.abs(rows - want[b, :len(rows)])) <= 1e-4
+    out = tmp_path / "cli.npy"
+    run_cli("encode", "--model", case, "--tokens-file", case / "tokens.txt", "--layout", "packed",
+            "--output", out)
+    assert np.concatenate(got).tobytes() == np.load(out).tobytes()
+    # A padded array: types of ids' shape; packed=True keeps them with their ids.
+    ids, types = lines[0]
+    one = model.encode(ids, token_type_ids=types)
+    assert one.tobytes() == got[0].tobytes()
+    batch = model.encode(np.stack([ids, ids]), token_type_ids=np.stack([types, types]))
+    assert batch[1].tobytes() == got[0].tobytes()
+    rows, _ = model.encode(np.stack([ids, ids]), [3, len(ids)], packed=True,
+                           token_type_ids=np.stack([types, types]))
+    assert rows[3:].tobytes() == got[0].tobytes()
+    assert model.encode(ids).tobytes() == model.encode(ids, token_type_ids=0 * types).tobytes()
+
+
+def test_bad_token_type_ids_are_named():
+    model = phasor.Model(HF / "bert_pairs")
+    with pytest.raises(phasor.Error, match=r"token_type_ids must have the shape of ids, \(3,\)"):
+        model.encode([5, 6, 7], token_type_ids=[0, 1])
+    with pytest.raises(phasor.Error, match="token type 2 at sequence 0, position 1 is outside "
+                                           r"the model's token types \[0, 2\)"):
+        model.encode([5, 6, 7], token_type_ids=[0, 2, 1])
+    with pytest.raises(phasor.Error, match=r"token_type_ids\[1\] must have shape \(1,\)"):
+        model.encode([[5, 6], [7]], token_type_ids=[[0, 1], [0, 1]])
+    with pytest.raises(phasor.Error, match="token_type_ids must be integers"):
+        model.encode([5, 6], token_type_ids=np.array([0.0, 1.0]))
+    with pytest.raises(phasor.Error, match="token type 1 at sequence 0, position 0 is outside "
+                                           r"the model's token types \[0, 1\)"):
+        phasor.Model(HF / "roberta_bf16").encode([5, 6], token_type_ids=[1, 0])
