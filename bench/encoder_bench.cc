@@ -260,8 +260,14 @@ void BM_FeedForward(benchmark::State& state) {
   const LayerNorm norm(w, "layers.0.norm2.", {d, 1e-5f});
   FeedForwardWorkspace ws(tokens, {d, d_ff, kernels::Activation::kRelu});
   std::vector<float> x = Random(tokens * d, 8);  // [tokens, d_model], in place
-  for (auto _ : state) {
-    ff.Forward(x.data(), tokens, x.data(), ws, {x.data(), &norm});
+  const ResidualNorm epilogue{x.data(), &norm};
+  constexpr int64_t kRows = FeedForward::kBlockRows;
+  ff.CheckCall(tokens, ws, epilogue);
+  for (auto _ : state) {  // the blocks as EncoderLayer runs them
+    ParallelTasks((tokens + kRows - 1) / kRows, NumThreads(), [&](int64_t t, int slot) {
+      ff.ForwardBlock(x.data(), x.data(), {t * kRows, std::min(kRows, tokens - t * kRows), slot},
+                      ws, epilogue);
+    });
     benchmark::DoNotOptimize(x.data());
   }
   state.SetItemsProcessed(state.iterations() * tokens);

@@ -82,6 +82,19 @@ uint64_t AttentionWorkspace::KeyValueBytes(int64_t max_tokens, const AttentionOp
                        static_cast<uint64_t>(PackedValuesPer32Tokens(options)) * sizeof(uint16_t));
 }
 
+uint64_t AttentionWorkspace::Bytes(int64_t max_tokens, const AttentionOptions& options) {
+  const auto tokens = static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0));
+  const auto d = static_cast<uint64_t>(options.d_model);
+  const uint64_t rows = SaturatingMul(tokens, 4 * d * sizeof(float));  // qkv_, heads_
+  // Past 2^40 tokens rows saturates anyway; the clamp keeps this product in range.
+  const int64_t scratch_rows = static_cast<int64_t>(std::min<uint64_t>(tokens, uint64_t{1} << 40));
+  const auto rounded =
+      static_cast<uint64_t>(Linear::ScratchBytes(options.precision, scratch_rows, options.d_model));
+  const uint64_t kv = KeyValueBytes(max_tokens, options);
+  if (rows > UINT64_MAX - rounded - kv) return UINT64_MAX;
+  return rows + rounded + kv;
+}
+
 AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOptions& options,
                                        int threads)
     : max_tokens_(max_tokens),
@@ -125,10 +138,10 @@ MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std
                 options.d_model, options.precision) {}
 
 void MultiHeadSelfAttention::Forward(const float* x, const Padded& shape, float* out,
-                                     AttentionWorkspace& ws, const ResidualNorm& epilogue) const {
+                                     AttentionWorkspace& ws) const {
   Attend(x, shape, ws);
   const int64_t tokens = shape.batch * shape.seq;
-  if (tokens > 0) Project(tokens, out, ws, epilogue);
+  if (tokens > 0) Project(tokens, out, ws);
 }
 
 void MultiHeadSelfAttention::Attend(const float* x, const Padded& shape,
@@ -335,21 +348,11 @@ void MultiHeadSelfAttention::AttendTiles(int64_t tokens, const Spans& spans,
   }
 }
 
-// out = epilogue(heads·W_outᵀ + b_out). x is no longer read (q, k, v are in ws),
-// so out may equal x.
-void MultiHeadSelfAttention::Project(int64_t tokens, float* out, AttentionWorkspace& ws,
-                                     const ResidualNorm& epilogue) const {
-  const int64_t d_model = options_.d_model;
+// out = heads·W_outᵀ + b_out. x is no longer read (q, k, v are in ws), so out
+// may equal x.
+void MultiHeadSelfAttention::Project(int64_t tokens, float* out, AttentionWorkspace& ws) const {
   const float* heads = ws.heads_.data();  // [tokens, d_model]
-  if (epilogue.empty()) {
-    out_proj_.Forward(heads, tokens, out, kernels::Activation::kIdentity, ws.rows_.data());
-    return;
-  }
-  constexpr int64_t rows = AttentionWorkspace::kOutRows;
-  ParallelTasks((tokens + rows - 1) / rows, ws.threads_, [&](int64_t t, int slot) {
-    const int64_t r0 = t * rows, nr = std::min(rows, tokens - r0);
-    epilogue.Apply(ProjectBlock(ws, r0, nr, slot), r0, nr, d_model, out + r0 * d_model);
-  });
+  out_proj_.Forward(heads, tokens, out, kernels::Activation::kIdentity, ws.rows_.data());
 }
 
 const float* MultiHeadSelfAttention::ProjectBlock(AttentionWorkspace& ws, int64_t r0, int64_t n,
@@ -360,13 +363,6 @@ const float* MultiHeadSelfAttention::ProjectBlock(AttentionWorkspace& ws, int64_
   out_proj_.Block({ws.heads_.data() + r0 * d_model, d_model}, n, y, d_model,
                   kernels::Activation::kIdentity, ws.out_rows_.data() + slot * ws.out_rows_bytes_);
   return y;
-}
-
-void MultiHeadSelfAttention::ForwardSpans(const float* x, int64_t tokens, const Spans& spans,
-                                          float* out, AttentionWorkspace& ws,
-                                          const ResidualNorm& epilogue) const {
-  Attend(x, tokens, spans, ws);
-  if (tokens > 0) Project(tokens, out, ws, epilogue);
 }
 
 void MultiHeadSelfAttention::Attend(const float* x, int64_t tokens, const Spans& spans,

@@ -62,6 +62,10 @@ class AttentionWorkspace {
   // Bytes of the keys and values of max_tokens tokens (saturating at
   // UINT64_MAX): the part of the workspace that depends on the precision.
   static uint64_t KeyValueBytes(int64_t max_tokens, const AttentionOptions& options);
+  // Bytes a workspace for max_tokens tokens holds for them (saturating): q, k,
+  // v, head outputs, the rounded or quantized rows, keys and values. The
+  // per-thread tiles, a few MiB at most, are left out.
+  static uint64_t Bytes(int64_t max_tokens, const AttentionOptions& options);
 
   int64_t max_tokens() const { return max_tokens_; }
   int threads() const { return threads_; }
@@ -131,25 +135,18 @@ class MultiHeadSelfAttention {
   // the caller zeroes them if it needs to). A sequence of length 0 attends to
   // nothing: its head outputs are 0, so its rows are out_proj.bias.
   // Throws Error if a length is outside [0, seq] or ws is too small or for
-  // other sizes. epilogue: out = epilogue.norm(result + epilogue.residual),
-  // fused into the output projection (the residual may equal x and out).
-  void Forward(const float* x, const Padded& shape, float* out, AttentionWorkspace& ws,
-               const ResidualNorm& epilogue = {}) const;
+  // other sizes.
+  void Forward(const float* x, const Padded& shape, float* out, AttentionWorkspace& ws) const;
 
-  // The same over sequences at any rows (layers/spans.h), e.g. packed back to
-  // back: x, out: [rows, d_model]; each sequence attends to its own keys only,
-  // and its outputs are the same bits wherever it sits and whatever else is in
-  // the batch. Rows outside every span attend to nothing (as a sequence of
-  // length 0 above).
-  // Throws Error for spans out of order or outside the rows, or as Forward.
-  void ForwardSpans(const float* x, int64_t rows, const Spans& spans, float* out,
-                    AttentionWorkspace& ws, const ResidualNorm& epilogue = {}) const;
-
-  // Forward's and ForwardSpans's two parts, for a caller that fuses the
-  // output projection into a parallel pass of its own (EncoderLayer: the
-  // projection, its norm and the feed-forward of a block of rows in one
-  // task). Attend checks the call as Forward or ForwardSpans does and leaves
-  // every row's head outputs in ws (rows batch·seq or `rows` of them);
+  // Forward's two parts, for a caller that fuses the output projection into a
+  // parallel pass of its own (EncoderLayer: the projection, its norm and the
+  // feed-forward of a block of rows in one task). Attend checks the call as
+  // Forward does and leaves every row's head outputs in ws (rows batch·seq, or
+  // `rows` of them for sequences at any rows, layers/spans.h: e.g. packed back
+  // to back, each sequence attending to its own keys only, its outputs the same
+  // bits wherever it sits and whatever else is in the batch; rows outside
+  // every span attend to nothing, as a sequence of length 0 above; Error for
+  // spans out of order or outside the rows);
   // ProjectBlock then projects those of rows [r0, r0 + n), n <=
   // AttentionWorkspace::kOutRows, in the output tile of `slot` (< ws's
   // threads) and returns it: [n, d_model] = heads·W_outᵀ + b_out, serial.
@@ -162,7 +159,7 @@ class MultiHeadSelfAttention {
   int64_t packed_bytes() const { return in_proj_.bytes() + out_proj_.bytes(); }
 
  private:
-  // The steps of ForwardSpans, in order.
+  // The steps of Attend over spans, in order.
   void CheckCall(int64_t tokens, const Spans& spans, const AttentionWorkspace& ws) const;
   // Whether a sequence of this many keys runs on packed bfloat16 keys and values.
   bool Packed(int64_t keys) const;
@@ -182,9 +179,8 @@ class MultiHeadSelfAttention {
   void GatherKeysValues(const Spans& spans, AttentionWorkspace& ws) const;
   // Every query tile's heads into ws's head rows; rows outside the spans 0.
   void AttendTiles(int64_t tokens, const Spans& spans, AttentionWorkspace& ws) const;
-  // The output projection of ws's head rows, with the epilogue.
-  void Project(int64_t tokens, float* out, AttentionWorkspace& ws,
-               const ResidualNorm& epilogue) const;
+  // The output projection of ws's head rows.
+  void Project(int64_t tokens, float* out, AttentionWorkspace& ws) const;
 
   AttentionOptions options_;
   Linear in_proj_;   // in_proj_weight [3·d_model, d_model] + in_proj_bias [3·d_model]

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "engine/error.h"
+#include "engine/memory_limit.h"
 
 namespace phasor {
 namespace {
@@ -36,6 +37,14 @@ EncoderLayerWorkspace::EncoderLayerWorkspace(int64_t max_tokens, const EncoderLa
     throw Error("encoder layer workspace: cannot allocate " + std::to_string(max_tokens) + " x " +
                 std::to_string(options.d_model) + " floats");
   }
+}
+
+uint64_t EncoderLayerWorkspace::Bytes(int64_t max_tokens, const EncoderLayerOptions& options) {
+  const auto tokens = static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0));
+  const uint64_t normed =
+      SaturatingMul(tokens, static_cast<uint64_t>(options.d_model) * sizeof(float));
+  const uint64_t attention = AttentionWorkspace::Bytes(max_tokens, AttentionOf(options));
+  return attention > UINT64_MAX - normed ? UINT64_MAX : attention + normed;
 }
 
 EncoderLayer::EncoderLayer(const Weights& weights, const std::string& prefix,

@@ -52,6 +52,11 @@ class EncoderLayerWorkspace {
   EncoderLayerWorkspace() = default;
   EncoderLayerWorkspace(int64_t max_tokens, const EncoderLayerOptions& options, int threads = 0);
 
+  // Bytes such a workspace holds for max_tokens tokens (saturating): the
+  // attention's (AttentionWorkspace::Bytes) and pre-LN's normed rows; the
+  // per-thread tiles, a few MiB at most, are left out.
+  static uint64_t Bytes(int64_t max_tokens, const EncoderLayerOptions& options);
+
   int64_t max_tokens() const { return max_tokens_; }
 
  private:

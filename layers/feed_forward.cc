@@ -102,12 +102,12 @@ void FeedForward::ForwardBlock(const float* x, float* out, const Block& block,
   }
 }
 
-void FeedForward::Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,
-                          const ResidualNorm& epilogue) const {
-  CheckCall(tokens, ws, epilogue);
+void FeedForward::Forward(const float* x, int64_t tokens, float* out,
+                          FeedForwardWorkspace& ws) const {
+  CheckCall(tokens, ws, {});
   ParallelTasks((tokens + kBlockRows - 1) / kBlockRows, ws.threads_, [&](int64_t t, int slot) {
     ForwardBlock(x, out, {t * kBlockRows, std::min(kBlockRows, tokens - t * kBlockRows), slot}, ws,
-                 epilogue);
+                 {});
   });
 }
 

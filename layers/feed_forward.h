@@ -36,7 +36,7 @@ class FeedForwardWorkspace {
  public:
   FeedForwardWorkspace() = default;
   // threads: how many threads may work on one call (< 1: NumThreads() now).
-  // Without d_model (this form), Forward takes no epilogue. Throws Error for
+  // Without d_model (this form), ForwardBlock takes no epilogue. Throws Error for
   // negative or absurd sizes or if the memory cannot be allocated.
   FeedForwardWorkspace(int64_t max_tokens, int64_t d_ff, int threads = 0);
   FeedForwardWorkspace(int64_t max_tokens, const FeedForwardOptions& options, int threads = 0);
@@ -72,19 +72,19 @@ class FeedForward {
   // missing or misshapen, or for non-positive sizes.
   FeedForward(const Weights& weights, const std::string& prefix, const FeedForwardOptions& options);
 
-  // x, out: [tokens, d_model] row-major; out may equal x. epilogue: out =
-  // epilogue.norm(result + epilogue.residual), fused (the residual may equal x
-  // and out). Threads: blocks of tokens over ParallelTasks. Throws Error if ws
-  // is smaller than tokens or has another d_ff, or lacks the epilogue tiles.
-  void Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws,
-               const ResidualNorm& epilogue = {}) const;
+  // x, out: [tokens, d_model] row-major; out may equal x. Threads: blocks of
+  // tokens over ParallelTasks. Throws Error if ws is smaller than tokens or
+  // has another d_ff.
+  void Forward(const float* x, int64_t tokens, float* out, FeedForwardWorkspace& ws) const;
 
   // Forward's two steps, for a caller that runs the blocks inside a parallel
   // pass of its own (EncoderLayer: the output projection, its norm and the
   // feed-forward of a block of rows in one task). CheckCall throws as Forward
-  // does; ForwardBlock computes block's rows of a call on x and out ([tokens,
-  // d_model], the epilogue's rows as Forward's) in the scratch of its slot:
-  // serial, allocates nothing.
+  // does, and if ws lacks the tiles a non-empty epilogue needs; ForwardBlock
+  // computes block's rows of a call on x and out ([tokens, d_model]) in the
+  // scratch of its slot, then with an epilogue out = epilogue.norm(result +
+  // epilogue.residual) (the residual may equal x and out): serial, allocates
+  // nothing.
   static constexpr int64_t kBlockRows = FeedForwardWorkspace::kRows;
   struct Block {
     int64_t r0, n;  // rows [r0, r0 + n), n <= kBlockRows

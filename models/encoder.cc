@@ -13,6 +13,7 @@
 #include "engine/safetensors.h"
 #include "engine/size_limits.h"
 #include "models/architectures/architecture.h"
+#include "models/input_rules.h"
 
 namespace phasor {
 
@@ -90,7 +91,7 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
         weights_, "embedding_norm.",
         LayerNormOptions{c.d_model, static_cast<float>(c.layer_norm_eps)});
   }
-  EncoderLayerOptions lo;
+  EncoderLayerOptions& lo = layer_options_;
   lo.d_model = c.d_model;
   lo.n_heads = c.n_heads;
   lo.d_ff = c.d_ff;
@@ -115,20 +116,12 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
 }
 
 uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {
-  // Per token: q, k, v (3·d_model), head outputs and pre-LN's normed rows
-  // (d_model each), its length, id and token type slots and, at bf16 and int8, the projections'
-  // rounded or quantized rows; then the keys and values by head (2·d_model a
-  // token in float32 and room for the key panels' padding, packed in bfloat16
-  // at bf16 and int8). The per-thread tiles are a few MiB at most and are left
-  // out.
-  const uint64_t d = static_cast<uint64_t>(config_.d_model);
-  const uint64_t per_token = 5 * d * sizeof(float) + sizeof(int64_t) + 2 * sizeof(int32_t) +
-                             static_cast<uint64_t>(Linear::ScratchBytes(precision_, 1, d));
-  const uint64_t rest =
-      SaturatingMul(static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0)), per_token);
-  const uint64_t kv = AttentionWorkspace::KeyValueBytes(
-      max_tokens, AttentionOptions{config_.d_model, config_.n_heads, nullptr, precision_});
-  return rest > UINT64_MAX - kv ? UINT64_MAX : rest + kv;
+  // The layers' (EncoderLayerWorkspace::Bytes), and per token its length, id
+  // and token type slots.
+  const uint64_t slots = SaturatingMul(static_cast<uint64_t>(std::max<int64_t>(max_tokens, 0)),
+                                       sizeof(int64_t) + 2 * sizeof(int32_t));
+  const uint64_t layers = EncoderLayerWorkspace::Bytes(max_tokens, layer_options_);
+  return layers > UINT64_MAX - slots ? UINT64_MAX : layers + slots;
 }
 
 int64_t Encoder::MaxSequenceLength() const {
@@ -175,14 +168,9 @@ EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
   if (max_tokens < 0) throw Error("negative workspace size " + std::to_string(max_tokens));
   CheckAllocation(WorkspaceBytes(max_tokens),
                   "the encoder workspace for " + std::to_string(max_tokens) + " tokens");
-  EncoderLayerOptions lo;
-  lo.d_model = config_.d_model;
-  lo.n_heads = config_.n_heads;
-  lo.d_ff = config_.d_ff;
-  lo.precision = precision_;
   const auto slots = static_cast<size_t>(std::max<int64_t>(max_tokens, 1));
   return EncoderWorkspace{max_tokens,
-                          EncoderLayerWorkspace(max_tokens, lo),
+                          EncoderLayerWorkspace(max_tokens, layer_options_),
                           std::vector<int64_t>(slots),
                           std::vector<int32_t>(slots),
                           std::vector<int32_t>(),
@@ -192,9 +180,9 @@ EncoderWorkspace Encoder::MakeWorkspace(int64_t max_tokens) const {
 void Encoder::CheckInput(const int32_t* ids, int64_t batch, int64_t seq) const {
   if (batch < 0 || seq < 0) throw Error("negative batch or sequence length");
   if (batch == 0 || seq == 0) return;
-  if (seq > kMaxBatchTokens / batch || batch * seq > kMaxBatchValues / config_.d_model) {
-    throw Error("a batch of " + std::to_string(batch) + " x " + std::to_string(seq) +
-                " tokens is too large for one call (at most 2^26 tokens and 2^31 output values)");
+  if (!FitsOneCall(batch, seq, config_.d_model, false)) {
+    throw Error(TooLargeForOneCall("a batch of " + std::to_string(batch) + " x " +
+                                   std::to_string(seq) + " tokens"));
   }
   embedding_->Check(ids, batch, seq);  // ids, and the positions of added PE
   if (rope_) rope_->CheckRange(config_.positional.offset, seq);
@@ -233,19 +221,11 @@ void Encoder::PackedSpans(const int32_t* ids, const int64_t* offsets, int64_t ba
   if (batch < 0) throw Error("negative batch " + std::to_string(batch));
   if (batch > 0 && offsets == nullptr) throw UsageError("null offsets");
   if (batch == 0) return;
-  if (offsets[0] != 0) {
-    throw Error("offsets[0] must be 0, got " + std::to_string(offsets[0]));
+  CheckOffsets(offsets, batch);  // nondecreasing from 0: offsets[batch] is the most
+  if (!FitsOneCall(1, offsets[batch], config_.d_model, false)) {
+    throw Error(TooLargeForOneCall("a batch of " + std::to_string(offsets[batch]) + " tokens"));
   }
   for (int64_t b = 0; b < batch; ++b) {
-    if (offsets[b + 1] < offsets[b]) {
-      throw Error("offsets must not decrease: offsets[" + std::to_string(b + 1) +
-                  "] = " + std::to_string(offsets[b + 1]) + " < offsets[" + std::to_string(b) +
-                  "] = " + std::to_string(offsets[b]));
-    }
-    if (offsets[b + 1] > kMaxBatchTokens || offsets[b + 1] > kMaxBatchValues / config_.d_model) {
-      throw Error("a batch of " + std::to_string(offsets[batch]) +
-                  " tokens is too large for one call (at most 2^26 tokens and 2^31 output values)");
-    }
     spans[b] = offsets[b];
     spans[batch + b] = offsets[b + 1] - offsets[b];
   }
@@ -254,14 +234,6 @@ void Encoder::PackedSpans(const int32_t* ids, const int64_t* offsets, int64_t ba
     rope_->CheckRange(config_.positional.offset,
                       *std::max_element(spans + batch, spans + 2 * batch));
   }
-}
-
-void Encoder::CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t batch) const {
-  std::vector<int64_t> spans(2 * static_cast<size_t>(std::max<int64_t>(batch, 0)));
-  PackedSpans(ids, offsets, batch, spans.data());
-  if (batch <= 0) return;
-  // ids, and the positions of added PE
-  embedding_->CheckSpans(ids, offsets[batch], Spans{spans.data(), spans.data() + batch, batch});
 }
 
 void Encoder::ForwardPacked(const PackedIds& in, EncoderStage stage, float* out,

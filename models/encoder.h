@@ -123,9 +123,6 @@ class Encoder {
   void ForwardPacked(const PackedIds& in, EncoderStage stage, float* out, EncoderWorkspace& ws,
                      const std::function<void(int64_t)>& on_layer = nullptr) const;
 
-  // Checks what ForwardPacked would before anything is computed.
-  void CheckPacked(const int32_t* ids, const int64_t* offsets, int64_t batch) const;
-
   // The most tokens a sequence can hold: the positions of a learned table, or
   // of a cached one (mode cached), from the first position on; else those
   // below 2^40.
@@ -172,6 +169,7 @@ class Encoder {
   std::vector<float> type_deltas_;          // [token_types, d_model] type t's row less type 0's
   std::unique_ptr<Embedding> embedding_;
   std::unique_ptr<LayerNorm> embedding_norm_;  // config embedding_norm only
+  EncoderLayerOptions layer_options_;          // every layer's, and their workspace's
   std::vector<std::unique_ptr<EncoderLayer>> layers_;
   std::unique_ptr<LayerNorm> final_norm_;
 };

@@ -1,6 +1,9 @@
 #include "models/input_rules.h"
 
+#include <algorithm>
+
 #include "engine/error.h"
+#include "engine/size_limits.h"
 
 namespace phasor {
 namespace {
@@ -10,6 +13,28 @@ std::string Count(int64_t n, const std::string& what) {
 }
 
 }  // namespace
+
+std::string TooLargeForOneCall(const std::string& what) {
+  return what + " is too large for one call (at most 2^26 tokens and 2^31 output values)";
+}
+
+bool FitsOneCall(int64_t rows, int64_t cols, int64_t d, bool pooled) {
+  if (rows <= 0 || cols <= 0) return true;
+  if (cols > kMaxBatchTokens / rows) return false;
+  const int64_t out_rows = pooled ? rows : rows * cols;  // at most 2^26 here
+  return out_rows <= kMaxBatchValues / std::max<int64_t>(d, 1);
+}
+
+void CheckOffsets(const int64_t* offsets, int64_t batch) {
+  if (offsets[0] != 0) throw Error("offsets[0] must be 0, got " + std::to_string(offsets[0]));
+  for (int64_t b = 0; b < batch; ++b) {
+    if (offsets[b + 1] < offsets[b]) {
+      throw Error("offsets must not decrease: offsets[" + std::to_string(b + 1) +
+                  "] = " + std::to_string(offsets[b + 1]) + " < offsets[" + std::to_string(b) +
+                  "] = " + std::to_string(offsets[b]));
+    }
+  }
+}
 
 RealTokens ResolveRealTokens(const int32_t* ids, const Spans& spans, const SequenceRules& rules,
                              const std::string& input, FunctionRef<std::string(int64_t)> name) {

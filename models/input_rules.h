@@ -16,7 +16,8 @@
 //     it and the limit, or with truncate keeps its first tokens (one warning).
 //   - Ids lie in [0, vocab_size), positions within what the PE or RoPE can
 //     produce, and a batch within the limits of one call (engine/size_limits.h):
-//     the encoder checks those (Encoder::CheckInput, CheckPacked).
+//     the encoder checks those (Encoder::CheckInput, and ForwardPacked before it
+//     computes anything).
 #pragma once
 
 #include <cstdint>
@@ -60,5 +61,18 @@ struct SequenceRules {
 // sequence with no real token.
 RealTokens ResolveRealTokens(const int32_t* ids, const Spans& given, const SequenceRules& rules,
                              const std::string& input, FunctionRef<std::string(int64_t)> name);
+
+// The limits of one call (engine/size_limits.h), for every front end: `rows`
+// sequences of `cols` tokens (or 1 x the tokens of a packed batch), whose
+// output holds a row of d values per token, or per sequence when pooled:
+// whether they fit, checked without overflow. The message of a call that does
+// not: "<what> is too large for one call (at most 2^26 tokens and 2^31 output
+// values)".
+bool FitsOneCall(int64_t rows, int64_t cols, int64_t d, bool pooled);
+std::string TooLargeForOneCall(const std::string& what);
+
+// Packed offsets ([batch + 1], FlashAttention's cu_seqlens): Error unless
+// offsets[0] is 0 and none decreases, naming the first that does.
+void CheckOffsets(const int64_t* offsets, int64_t batch);
 
 }  // namespace phasor

@@ -169,11 +169,9 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
   }
   CheckBuffer(ids, "Encode: ids");
   CheckBuffer(out, "Encode: out");
-  const int64_t d = d_model();
-  const bool pooled = options.pool != Pooling::kNone;
-  if (seq > kMaxBatchTokens / batch || (!pooled && batch * seq > kMaxBatchValues / d)) {
-    throw Error("a batch of " + std::to_string(batch) + " x " + std::to_string(seq) +
-                " tokens is too large for one call (at most 2^26 tokens and 2^31 output values)");
+  if (!FitsOneCall(batch, seq, d_model(), options.pool != Pooling::kNone)) {
+    throw Error(TooLargeForOneCall("a batch of " + std::to_string(batch) + " x " +
+                                   std::to_string(seq) + " tokens"));
   }
   std::vector<int64_t> start(static_cast<size_t>(batch)), given(static_cast<size_t>(batch));
   for (int64_t b = 0; b < batch; ++b) {
@@ -201,22 +199,13 @@ void Model::EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t bat
   if (batch < 0) throw UsageError("EncodePacked: negative batch " + std::to_string(batch));
   CheckBuffer(offsets, "EncodePacked: offsets");
   if (batch == 0) throw Error("ids hold no sequence: nothing to encode");
-  if (offsets[0] != 0) throw Error("offsets[0] must be 0, got " + std::to_string(offsets[0]));
-  const int64_t d = d_model();
+  CheckOffsets(offsets, batch);
   const bool pooled = options.pool != Pooling::kNone;
   std::vector<int64_t> given(static_cast<size_t>(batch));
-  for (int64_t b = 0; b < batch; ++b) {
-    given[b] = offsets[b + 1] - offsets[b];
-    if (given[b] < 0) {
-      throw Error("offsets must not decrease: offsets[" + std::to_string(b + 1) +
-                  "] = " + std::to_string(offsets[b + 1]) + " < offsets[" + std::to_string(b) +
-                  "] = " + std::to_string(offsets[b]));
-    }
-  }
+  for (int64_t b = 0; b < batch; ++b) given[b] = offsets[b + 1] - offsets[b];
   const int64_t total = offsets[batch];
-  if (total > kMaxBatchTokens || (!pooled && total > kMaxBatchValues / d)) {
-    throw Error("a batch of " + std::to_string(total) +
-                " tokens is too large for one call (at most 2^26 tokens and 2^31 output values)");
+  if (!FitsOneCall(1, total, d_model(), pooled)) {
+    throw Error(TooLargeForOneCall("a batch of " + std::to_string(total) + " tokens"));
   }
   CheckBuffer(ids, "EncodePacked: ids");
   CheckBuffer(out, "EncodePacked: out");

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "models/input_rules.h"
 #include "models/phasor.h"
 
 namespace phasor::python {
@@ -149,11 +150,6 @@ bool IsSequenceList(py::handle ids) {
   return (py::isinstance<py::list>(ids) || py::isinstance<py::tuple>(ids)) && py::len(ids) > 0;
 }
 
-std::string TooLarge(const std::string& what, int64_t max_tokens) {
-  return what + " is too large for one call (at most " + std::to_string(max_tokens) +
-         " tokens and 2^31 output values)";
-}
-
 // What ToIds checks ids against.
 struct IdLimits {
   int64_t vocab_size, d_model, max_tokens, max_values;
@@ -197,7 +193,7 @@ Ids ListIds(const py::sequence& items, const IdLimits& lim) {
     const py::array row = SequenceItem(items, b);
     const int64_t n = row.size();
     if (n > lim.max_tokens - offsets.back()) {
-      throw Error(TooLarge("a list of " + std::to_string(batch) + " sequences", lim.max_tokens));
+      throw Error(TooLargeForOneCall("a list of " + std::to_string(batch) + " sequences"));
     }
     rows.push_back(row);
     offsets.push_back(offsets.back() + n);
@@ -208,7 +204,7 @@ Ids ListIds(const py::sequence& items, const IdLimits& lim) {
   out.batch = batch;
   for (const py::array& row : rows) out.seq = std::max<int64_t>(out.seq, row.size());
   if (!lim.pooled && offsets.back() > lim.max_values / lim.d_model) {
-    throw Error(TooLarge("a list of " + std::to_string(batch) + " sequences", lim.max_tokens));
+    throw Error(TooLargeForOneCall("a list of " + std::to_string(batch) + " sequences"));
   }
   out.ids.resize(static_cast<size_t>(offsets.back()));
   for (int64_t b = 0; b < batch; ++b) {
@@ -242,7 +238,7 @@ Ids ArrayIds(py::handle ids_in, const IdLimits& lim) {
   // The shape against the limits before anything its size is made.
   if (out.batch > 0 && (out.seq > lim.max_tokens / out.batch ||
                         (!lim.pooled && out.batch * out.seq > lim.max_values / lim.d_model))) {
-    throw Error(TooLarge("ids of shape " + ShapeText(a), lim.max_tokens));
+    throw Error(TooLargeForOneCall("ids of shape " + ShapeText(a)));
   }
   const char kind = Kind(a);
   const bool integer = kind == 'i' || kind == 'u' || kind == 'O';

@@ -12,6 +12,7 @@
 #include "engine/memory_limit.h"
 #include "models/config.h"
 #include "models/encoder.h"
+#include "models/input_rules.h"
 #include "models/tokens.h"
 #include "models/toy.h"
 
@@ -106,12 +107,33 @@ TEST(Limits, TokenIdsAreDigitsOnly) {
   EXPECT_NE(ErrorOf([] { ParseTokens("\x1b[2J", "t", 0); }).find("'\\x1b[2J'"), std::string::npos);
 }
 
+// One call's limits, for every front end: 2^26 tokens, 2^31 output values.
+TEST(Limits, OneCallHoldsAtMost2To26TokensAnd2To31Values) {
+  const int64_t t = int64_t{1} << 26;
+  EXPECT_TRUE(FitsOneCall(1, t, 32, false));      // 2^26 tokens x 32 = 2^31 values
+  EXPECT_FALSE(FitsOneCall(1, t + 1, 1, false));  // one token too many
+  EXPECT_FALSE(FitsOneCall(1, t, 33, false));     // 2^31 + 2^26 values
+  EXPECT_TRUE(FitsOneCall(1 << 13, 1 << 13, 32, false));
+  EXPECT_FALSE(FitsOneCall(1 << 13, (1 << 13) + 1, 1, false));
+  EXPECT_TRUE(FitsOneCall(t, 1, 32, true));       // pooled: a row a sequence
+  EXPECT_FALSE(FitsOneCall(t / 2, 2, 65, true));  // 2^25 rows x 65 > 2^31
+  EXPECT_FALSE(FitsOneCall(int64_t{1} << 40, int64_t{1} << 40, 1, true));  // no overflow
+  EXPECT_EQ(TooLargeForOneCall("a batch of 3 tokens"),
+            "a batch of 3 tokens is too large for one call (at most 2^26 tokens and 2^31 output "
+            "values)");
+  const int64_t good[] = {0, 2, 2, 5}, late[] = {1, 2}, down[] = {0, 4, 3};
+  EXPECT_NO_THROW(CheckOffsets(good, 3));
+  EXPECT_EQ(ErrorOf([&] { CheckOffsets(late, 1); }), "offsets[0] must be 0, got 1");
+  EXPECT_EQ(ErrorOf([&] { CheckOffsets(down, 2); }),
+            "offsets must not decrease: offsets[2] = 3 < offsets[1] = 4");
+}
+
 TEST(Limits, EncoderWorkspaceIsCheckedAgainstTheLimit) {
   const ModelConfig c = ToyConfig();
   Encoder enc(c, ToyWeights(c));
   // Per token: 5·d_model floats of activations, one int64 length, one int32
-  // id and one int32 token type; keys and values 2·d_model floats a token, and 16 more such rows for
-  // every 128 tokens (the room of the key panels): 1000 + 7·16 rows.
+  // id and one int32 token type; keys and values 2·d_model floats a token, and 16 more such rows
+  // for every 128 tokens (the room of the key panels): 1000 + 7·16 rows.
   const uint64_t d = static_cast<uint64_t>(c.d_model);
   EXPECT_EQ(enc.WorkspaceBytes(1000),
             1000u * (5u * 4u * d + 16u) + (1000u + 7u * 16u) * 2u * 4u * d);
