@@ -273,18 +273,22 @@ def as_float64(a, dtype):
 
 
 def write_safetensors(path, tensors, dtype):
-    header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0
+    """tensors (name -> array, stored as they are: float32, float16 or bfloat16 bits in
+    uint16, int64) in sorted order; dtype names the float ones. Written a tensor at a
+    time, so that a large checkpoint is not held twice."""
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
     for name in sorted(tensors):
-        raw = tensors[name].tobytes()
+        size = tensors[name].nbytes
         header[name] = {"dtype": "I64" if tensors[name].dtype == np.int64 else dtype,
                         "shape": list(tensors[name].shape),
-                        "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
+                        "data_offsets": [offset, offset + size]}
+        offset += size
     text = json.dumps(header, separators=(",", ":"))
     text += " " * ((8 - len(text) % 8) % 8)
     with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text.encode() + b"".join(blobs))
+        f.write(struct.pack("<Q", len(text)) + text.encode())
+        for name in sorted(tensors):
+            f.write(np.ascontiguousarray(tensors[name]).tobytes())
 
 
 def random_bert(rng, cfg):
