@@ -8,11 +8,33 @@
 namespace phasor {
 namespace {
 
-// Exponent all ones: Inf or NaN. Works under -ffast-math, unlike std::isfinite.
-bool NonFinite(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  return (bits & 0x7f800000u) == 0x7f800000u;
+// Exponent all ones: Inf or NaN, on the bits (works under -ffast-math, unlike
+// std::isfinite). Float32 bits, or bfloat16 bits (a float's top half).
+bool NonFinite(uint32_t bits) { return (bits & 0x7f800000u) == 0x7f800000u; }
+bool NonFinite(uint16_t bits) { return (bits & 0x7f80u) == 0x7f80u; }
+
+// How many of v[0, n) are non-finite, and the first one's index (-1 if none):
+// a counting pass without a branch, which the compiler vectorises, then a
+// search only where there is something to find.
+template <class Bits, class Value>
+int64_t CountNonFinite(const Value* v, int64_t n, int64_t* first) {
+  static_assert(sizeof(Bits) == sizeof(Value), "bits of the value");
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    Bits bits;
+    std::memcpy(&bits, &v[i], sizeof(bits));
+    count += NonFinite(bits) ? 1 : 0;
+  }
+  *first = -1;
+  for (int64_t i = 0; count > 0 && i < n; ++i) {
+    Bits bits;
+    std::memcpy(&bits, &v[i], sizeof(bits));
+    if (NonFinite(bits)) {
+      *first = i;
+      break;
+    }
+  }
+  return count;
 }
 
 }  // namespace
@@ -20,24 +42,17 @@ bool NonFinite(float v) {
 std::optional<NonFiniteReport> FindNonFinite(const Weights& weights) {
   std::optional<NonFiniteReport> report;
   for (const std::string& name : weights.Names()) {
-    // Float32 values, or a tensor kept in bfloat16 (its bits are a float's top
-    // half: the same exponent test), or none once released.
+    // Float32 values, or a tensor kept in bfloat16, or none once released.
     const Tensor& t = weights.Get(name);
     const bool bf16 = t.data.empty();
-    const int64_t n = static_cast<int64_t>(bf16 ? t.bf16.size() : t.data.size());
-    const auto value = [&](int64_t i) {
-      return bf16 ? BFloat16ToFloat(t.bf16[static_cast<size_t>(i)])
-                  : t.data[static_cast<size_t>(i)];
-    };
-    int64_t count = 0, first = -1;
-    for (int64_t i = 0; i < n; ++i) {
-      if (NonFinite(value(i))) {
-        if (first < 0) first = i;
-        ++count;
-      }
-    }
+    int64_t first = -1;
+    const int64_t count =
+        bf16 ? CountNonFinite<uint16_t>(t.bf16.data(), static_cast<int64_t>(t.bf16.size()), &first)
+             : CountNonFinite<uint32_t>(t.data.data(), static_cast<int64_t>(t.data.size()), &first);
     if (count == 0) continue;
-    if (!report) report = NonFiniteReport{name, first, value(first), count, 0};
+    const float value = bf16 ? BFloat16ToFloat(t.bf16[static_cast<size_t>(first)])
+                             : t.data[static_cast<size_t>(first)];
+    if (!report) report = NonFiniteReport{name, first, value, count, 0};
     ++report->tensors;
   }
   return report;

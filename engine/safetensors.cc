@@ -1,6 +1,7 @@
 #include "engine/safetensors.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -12,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/bfloat16.h"
 #include "engine/error.h"
 #include "engine/json_text.h"
+#include "engine/kernels/half.h"
 #include "engine/memory_limit.h"
 #include "engine/output_file.h"
 
@@ -206,24 +207,16 @@ bool HostIsLittleEndian() {
 
 uint16_t LittleU16(const unsigned char* b) { return static_cast<uint16_t>(b[0] | (b[1] << 8)); }
 
-// Little-endian bytes to floats: n values of dtype (F32 or F16) from bytes
-// into out.
+// Little-endian F32 bytes to floats, on a host of either byte order: n
+// values from bytes into out.
 void Convert(Dtype dtype, const unsigned char* bytes, int64_t n, float* out) {
-  switch (dtype) {
-    case Dtype::kF32:
-      for (int64_t i = 0; i < n; ++i) {
-        const unsigned char* b = bytes + 4 * i;
-        const uint32_t bits = uint32_t{b[0]} | (uint32_t{b[1]} << 8) | (uint32_t{b[2]} << 16) |
-                              (uint32_t{b[3]} << 24);
-        std::memcpy(&out[i], &bits, 4);
-      }
-      break;
-    case Dtype::kF16:
-      for (int64_t i = 0; i < n; ++i) out[i] = HalfToFloat(LittleU16(bytes + 2 * i));
-      break;
-    case Dtype::kBF16:  // kept as bfloat16 by LoadSafetensors, never converted here
-    case Dtype::kI64:   // never read
-      break;
+  assert(dtype == Dtype::kF32);
+  (void)dtype;
+  for (int64_t i = 0; i < n; ++i) {
+    const unsigned char* b = bytes + 4 * i;
+    const uint32_t bits =
+        uint32_t{b[0]} | (uint32_t{b[1]} << 8) | (uint32_t{b[2]} << 16) | (uint32_t{b[3]} << 24);
+    std::memcpy(&out[i], &bits, 4);
   }
 }
 
@@ -320,32 +313,68 @@ void CheckDisjoint(const std::string& path, const std::vector<Entry>& entries) {
   }
 }
 
-// Each entry's data read into weights: F32 on a little-endian host straight
-// into its floats; the rest as bytes, then converted (F16) or kept as stored
-// (BF16: a bf16 model's products take it without a float32 copy).
+// n_bytes of e's data from the current position into target, or the error
+// of a file that ended early.
+void ReadBytes(const std::string& path, std::ifstream& in, const Entry& e, void* target,
+               uint64_t n_bytes) {
+  if (n_bytes > 0 && !in.read(static_cast<char*>(target), static_cast<std::streamsize>(n_bytes))) {
+    throw Error(path + ": tensor " + Quote(e.name) +
+                ": file ended inside its data (changed while being read?)");
+  }
+}
+
+// Values of a 16-bit dtype converted a chunk at a time: the file's bytes
+// never held whole beside the floats.
+constexpr int64_t kChunkValues = int64_t{1} << 16;
+
+// e's F16 data as floats: read a chunk (little-endian u16s, swapped on a
+// big-endian host), converted by the target's kernel into its place in out.
+void ReadHalf(const std::string& path, std::ifstream& in, const Entry& e, bool little,
+              std::vector<uint16_t>& chunk, float* out) {
+  chunk.resize(static_cast<size_t>(std::min(kChunkValues, e.elements)));
+  for (int64_t at = 0; at < e.elements; at += kChunkValues) {
+    const int64_t n = std::min(kChunkValues, e.elements - at);
+    ReadBytes(path, in, e, chunk.data(), static_cast<uint64_t>(n) * 2);
+    if (!little) {
+      for (int64_t i = 0; i < n; ++i) {
+        chunk[i] = LittleU16(reinterpret_cast<const unsigned char*>(&chunk[i]));
+      }
+    }
+    kernels::HalfToFloatRow(chunk.data(), n, out + at);
+  }
+}
+
+// Each entry's data read into weights: F32 on a little-endian host and BF16
+// straight into their tensors (bfloat16 bits are kept as stored: a bf16
+// model's products take them without a float32 copy); F16 converted as it is
+// read; F32 on a big-endian host as bytes, then swapped.
 void ReadTensors(const std::string& path, std::ifstream& in, uint64_t data_start,
                  const std::vector<Entry>& entries, Weights* weights) {
   std::vector<unsigned char> bytes;
-  const bool direct_f32 = HostIsLittleEndian();
+  std::vector<uint16_t> chunk;
+  const bool little = HostIsLittleEndian();
   for (const Entry& e : entries) {
     const uint64_t n_bytes = e.end - e.begin;
-    const bool direct = e.dtype == Dtype::kF32 && direct_f32;
-    AlignedFloats data(e.dtype == Dtype::kBF16 ? 0 : static_cast<size_t>(e.elements));
-    if (!direct) bytes.resize(n_bytes);
-    char* target = reinterpret_cast<char*>(direct ? static_cast<void*>(data.data())
-                                                  : static_cast<void*>(bytes.data()));
     in.seekg(static_cast<std::streamoff>(data_start + e.begin), std::ios::beg);
-    if (n_bytes > 0 && !in.read(target, static_cast<std::streamsize>(n_bytes))) {
-      throw Error(path + ": tensor " + Quote(e.name) +
-                  ": file ended inside its data (changed while being read?)");
-    }
     if (e.dtype == Dtype::kBF16) {
       std::vector<uint16_t> bits(static_cast<size_t>(e.elements));
-      for (size_t i = 0; i < bits.size(); ++i) bits[i] = LittleU16(bytes.data() + 2 * i);
+      ReadBytes(path, in, e, bits.data(), n_bytes);
+      if (!little) {
+        for (uint16_t& b : bits) b = LittleU16(reinterpret_cast<const unsigned char*>(&b));
+      }
       weights->AddBf16(e.name, e.shape, std::move(bits));
       continue;
     }
-    if (!direct) Convert(e.dtype, bytes.data(), e.elements, data.data());
+    AlignedFloats data(static_cast<size_t>(e.elements));
+    if (e.dtype == Dtype::kF16) {
+      ReadHalf(path, in, e, little, chunk, data.data());
+    } else if (little) {
+      ReadBytes(path, in, e, data.data(), n_bytes);
+    } else {
+      bytes.resize(n_bytes);
+      ReadBytes(path, in, e, bytes.data(), n_bytes);
+      Convert(e.dtype, bytes.data(), e.elements, data.data());
+    }
     weights->AddAligned(e.name, e.shape, std::move(data));
   }
 }

@@ -20,20 +20,26 @@ PackedWeights::PackedWeights(const float* w, const float* b, int64_t out, int64_
     : out_(out), in_(in) {
   assert(out >= 0 && in >= 0);
   const int64_t n_panels = panels();
-  storage_.assign(static_cast<size_t>(n_panels * kGemmPanel * (in + 1) + kAlignFloats), 0.0f);
+  storage_.resize(static_cast<size_t>(n_panels * kGemmPanel * (in + 1) + kAlignFloats));
   const uintptr_t misalignment = reinterpret_cast<uintptr_t>(storage_.data()) % 64;
   offset_ = misalignment == 0 ? 0 : static_cast<int64_t>((64 - misalignment) / sizeof(float));
   float* packed = storage_.data() + offset_;
-  for (int64_t p = 0; p < n_panels; ++p) {
+  // Panels are independent: a model's load packs them on every thread. Each
+  // value is written once, the columns past `out` as zeros.
+  ParallelTasks(n_panels, 0, [&](int64_t p, int /*slot*/) {
     const int64_t cols = std::min(kGemmPanel, out - p * kGemmPanel);
     float* dst = packed + p * in * kGemmPanel;  // [in, kGemmPanel]
     for (int64_t j = 0; j < cols; ++j) {
       const float* row = w + (p * kGemmPanel + j) * in;  // W[p·32 + j, :]
       for (int64_t k = 0; k < in; ++k) dst[k * kGemmPanel + j] = row[k];
     }
-  }
-  float* bias = packed + n_panels * in * kGemmPanel;
+    for (int64_t k = 0; k < in && cols < kGemmPanel; ++k) {
+      std::fill(dst + k * kGemmPanel + cols, dst + (k + 1) * kGemmPanel, 0.0f);
+    }
+  });
+  float* bias = packed + n_panels * in * kGemmPanel;  // [n_panels · kGemmPanel]
   if (b != nullptr) std::copy(b, b + out, bias);
+  std::fill(bias + (b != nullptr ? out : 0), bias + n_panels * kGemmPanel, 0.0f);
 }
 
 void PackedLinearBlock(const float* x, int64_t ldx, int64_t rows, const PackedWeights& w,

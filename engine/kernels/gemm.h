@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/aligned_allocator.h"
 #include "engine/kernels/activations.h"
 
 namespace phasor::kernels {
@@ -45,8 +46,10 @@ class PackedWeights {
  private:
   const float* data() const { return storage_.data() + offset_; }
   int64_t out_ = 0, in_ = 0;
-  int64_t offset_ = 0;          // floats skipped to align the first panel to 64 bytes
-  std::vector<float> storage_;  // panels, then the bias
+  int64_t offset_ = 0;  // floats skipped to align the first panel to 64 bytes
+  // Panels, then the bias: in huge pages where large, and written once by the
+  // packing (not zeroed first), which touches the pages on every thread.
+  UninitAlignedFloats storage_;
 };
 
 // The rows [0, rows) and the block's columns of y = act(x·Wᵀ + b):

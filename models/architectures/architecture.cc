@@ -69,7 +69,13 @@ Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Sha
   Tensor out;
   out.shape = each;
   out.shape[0] *= static_cast<int64_t>(parts.size());
-  for (const Tensor& t : parts) {
+  const auto total = static_cast<size_t>(NumElements(out.shape));
+  if (bf16) {
+    out.bf16.reserve(total);
+  } else {
+    out.data.reserve(total);  // filled once, never moved
+  }
+  for (Tensor& t : parts) {
     if (bf16) {
       out.bf16.insert(out.bf16.end(), t.bf16.begin(), t.bf16.end());
     } else if (!t.bf16.empty()) {
@@ -82,6 +88,7 @@ Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Sha
     } else {
       out.data.insert(out.data.end(), t.data.begin(), t.data.end());
     }
+    t = Tensor();  // freed once copied
   }
   return out;
 }

@@ -53,6 +53,7 @@ const std::map<std::string, std::vector<std::string>>& CrossTargetTests() {
         "IsaTest.ExpBf16SumIsTheRoundedExactExpForAlmostEveryValue"}},
       {"row_max", {"IsaTest.MaxIsTheLargestValueOnEveryTarget"}},
       {"gelu_erf", {"IsaTest.GeluErfIsEigensExpressionOnEveryTarget"}},
+      {"half_to_float", {"HalfTest.EveryValueConvertsExactlyOnEveryTarget"}},
       {"layer_norm_rows", {"IsaTest.LayerNormGivesTheSameBitsOnEveryTarget"}},
   };
   return tests;

@@ -156,6 +156,40 @@ TEST(SafetensorsLoad, F32F16BF16WithExactValues) {
   EXPECT_EQ(b[2], 3.140625f);  // 0x4049: 1.5703125 * 2
 }
 
+TEST(SafetensorsLoad, LargeF16AndBF16TensorsKeepEveryBitPattern) {
+  // Every 16-bit pattern twice and 5 more (past the reader's chunks of 2^16
+  // values), after a 3-value tensor so that the data starts unaligned: F16 as
+  // HalfToFloat gives it, BF16 kept as stored.
+  const int64_t n = 2 * 65536 + 5;
+  std::vector<uint16_t> bits(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) bits[i] = static_cast<uint16_t>(i * 40503 + 7);
+  const std::string bytes = U16Bytes(bits);
+  const std::string count = std::to_string(n), h_end = std::to_string(6 + bytes.size()),
+                    b_end = std::to_string(6 + 2 * bytes.size());
+  const std::string header = R"({"s":{"dtype":"F16","shape":[3],"data_offsets":[0,6]},)"
+                             R"("h":{"dtype":"F16","shape":[)" +
+                             count + R"(],"data_offsets":[6,)" + h_end +
+                             R"(]},"b":{"dtype":"BF16","shape":[)" + count +
+                             R"(],"data_offsets":[)" + h_end + "," + b_end + "]}}";
+  const std::string path =
+      WriteFile("large_half", header, U16Bytes({0x3C00, 0x8001, 0x7C01}) + bytes + bytes);
+  const Weights w = phasor::LoadSafetensors(path);
+  const float* h = w.Require("h", {n});
+  for (int64_t i = 0; i < n; ++i) {
+    const float expected = phasor::HalfToFloat(bits[i]);
+    ASSERT_EQ(std::memcmp(&h[i], &expected, 4), 0) << "value " << i << ", bits " << bits[i];
+  }
+  const uint16_t* b = w.RequireBf16("b", {n});
+  ASSERT_NE(b, nullptr);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(b[i], bits[i]) << "value " << i;
+  const float* s = w.Require("s", {3});
+  EXPECT_EQ(s[0], 1.0f);
+  EXPECT_EQ(s[1], -std::ldexp(1.0f, -24));
+  uint32_t nan_bits;
+  std::memcpy(&nan_bits, &s[2], 4);
+  EXPECT_EQ(nan_bits, 0x7f802000u);  // a signalling NaN stays signalling, payload kept
+}
+
 TEST(SafetensorsLoad, PaddedHeaderScalarEmptyTensorAndTrailingBytes) {
   std::string header = R"({"s":{"dtype":"F32","shape":[],"data_offsets":[0,4]},)"
                        R"("e":{"dtype":"F16","shape":[0,3],"data_offsets":[4,4]}})";
