@@ -2,9 +2,9 @@
 # Loading a Hugging Face checkpoint: `phasor encode` of 3 tokens on a BERT-base
 # BertModel folder in F16 (the common download) and on phasor's own format of the
 # same weights (F32), side by side, rounds alternating, the page cache warm. Each
-# run is one process timed by /usr/bin/time: wall seconds (median over runs) and
-# peak resident set (largest over runs), and that peak against the model's
-# weights in float32. Both folders must give the same hidden states (checked
+# run is one process timed by /usr/bin/time: wall seconds and CPU seconds (user
+# + system; median over runs) and peak resident set (largest over runs), and
+# that peak against the model's weights in float32. Both folders must give the same hidden states (checked
 # first). A benchmark, not a test.
 #
 #   bench/hf_load.sh [--runs 5] [--threads 2] [--shape bert-base] [--dtype F16]
@@ -63,7 +63,7 @@ for r in $(seq "$runs"); do
   for way in hf own; do
     dir=$hf
     [ "$way" = own ] && dir=$own
-    /usr/bin/time -f '%e %M' -o "$work/time.txt" "$phasor" encode --model "$dir" \
+    /usr/bin/time -f '%e %U %S %M' -o "$work/time.txt" "$phasor" encode --model "$dir" \
       --tokens-file "$tokens" --threads "$threads" --output "$work/$way.npy" >/dev/null 2>&1
     echo "$way $(tail -n 1 "$work/time.txt")" >>"$results"
   done
@@ -79,9 +79,12 @@ f32 = params * 4
 shape, dtype, threads, runs = sys.argv[3:7]
 print(f"{shape}: {params} parameters, {f32 / 1e6:.1f} MB in float32; encode of 3 tokens, "
       f"{threads} threads, {runs} runs each, warm page cache")
-print(f"{'format':28s} {'seconds (median)':>16s} {'peak RSS, MB':>13s} {'÷ float32 weights':>18s}")
+print(f"{'format':28s} {'seconds':>8s} {'CPU seconds':>12s} {'peak RSS, MB':>13s} "
+      f"{'÷ float32 weights':>18s}")
 for way, name in (("hf", f"Hugging Face {dtype}"), ("own", "phasor's own (F32)")):
-    secs = [float(r[1]) for r in rows if r[0] == way]
-    peak = max(int(r[2]) for r in rows if r[0] == way) * 1024
-    print(f"{name:28s} {statistics.median(secs):16.2f} {peak / 1e6:13.1f} {peak / f32:18.2f}")
+    mine = [r for r in rows if r[0] == way]
+    secs = statistics.median(float(r[1]) for r in mine)
+    cpu = statistics.median(float(r[2]) + float(r[3]) for r in mine)
+    peak = max(int(r[4]) for r in mine) * 1024
+    print(f"{name:28s} {secs:8.2f} {cpu:12.2f} {peak / 1e6:13.1f} {peak / f32:18.2f}")
 PY

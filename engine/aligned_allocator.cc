@@ -23,8 +23,11 @@ void* AllocateAligned(size_t bytes) {
   if (!p) throw std::bad_alloc();
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   // Advice only: an error (no THP in this kernel, or a sanitizer's allocator
-  // with its own mapping) leaves ordinary pages.
-  if (align == kHugeBytes) madvise(p, size, MADV_HUGEPAGE);
+  // with its own mapping) leaves ordinary pages. Only the huge pages the
+  // buffer fills are advised: its tail past the last one stays in ordinary
+  // pages, so that a buffer of 2.3 MiB holds 2.3 MiB, not 4.
+  const size_t whole = bytes / kHugeBytes * kHugeBytes;
+  if (align == kHugeBytes) madvise(p, whole, MADV_HUGEPAGE);
 #endif
   return p;
 }
