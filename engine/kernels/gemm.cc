@@ -25,16 +25,17 @@ PackedWeights::PackedWeights(const float* w, const float* b, int64_t out, int64_
   offset_ = misalignment == 0 ? 0 : static_cast<int64_t>((64 - misalignment) / sizeof(float));
   float* packed = storage_.data() + offset_;
   // Panels are independent: a model's load packs them on every thread. Each
-  // value is written once, the columns past `out` as zeros.
+  // value is written once, a panel row at a time (the 32 source rows are read
+  // in step, a cache line of each serving 16 panel rows), the columns past
+  // `out` as zeros.
   ParallelTasks(n_panels, 0, [&](int64_t p, int /*slot*/) {
     const int64_t cols = std::min(kGemmPanel, out - p * kGemmPanel);
-    float* dst = packed + p * in * kGemmPanel;  // [in, kGemmPanel]
-    for (int64_t j = 0; j < cols; ++j) {
-      const float* row = w + (p * kGemmPanel + j) * in;  // W[p·32 + j, :]
-      for (int64_t k = 0; k < in; ++k) dst[k * kGemmPanel + j] = row[k];
-    }
-    for (int64_t k = 0; k < in && cols < kGemmPanel; ++k) {
-      std::fill(dst + k * kGemmPanel + cols, dst + (k + 1) * kGemmPanel, 0.0f);
+    const float* src = w + p * kGemmPanel * in;  // W[p·32 + j, k] at [j·in + k]
+    float* dst = packed + p * in * kGemmPanel;   // [in, kGemmPanel]
+    for (int64_t k = 0; k < in; ++k) {
+      float* to = dst + k * kGemmPanel;
+      for (int64_t j = 0; j < cols; ++j) to[j] = src[j * in + k];
+      std::fill(to + cols, to + kGemmPanel, 0.0f);
     }
   });
   float* bias = packed + n_panels * in * kGemmPanel;  // [n_panels · kGemmPanel]
