@@ -39,7 +39,7 @@ const std::vector<std::string>& TopKeys() {
   static const std::vector<std::string> keys = {
       "vocab_size",   "d_model",    "n_heads",     "n_layers",       "d_ff",
       "activation",   "norm_first", "final_norm",  "layer_norm_eps", "scale_embedding",
-      "pad_token_id", "positional", "token_types", "embedding_norm"};
+      "pad_token_id", "positional", "token_types", "embedding_norm", "head"};
   return keys;
 }
 const std::vector<std::string>& RequiredKeys() {
@@ -297,7 +297,52 @@ PositionalConfig ParsePositional(const std::string& source, const Reader& r, con
   return p;
 }
 
+// "head": {"pooler": 1, "products": [{"out": 256, "activation": "tanh"}, ...]}.
+void ParseHead(const Reader& r, const Json& obj, ModelConfig& c) {
+  if (!obj.is_object()) r.Fail("head", "expected an object, found " + Found(obj));
+  for (const auto& item : obj.items()) {
+    if (item.key() != "pooler" && item.key() != "products") {
+      r.Fail("head." + item.key(), "unknown key, expected pooler or products");
+    }
+  }
+  if (obj.contains("pooler")) c.pooler_products = r.Int(obj["pooler"], "head.pooler");
+  if (!obj.contains("products")) return;
+  const Json& list = obj["products"];
+  if (!list.is_array()) r.Fail("head.products", "expected an array, found " + Found(list));
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string name = "head.products[" + std::to_string(i) + "]";
+    const Json& p = list[i];
+    if (!p.is_object() || !p.contains("out")) {
+      r.Fail(name, "expected an object with \"out\" and \"activation\"");
+    }
+    for (const auto& item : p.items()) {
+      if (item.key() != "out" && item.key() != "activation") {
+        r.Fail(name + "." + item.key(), "unknown key, expected out or activation");
+      }
+    }
+    DenseProduct d;
+    d.out = r.Int(p["out"], name + ".out");
+    if (p.contains("activation")) {
+      d.activation = r.Enum(p["activation"], name + ".activation", ParseHeadActivation);
+    }
+    c.head.push_back(d);
+  }
+}
+
 std::string Str(int64_t v) { return std::to_string(v); }
+
+void ValidateHead(const Reader& r, const ModelConfig& c) {
+  const auto check = [&](const std::string& name, int64_t v, int64_t lo, int64_t hi) {
+    if (v < lo || v > hi) {
+      r.Fail(name, Str(v) + " is out of range, expected " + Str(lo) + " to " + Str(hi));
+    }
+  };
+  for (size_t i = 0; i < c.head.size(); ++i) {
+    check("head.products[" + Str(static_cast<int64_t>(i)) + "].out", c.head[i].out, 1, kMaxDModel);
+  }
+  for (const DenseProduct& p : c.sentence_dense) check("out_features", p.out, 1, kMaxDModel);
+  check("head.pooler", c.pooler_products, 0, static_cast<int64_t>(c.head.size()));
+}
 
 // The shortest text that reads back as v (as in ConfigToJson).
 std::string Str(double v) { return Json(v).dump(); }
@@ -395,6 +440,7 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
   if (root.contains("positional")) {
     c.positional = ParsePositional(source, r, root["positional"], c.pad_token_id);
   }
+  if (root.contains("head")) ParseHead(r, root["head"], c);
   ValidateConfig(c, source);
   return c;
 }
@@ -455,6 +501,8 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
            "half_minus_one needs d_model >= 4, found d_model " + Str(c.d_model));
   }
 
+  ValidateHead(r, c);
+
   // The ranges above keep every product below 2^48: no overflow.
   const std::string limit = ", expected at most 2^34 (64 GiB of float32)";
   if (c.vocab_size * c.d_model > kMaxWeightFloats) {
@@ -498,6 +546,13 @@ uint64_t ModelBytes(const ModelConfig& c) {
   uint64_t floats = static_cast<uint64_t>(c.vocab_size) * d +
                     static_cast<uint64_t>(c.n_layers) * per_layer + (c.final_norm ? 2 * d : 0) +
                     static_cast<uint64_t>(c.token_types) * d + (c.embedding_norm ? 2 * d : 0);
+  for (const auto* products : {&c.head, &c.sentence_dense}) {
+    uint64_t in = d;
+    for (const DenseProduct& h : *products) {
+      floats += (in + 1) * static_cast<uint64_t>(h.out);
+      in = static_cast<uint64_t>(h.out);
+    }
+  }
   const PositionalConfig& p = c.positional;
   const uint64_t max_len = static_cast<uint64_t>(p.max_len);
   if (p.kind == PositionalKind::kLearned ||
@@ -600,6 +655,13 @@ std::string ConfigToJson(const ModelConfig& c) {
        c.pad_token_id ? nlohmann::ordered_json(*c.pad_token_id) : nlohmann::ordered_json(nullptr)},
       {"positional", positional},
   };
+  if (!c.head.empty()) {
+    nlohmann::ordered_json products = nlohmann::ordered_json::array();
+    for (const DenseProduct& h : c.head) {
+      products.push_back({{"out", h.out}, {"activation", ToString(h.activation)}});
+    }
+    j["head"] = {{"pooler", c.pooler_products}, {"products", products}};
+  }
   return j.dump(2) + "\n";
 }
 

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/kernels/activations.h"
+#include "layers/dense_head.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
 
@@ -61,6 +63,16 @@ struct ModelConfig {
   bool embedding_norm = false;
   std::optional<int32_t> pad_token_id;
   PositionalConfig positional;
+  // Products over each sequence's first final row (layers/dense_head.h,
+  // tensors head.{i}.weight / .bias): the first pooler_products give the
+  // pooler output (BERT's), all of them the logits of a classification head
+  // when there are more. Empty: neither.
+  std::vector<DenseProduct> head;
+  int64_t pooler_products = 0;
+  // A sentence-transformers folder's Dense modules (modules.json), applied
+  // between its pooling and its Normalize (tensors sentence_dense.{i}.weight /
+  // .bias). Not a config.json key: read from the folder with its weights.
+  std::vector<DenseProduct> sentence_dense;
 
   int64_t d_head() const { return d_model / n_heads; }
 };

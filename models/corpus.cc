@@ -6,11 +6,27 @@
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "engine/size_limits.h"
+#include "models/heads.h"
 
 namespace phasor {
 
 CorpusEncoder::CorpusEncoder(const Encoder& encoder, const CorpusOptions& options)
-    : encoder_(encoder), options_(options) {}
+    : encoder_(encoder), options_(options) {
+  const ModelConfig& c = encoder.config();
+  const bool pool = options.pool != Pooling::kNone;
+  head_products_ = HeadProducts(c, options.stage, encoder.weights().source());
+  if (head_products_ > 0) {
+    if (pool) throw UsageError("a head's output (pooler, logits) and pooling do not go together");
+    head_ = encoder.head();
+  } else if (options.sentence_dense) {
+    if (!pool) throw UsageError("the Dense modules of a sentence-transformers folder need pooling");
+    head_ = encoder.sentence_dense();
+    if (head_ == nullptr)
+      throw Error(encoder.weights().source() + ": the model has no Dense module");
+    head_products_ = head_->size();
+  }
+  width_ = OutputWidth(c, options.stage, options.sentence_dense && pool);
+}
 
 int64_t CorpusEncoder::BudgetFor(int64_t longest, int64_t total) const {
   const int64_t budget = options_.batch_tokens;
@@ -30,14 +46,51 @@ int64_t CorpusEncoder::BudgetFor(int64_t longest, int64_t total) const {
 uint64_t CorpusEncoder::BytesFor(int64_t budget) const {
   const auto tokens = static_cast<uint64_t>(std::max<int64_t>(budget, 0));
   const uint64_t d = static_cast<uint64_t>(encoder_.config().d_model);
-  // The workspace, the batch's ids, token types and offsets, its rows and, with
-  // pooling, its pooled rows.
-  const uint64_t rows =
-      SaturatingMul(tokens, d * sizeof(float) * (options_.pool == Pooling::kNone ? 1 : 2));
+  // The workspace, the batch's ids, token types and offsets, its rows and, with pooling or
+  // a head, its pooled rows and the head's two buffers.
+  const bool pooled = options_.pool != Pooling::kNone || head_ != nullptr;
+  const uint64_t head = head_ ? 2 * static_cast<uint64_t>(head_->max_width()) : 0;
+  const uint64_t rows = SaturatingMul(tokens, (d * (pooled ? 2 : 1) + head) * sizeof(float));
   const uint64_t ids = SaturatingMul(tokens, 2 * sizeof(int32_t) + 2 * sizeof(int64_t));
   const uint64_t ws = encoder_.WorkspaceBytes(budget);
   if (ws > UINT64_MAX - rows - ids) return UINT64_MAX;
   return ws + rows + ids;
+}
+
+void CorpusEncoder::Reserve(int64_t budget, bool types, CorpusWorkspace& ws) const {
+  const int64_t d = encoder_.config().d_model;
+  const bool pool = options_.pool != Pooling::kNone || head_ != nullptr;
+  const int64_t head = head_ ? head_->max_width() : 0;
+  if (ws.budget < budget || (pool && ws.pooled.size() < ws.rows.size()) ||
+      static_cast<int64_t>(ws.head.size()) < budget * head ||
+      (types && static_cast<int64_t>(ws.types.size()) < budget)) {
+    ws = CorpusWorkspace();  // the old buffers freed before the new ones are made
+    CheckAllocation(BytesFor(budget), "batches of " + std::to_string(budget) +
+                                          " tokens (the encoder's workspace and the batch's rows)");
+    ws.encoder = encoder_.MakeWorkspace(budget);
+    ws.ids.resize(static_cast<size_t>(budget));
+    if (types) ws.types.resize(static_cast<size_t>(budget));
+    ws.index.resize(static_cast<size_t>(budget));
+    ws.offsets.resize(static_cast<size_t>(budget) + 1);
+    ws.rows.resize(static_cast<size_t>(budget * d));
+    if (pool) ws.pooled.resize(static_cast<size_t>(budget * d));
+    ws.head.resize(static_cast<size_t>(budget * head));
+    ws.head_scratch.resize(static_cast<size_t>(budget * head));
+    ws.budget = budget;
+  }
+}
+
+const float* CorpusEncoder::Finish(const int64_t* offsets, int64_t k, CorpusWorkspace& ws) const {
+  const int64_t d = encoder_.config().d_model;
+  if (options_.pool == Pooling::kNone && head_ == nullptr) return ws.rows.data();
+  // A head reads each sequence's first row; Dense modules come before the norm.
+  const PoolSpec spec{head_ && options_.pool == Pooling::kNone ? Pooling::kCls : options_.pool,
+                      options_.normalize && head_ == nullptr};
+  PoolRows(ws.rows.data(), offsets, k, d, spec, ws.pooled.data());
+  if (head_ == nullptr) return ws.pooled.data();
+  head_->Forward(ws.pooled.data(), k, head_products_, ws.head.data(), ws.head_scratch.data());
+  if (options_.normalize) NormalizeRows(ws.head.data(), k, width_);
+  return ws.head.data();
 }
 
 void CorpusEncoder::Run(const CorpusInput& in, CorpusWorkspace& ws,
@@ -72,22 +125,7 @@ void CorpusEncoder::Run(const CorpusInput& in, CorpusWorkspace& ws,
   const int64_t budget = BudgetFor(longest, total);
   // The positions of the longest sequence (the PE or RoPE table, 2^40).
   encoder_.CheckInput(ids + offsets[longest_at], 1, longest);
-  const int64_t d = encoder_.config().d_model;
-  const bool pool = options_.pool != Pooling::kNone;
-  if (ws.budget < budget || (pool && ws.pooled.size() < ws.rows.size()) ||
-      (types && ws.types.size() < ws.ids.size())) {
-    ws = CorpusWorkspace();  // the old buffers freed before the new ones are made
-    CheckAllocation(BytesFor(budget), "batches of " + std::to_string(budget) +
-                                          " tokens (the encoder's workspace and the batch's rows)");
-    ws.encoder = encoder_.MakeWorkspace(budget);
-    ws.ids.resize(static_cast<size_t>(budget));
-    if (types) ws.types.resize(static_cast<size_t>(budget));
-    ws.index.resize(static_cast<size_t>(budget));
-    ws.offsets.resize(static_cast<size_t>(budget) + 1);
-    ws.rows.resize(static_cast<size_t>(budget * d));
-    if (pool) ws.pooled.resize(static_cast<size_t>(budget * d));
-    ws.budget = budget;
-  }
+  Reserve(budget, types != nullptr, ws);
   int32_t* batch_ids = ws.ids.data();
   int32_t* batch_types = types ? ws.types.data() : nullptr;
   int64_t* index = ws.index.data();
@@ -115,12 +153,7 @@ void CorpusEncoder::Run(const CorpusInput& in, CorpusWorkspace& ws,
     }
     encoder_.ForwardPacked({batch_ids, batch_offsets, k, batch_types}, options_.stage,
                            ws.rows.data(), ws.encoder, check);
-    CorpusBatch out{k, index, ws.rows.data(), batch_offsets, tokens};
-    if (pool) {
-      PoolRows(ws.rows.data(), batch_offsets, k, d, PoolSpec{options_.pool, options_.normalize},
-               ws.pooled.data());
-      out.rows = ws.pooled.data();
-    }
+    const CorpusBatch out{k, index, Finish(batch_offsets, k, ws), width_, batch_offsets, tokens};
     sink(out);
     done += k;
     tokens_done += tokens;

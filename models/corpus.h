@@ -36,9 +36,14 @@ struct CorpusOptions {
   // longest sequence if that is longer. An explicit budget below the longest
   // sequence is an error.
   int64_t batch_tokens = 0;
+  // kPooler, kLogits: one row a sequence, the model's head on its first final
+  // row (models/heads.h); pool must be kNone.
   EncoderStage stage = EncoderStage::kFinal;
   Pooling pool = Pooling::kNone;  // kNone: every row; else one row a sequence
   bool normalize = false;         // with pool: unit L2 norm
+  // With pool: the model's sentence-transformers Dense modules
+  // (Encoder::sentence_dense) between the pooling and the normalization.
+  bool sentence_dense = false;
   // Asked on the calling thread after every layer of every batch; once it
   // returns true, Run stops there and throws Cancelled. Null: never.
   std::function<bool()> cancelled;
@@ -49,8 +54,10 @@ struct CorpusBatch {
   int64_t size = 0;                // sequences in this batch
   const int64_t* index = nullptr;  // [size] their input indices
   // Without pooling: [offsets[size], d_model] packed rows, sequence i of the
-  // batch in rows offsets[i] .. offsets[i + 1]; with pooling: [size, d_model].
+  // batch in rows offsets[i] .. offsets[i + 1]; with pooling or a head:
+  // [size, width].
   const float* rows = nullptr;
+  int64_t width = 0;                 // values a row: d_model, or a head's or Dense module's output
   const int64_t* offsets = nullptr;  // [size + 1]
   int64_t tokens = 0;                // real tokens in the batch
 };
@@ -77,12 +84,20 @@ struct CorpusWorkspace {
   std::vector<int64_t> offsets;  // [budget + 1]
   AlignedFloats rows;            // [budget, d_model]
   AlignedFloats pooled;          // [budget, d_model], with pooling only
+  AlignedFloats head;            // [budget, widest product], with a head or Dense only
+  AlignedFloats head_scratch;    // [budget, widest product], with a head or Dense only
 };
 
 class CorpusEncoder {
  public:
   // The budget is settled by Run (it depends on the longest sequence).
+  // Throws UsageError for a head stage with pooling or sentence_dense without
+  // it; Error for a stage whose head the model lacks (models/heads.h) or
+  // sentence_dense on a model without Dense modules.
   CorpusEncoder(const Encoder& encoder, const CorpusOptions& options);
+
+  // The values of each output row (CorpusBatch::width).
+  int64_t width() const { return width_; }
 
   // The budget Run uses for sequences of `total` real tokens whose longest has
   // `longest`: the explicit one, or kDefaultBatchTokens (no more than total,
@@ -104,8 +119,17 @@ class CorpusEncoder {
       FunctionRef<void(int64_t, int64_t)> progress = [](int64_t, int64_t) {}) const;
 
  private:
+  // Sizes ws's buffers for budget tokens (a no-op once they fit).
+  void Reserve(int64_t budget, bool types, CorpusWorkspace& ws) const;
+  // A batch's rows (ws.rows, offsets: [k + 1]) pooled and through the head or
+  // the Dense modules as the options say; the output rows.
+  const float* Finish(const int64_t* offsets, int64_t k, CorpusWorkspace& ws) const;
+
   const Encoder& encoder_;
   CorpusOptions options_;
+  const DenseHead* head_ = nullptr;  // the head or the Dense modules the options apply
+  int64_t head_products_ = 0;        // of head_, run on each pooled row
+  int64_t width_ = 0;
 };
 
 }  // namespace phasor

@@ -14,6 +14,7 @@
 #include "engine/size_limits.h"
 #include "models/architectures/architecture.h"
 #include "models/input_rules.h"
+#include "models/sentence_transformers.h"
 
 namespace phasor {
 
@@ -34,6 +35,7 @@ std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeM
   const std::string model_type = ModelTypeOf(text, config_path);
   if (!model_type.empty()) {  // a checkpoint of another library (models/architectures/)
     TranslatedModel m = FindArchitecture(model_type, config_path).translate(dir, text);
+    ReadSentenceDense(dir, m.config, m.weights);  // a sentence-transformers folder's 2_Dense
     CheckModelMemory(m.config, config_path);
     if (mode) m.config.positional.mode = *mode;
     return std::make_unique<Encoder>(std::move(m.config), std::move(m.weights), precision);
@@ -45,6 +47,7 @@ std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeM
   CheckModelMemory(config, config_path);
   if (mode) config.positional.mode = *mode;
   Weights weights = LoadSafetensors(dir + "/model.safetensors");
+  ReadSentenceDense(dir, config, weights);
   return std::make_unique<Encoder>(std::move(config), std::move(weights), precision);
 }
 
@@ -112,6 +115,11 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
   if (c.final_norm) {
     final_norm_ = std::make_unique<LayerNorm>(
         weights_, "norm.", LayerNormOptions{c.d_model, static_cast<float>(c.layer_norm_eps)});
+  }
+  if (!c.head.empty()) head_ = std::make_unique<DenseHead>(weights_, "head.", c.d_model, c.head);
+  if (!c.sentence_dense.empty()) {
+    sentence_dense_ =
+        std::make_unique<DenseHead>(weights_, "sentence_dense.", c.d_model, c.sentence_dense);
   }
 }
 

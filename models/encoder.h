@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/weights.h"
+#include "layers/dense_head.h"
 #include "layers/embedding.h"
 #include "layers/encoder_layer.h"
 #include "layers/layer_norm.h"
@@ -49,6 +50,11 @@ struct PackedIds {
 enum class EncoderStage {
   kEmbeddings,  // the encoder's input x (embedding + PE)
   kFinal,       // the final hidden states
+  // The final hidden states from Forward; per sequence, the model's head on its
+  // first row (models/heads.h, applied by CorpusEncoder): its pooler output, or
+  // the logits of its classification head.
+  kPooler,
+  kLogits,
 };
 
 // Activations for one caller, sized once for up to max_tokens tokens
@@ -133,6 +139,9 @@ class Encoder {
 
   const ModelConfig& config() const { return config_; }
   const Weights& weights() const { return weights_; }
+  // The products of config().head and config().sentence_dense; null if none.
+  const DenseHead* head() const { return head_.get(); }
+  const DenseHead* sentence_dense() const { return sentence_dense_.get(); }
   Precision precision() const { return precision_; }
   // The warning about NaN or Inf in the weights as loaded (engine/finite.h
   // NonFiniteWarning, read before any tensor was released); empty if none.
@@ -172,6 +181,8 @@ class Encoder {
   EncoderLayerOptions layer_options_;          // every layer's, and their workspace's
   std::vector<std::unique_ptr<EncoderLayer>> layers_;
   std::unique_ptr<LayerNorm> final_norm_;
+  std::unique_ptr<DenseHead> head_;            // config head only
+  std::unique_ptr<DenseHead> sentence_dense_;  // config sentence_dense only
 };
 
 }  // namespace phasor

@@ -16,6 +16,7 @@
 #include "models/config.h"
 #include "models/corpus.h"
 #include "models/encoder.h"
+#include "models/heads.h"
 #include "models/input_rules.h"
 #include "models/random_sequence.h"
 
@@ -73,6 +74,34 @@ std::string Model::config_json() const { return ConfigToJson(encoder_->config())
 
 namespace {
 
+// The options' stage: the encoder's input, its final rows, or a head.
+EncoderStage StageOfOptions(const EncodeOptions& o) {
+  if (o.head != HeadOutput::kNone && (o.embeddings_only || o.pool != Pooling::kNone)) {
+    throw UsageError(
+        "a head's output (pooler, logits) goes with neither pooling nor the embeddings");
+  }
+  return StageOf(o.head, o.embeddings_only ? EncoderStage::kEmbeddings : EncoderStage::kFinal);
+}
+
+// One row per sequence: pooled or through a head.
+bool OneRowEach(const EncodeOptions& o) {
+  return o.pool != Pooling::kNone || o.head != HeadOutput::kNone;
+}
+
+}  // namespace
+
+int64_t Model::output_dim(const EncodeOptions& options) const {
+  const EncoderStage stage = StageOfOptions(options);
+  HeadProducts(encoder_->config(), stage, encoder_->weights().source());  // a head it has
+  if (options.sentence_dense && options.pool != Pooling::kNone && !encoder_->sentence_dense()) {
+    throw Error(encoder_->weights().source() + ": the model has no Dense module");
+  }
+  return OutputWidth(encoder_->config(), stage,
+                     options.sentence_dense && options.pool != Pooling::kNone);
+}
+
+namespace {
+
 // The largest idle workspace of a cache, given back when the call ends (also
 // by a throw).
 struct Lease {
@@ -100,9 +129,10 @@ struct Lease {
 CorpusOptions CorpusOptionsOf(const EncodeOptions& o) {
   CorpusOptions c;
   c.batch_tokens = o.batch_tokens;
-  c.stage = o.embeddings_only ? EncoderStage::kEmbeddings : EncoderStage::kFinal;
+  c.stage = StageOfOptions(o);
   c.pool = o.pool;
   c.normalize = o.normalize;
+  c.sentence_dense = o.sentence_dense;
   c.cancelled = o.cancelled;
   return c;
 }
@@ -136,14 +166,14 @@ void EncodeInto(const Encoder& encoder, EncoderWorkspaceCache& cache, const Enco
                 const int32_t* ids, const Spans& real, const OutputRows& to) {
   float* out = to.out;
   const int64_t d = encoder.config().d_model;
-  const bool pooled = options.pool != Pooling::kNone;
+  const bool pooled = OneRowEach(options);
   Lease lease(cache);
   const CorpusEncoder corpus(encoder, CorpusOptionsOf(options));
   corpus.Run({ids, options.token_types, real}, lease.ws, [&](const CorpusBatch& r) {
     for (int64_t i = 0; i < r.size; ++i) {
       const int64_t b = r.index[i];
       if (pooled) {
-        std::copy(r.rows + i * d, r.rows + (i + 1) * d, out + b * d);
+        std::copy(r.rows + i * r.width, r.rows + (i + 1) * r.width, out + b * r.width);
         continue;
       }
       const float* from = r.rows + r.offsets[i] * d;
@@ -169,7 +199,7 @@ void Model::Encode(const int32_t* ids, int64_t batch, int64_t seq, float* out,
   }
   CheckBuffer(ids, "Encode: ids");
   CheckBuffer(out, "Encode: out");
-  if (!FitsOneCall(batch, seq, d_model(), options.pool != Pooling::kNone)) {
+  if (!FitsOneCall(batch, seq, d_model(), OneRowEach(options))) {
     throw Error(TooLargeForOneCall("a batch of " + std::to_string(batch) + " x " +
                                    std::to_string(seq) + " tokens"));
   }
@@ -200,7 +230,7 @@ void Model::EncodePacked(const int32_t* ids, const int64_t* offsets, int64_t bat
   CheckBuffer(offsets, "EncodePacked: offsets");
   if (batch == 0) throw Error("ids hold no sequence: nothing to encode");
   CheckOffsets(offsets, batch);
-  const bool pooled = options.pool != Pooling::kNone;
+  const bool pooled = OneRowEach(options);
   std::vector<int64_t> given(static_cast<size_t>(batch));
   for (int64_t b = 0; b < batch; ++b) given[b] = offsets[b + 1] - offsets[b];
   const int64_t total = offsets[batch];

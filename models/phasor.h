@@ -51,7 +51,7 @@
 #include "layers/positional.h"  // PeMode, PeLayout, PeDenominator, Parse*/ToString
 #include "layers/precision.h"   // Precision, ParsePrecision, ToString
 #include "layers/rope.h"        // RopeOptions, RopeLayout, RopeScaling, RopeScalingType
-#include "models/pooling.h"     // Pooling, ParsePooling, ToString
+#include "models/pooling.h"     // Pooling, ParsePooling, ToString; HeadOutput
 
 namespace phasor {
 
@@ -83,6 +83,16 @@ struct EncodeOptions {
   // real tokens, optionally of unit L2 norm: out is then [batch, d_model].
   Pooling pool = Pooling::kNone;
   bool normalize = false;
+  // With pool: the model's sentence-transformers Dense modules (a folder's
+  // 2_Dense, in modules.json) applied after the pooling and before normalize;
+  // out is then [batch, output_dim(options)]. Error if the model has none.
+  bool sentence_dense = false;
+  // kPooler or kLogits: one row per sequence, the model's head on its first
+  // token's final row (BERT's pooler output; a *ForSequenceClassification
+  // checkpoint's logits): out is [batch, output_dim(options)]. Needs pool
+  // kNone and not embeddings_only (UsageError); Error naming the stage and the
+  // missing tensor if the model has no such head.
+  HeadOutput head = HeadOutput::kNone;
   // Real tokens encoded at once at most (0: models/corpus.h's default, or the
   // longest sequence if longer); memory is bounded by it, not by the call.
   int64_t batch_tokens = 0;
@@ -155,6 +165,11 @@ class Model {
   std::vector<std::string> load_warnings() const;
   // The whole configuration, as config.json text (every key, defaults filled in).
   std::string config_json() const;
+  // The values of each output row under options: d_model; the pooler's width
+  // or num_labels (options.head); the last Dense module's out_features
+  // (options.sentence_dense with pooling). Throws as Encode for a head the
+  // model lacks.
+  int64_t output_dim(const EncodeOptions& options = {}) const;
 
   // Runs the encoder on a batch of sequences.
   //   ids: [batch, seq] row-major token ids, in [0, vocab_size)

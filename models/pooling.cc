@@ -77,12 +77,17 @@ void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t 
         }
         break;
     }
-    if (normalize) {
-      double norm = 0.0;
-      for (int64_t k = 0; k < d; ++k) norm += static_cast<double>(y[k]) * y[k];
-      const double scale = 1.0 / std::max(std::sqrt(norm), 1e-12);
-      for (int64_t k = 0; k < d; ++k) y[k] = static_cast<float>(y[k] * scale);
-    }
+    if (normalize) NormalizeRows(y, 1, d);
+  }
+}
+
+void NormalizeRows(float* rows, int64_t n, int64_t d) {
+  for (int64_t b = 0; b < n; ++b) {
+    float* y = rows + b * d;
+    double norm = 0.0;
+    for (int64_t k = 0; k < d; ++k) norm += static_cast<double>(y[k]) * y[k];
+    const double scale = 1.0 / std::max(std::sqrt(norm), 1e-12);
+    for (int64_t k = 0; k < d; ++k) y[k] = static_cast<float>(y[k] * scale);
   }
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "models/head_output.h"  // the other way to one row per sequence
+
 namespace phasor {
 
 enum class Pooling {
@@ -27,11 +29,17 @@ const char* ToString(Pooling pooling);
 // offsets[b + 1] (at least one each); out: [batch, d]. spec.normalize: each output
 // row divided by max(its L2 norm, 1e-12), as torch.nn.functional.normalize.
 // spec.pooling must not be kNone. Serial: a pass over the rows.
+// spec.dense (a sentence-transformers folder's Dense modules, applied after the
+// pooling and before normalize) is not PoolRows' to apply: its caller's.
 struct PoolSpec {
   Pooling pooling = Pooling::kMean;
   bool normalize = false;
+  bool dense = false;
 };
 void PoolRows(const float* rows, const int64_t* offsets, int64_t batch, int64_t d,
               const PoolSpec& spec, float* out);
+
+// rows: [n, d], each divided by max(its L2 norm, 1e-12) in place (sums in double).
+void NormalizeRows(float* rows, int64_t n, int64_t d);
 
 }  // namespace phasor

@@ -8,6 +8,8 @@
 
 #include "engine/error.h"
 #include "engine/json_text.h"
+#include "engine/safetensors.h"
+#include "models/architectures/architecture.h"
 
 namespace phasor {
 namespace {
@@ -63,6 +65,82 @@ Pooling PoolingMode(const std::string& path) {
   return set[0]->pooling;
 }
 
+// modules.json's modules as (type, path) pairs; Error naming the file if it is
+// not an array of modules with a string type.
+struct Module {
+  std::string type, path;
+};
+std::vector<Module> ReadModules(const std::string& path) {
+  const nlohmann::json modules = ReadJson(path);
+  if (!modules.is_array()) throw Error(path + ": expected a JSON array of modules");
+  std::vector<Module> out;
+  for (const nlohmann::json& m : modules) {
+    if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) {
+      throw Error(path + ": expected modules with a string 'type'");
+    }
+    out.push_back({m["type"].get<std::string>(), m.contains("path") && m["path"].is_string()
+                                                     ? m["path"].get<std::string>()
+                                                     : ""});
+  }
+  return out;
+}
+
+constexpr const char* kDense = "sentence_transformers.models.Dense";
+
+// A Dense module's activation_function, by its torch class.
+HeadActivation DenseActivation(const std::string& path, const nlohmann::json& cfg) {
+  if (!cfg.contains("activation_function")) return HeadActivation::kTanh;  // Dense's default
+  const nlohmann::json& v = cfg["activation_function"];
+  const std::string name = v.is_string() ? v.get<std::string>() : v.dump();
+  if (name == "torch.nn.modules.activation.Tanh") return HeadActivation::kTanh;
+  if (name == "torch.nn.modules.activation.ReLU") return HeadActivation::kRelu;
+  if (name == "torch.nn.modules.linear.Identity") return HeadActivation::kIdentity;
+  throw Error(path + ": key 'activation_function': '" + json_text::Printable(name, 80) +
+              "' is not supported, expected torch.nn.modules.activation.Tanh, "
+              "torch.nn.modules.activation.ReLU or torch.nn.modules.linear.Identity");
+}
+
+// An integer key of a Dense config.json in [1, 65536].
+int64_t DenseSize(const std::string& path, const nlohmann::json& cfg, const char* key) {
+  if (!cfg.contains(key) || !cfg[key].is_number_integer()) {
+    throw Error(path + ": key '" + key + "': expected an integer");
+  }
+  const int64_t v = cfg[key].get<int64_t>();
+  if (v < 1 || v > 65536) {
+    throw Error(path + ": key '" + key + "': " + std::to_string(v) +
+                " is out of range, expected 1 to 65536");
+  }
+  return v;
+}
+
+// One Dense module of folder sub: its product appended to config, its
+// tensors put into weights as sentence_dense.{i}.
+void ReadDense(const std::string& sub, ModelConfig& config, Weights& weights) {
+  const std::string path = sub + "/config.json";
+  const nlohmann::json cfg = ReadJson(path);
+  if (!cfg.is_object()) throw Error(path + ": expected a JSON object");
+  const int64_t in =
+      config.sentence_dense.empty() ? config.d_model : config.sentence_dense.back().out;
+  if (DenseSize(path, cfg, "in_features") != in) {
+    throw Error(path + ": key 'in_features': " + std::to_string(cfg["in_features"].get<int64_t>()) +
+                ", expected " + std::to_string(in) + " (the width of the rows it takes)");
+  }
+  const int64_t out = DenseSize(path, cfg, "out_features");
+  const HeadActivation act = DenseActivation(path, cfg);
+  const bool bias = !cfg.contains("bias") || !cfg["bias"].is_boolean() || cfg["bias"].get<bool>();
+  Weights module = LoadSafetensors(sub + "/model.safetensors");
+  const std::string to = "sentence_dense." + std::to_string(config.sentence_dense.size()) + ".";
+  MoveTensor(module, "linear.weight", to + "weight", {out, in});
+  if (bias) {
+    MoveTensor(module, "linear.bias", to + "bias", {out});
+  } else {
+    module.Add(to + "bias", {out}, std::vector<float>(static_cast<size_t>(out), 0.0f));
+  }
+  weights.Put(to + "weight", module.Take(to + "weight"));
+  weights.Put(to + "bias", module.Take(to + "bias"));
+  config.sentence_dense.push_back(DenseProduct{out, act});
+}
+
 }  // namespace
 
 PoolSpec DeclaredPooling(const std::string& dir) {
@@ -73,29 +151,38 @@ PoolSpec DeclaredPooling(const std::string& dir) {
                 " has no modules.json: --pool model needs a sentence-transformers folder "
                 "(or give --pool mean, cls or max)");
   }
-  const nlohmann::json modules = ReadJson(path);
-  if (!modules.is_array()) throw Error(path + ": expected a JSON array of modules");
   PoolSpec spec;
   bool pooled = false;
-  for (const nlohmann::json& m : modules) {
-    if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) {
-      throw Error(path + ": expected modules with a string 'type'");
-    }
-    const std::string type = m["type"].get<std::string>();
-    const std::string sub =
-        m.contains("path") && m["path"].is_string() ? m["path"].get<std::string>() : "";
+  for (const Module& m : ReadModules(path)) {
+    const std::string& type = m.type;
     if (type == "sentence_transformers.models.Transformer") continue;
+    if ((type == kDense && (!pooled || spec.normalize)) ||
+        (type == "sentence_transformers.models.Pooling" && pooled)) {
+      throw Error(path + ": module '" + type + "' (" + m.path +
+                  ") out of the order Pooling, Dense, Normalize is not supported");
+    }
     if (type == "sentence_transformers.models.Pooling") {
-      spec.pooling = PoolingMode(dir + "/" + sub + "/config.json");
+      spec.pooling = PoolingMode(dir + "/" + m.path + "/config.json");
       pooled = true;
+    } else if (type == kDense) {
+      spec.dense = true;
     } else if (type == "sentence_transformers.models.Normalize") {
       spec.normalize = true;
     } else {
-      throw Error(path + ": module '" + type + "' (" + sub + ") is not supported yet");
+      throw Error(path + ": module '" + type + "' (" + m.path + ") is not supported");
     }
   }
   if (!pooled) throw Error(path + ": declares no Pooling module");
   return spec;
+}
+
+void ReadSentenceDense(const std::string& dir, ModelConfig& config, Weights& weights) {
+  const std::string path = dir + "/modules.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  for (const Module& m : ReadModules(path)) {
+    if (m.type == kDense) ReadDense(dir + "/" + m.path, config, weights);
+  }
 }
 
 }  // namespace phasor

@@ -66,8 +66,12 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
                   py::handle pool_in, py::handle normalize_in, py::handle packed_in,
                   py::handle batch_tokens_in, py::handle truncate_in, py::handle types_in) {
   EncodeOptions options;
-  options.embeddings_only =
-      ParseStage("stage", ToStr(stage_in, "stage")) == EncoderStage::kEmbeddings;
+  const std::string stage_name = ToStr(stage_in, "stage");
+  const EncoderStage stage = ParseStage("stage", stage_name);
+  options.embeddings_only = stage == EncoderStage::kEmbeddings;
+  options.head = stage == EncoderStage::kPooler   ? HeadOutput::kPooler
+                 : stage == EncoderStage::kLogits ? HeadOutput::kLogits
+                                                  : HeadOutput::kNone;
   if (!py::isinstance<py::bool_>(normalize_in)) {
     throw Error("normalize must be True or False, got " +
                 py::str(py::type::handle_of(normalize_in).attr("__name__")).cast<std::string>());
@@ -75,12 +79,17 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   const PoolSpec pooling = ToPooling(model, pool_in, normalize_in.cast<bool>());
   options.pool = pooling.pooling;
   options.normalize = pooling.normalize;
+  options.sentence_dense = pooling.dense;
+  if (options.head != HeadOutput::kNone && options.pool != Pooling::kNone) {
+    throw Error("stage='" + stage_name + "' and pool='" + ToStr(pool_in, "pool") +
+                "' do not go together: the head reads each sequence's first token");
+  }
   if (options.normalize && options.pool == Pooling::kNone) {
     throw Error("normalize=True needs pool='mean', 'cls' or 'max'");
   }
   if (!py::isinstance<py::bool_>(packed_in)) throw Error("packed must be True or False");
   const bool packed = packed_in.cast<bool>();
-  const bool pooled = options.pool != Pooling::kNone;
+  const bool pooled = options.pool != Pooling::kNone || options.head != HeadOutput::kNone;
   if (packed && pooled)
     throw Error("packed=True and pool do not go together: pooled rows are one a sequence");
   if (!py::isinstance<py::bool_>(truncate_in)) throw Error("truncate must be True or False");
@@ -117,7 +126,7 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   // The output, allocated with the GIL held, before the GIL is released.
   std::vector<py::ssize_t> shape;
   if (pooled) {
-    shape = {ids.batch, d};
+    shape = {ids.batch, model.output_dim(options)};  // d_model, a head's or a Dense's width
   } else if (by_offsets) {
     shape = {total, d};
   } else {
@@ -242,7 +251,11 @@ void BindModel(py::module_& m) {
            "list of [len_i, d_model] arrays for a list of different lengths): the final hidden "
            "states, or with stage='embeddings' the encoder's input; padding rows are 0. "
            "pool='mean', 'cls' or 'max': one row per sequence, [batch, d_model] (normalize=True: "
-           "unit L2 norm). packed=True: (rows [total tokens, d_model], offsets [batch + 1]). "
+           "unit L2 norm); pool='model': what a sentence-transformers folder declares (its "
+           "Dense modules too: [batch, out_features]). stage='pooler' (BERT's pooler output, "
+           "[batch, d_model]) or stage='logits' (a classification checkpoint's head, [batch, "
+           "num_labels]): one row per sequence from its first token, without pool. packed=True: "
+           "(rows [total tokens, d_model], offsets [batch + 1]). "
            "Trailing pad ids inside given lengths or list items warn (phasor.Warning). A "
            "sequence past the model's positions (max_sequence_length) is an error unless "
            "truncate=True, which keeps its first tokens. token_type_ids: laid out as ids (a list "

@@ -82,16 +82,18 @@ void PrintText(const EncodeRequest& r, const EncodeResult& res) {
   std::printf("time       %s (median of %lld), %s tokens/s (real tokens), %s\n",
               FormatDuration(res.seconds).c_str(), static_cast<long long>(r.repeat),
               FormatSi(res.tokens_per_s).c_str(), Plural(NumThreads(), "thread").c_str());
-  const int64_t show = std::min<int64_t>(4, d);
-  const bool one_row = pooled || res.first_length == 1;
+  const bool head = r.stage == "pooler" || r.stage == "logits";
+  const int64_t width = res.shape.back();  // values a row
+  const int64_t show = std::min<int64_t>(4, width);
+  const bool one_row = pooled || head || res.first_length == 1;
   for (int64_t row = 0; row < (one_row ? 1 : 2); ++row) {
-    if (pooled) {
-      std::printf("seq 0, %s:", ToString(res.pool));
+    if (pooled || head) {
+      std::printf("seq 0, %s:", pooled ? ToString(res.pool) : r.stage.c_str());
     } else {
       std::printf("seq 0, token %lld:",
                   static_cast<long long>(row == 0 ? 0 : res.first_length - 1));
     }
-    for (int64_t k = 0; k < show; ++k) std::printf(" %9.5f", res.first_rows[row * d + k]);
+    for (int64_t k = 0; k < show; ++k) std::printf(" %9.5f", res.first_rows[row * width + k]);
     std::printf(" ...\n");
   }
 }
@@ -148,7 +150,8 @@ void AddEncodeCommand(CLI::App& app) {
   cmd->add_option("--pool", r.pool,
                   "One vector a line: mean or max over its real tokens, cls (its first), last, "
                   "mean_sqrt_len (the sum over sqrt(tokens)), or model (what a "
-                  "sentence-transformers folder's modules.json declares, its Normalize too); "
+                  "sentence-transformers folder's modules.json declares, its Dense and Normalize "
+                  "too); "
                   "none: every row")
       ->capture_default_str();
   cmd->add_flag("--normalize", r.normalize, "With --pool: scale each vector to unit L2 norm");
@@ -159,7 +162,10 @@ void AddEncodeCommand(CLI::App& app) {
   AddSizeOption(cmd, "--batch-tokens", &r.batch_tokens,
                 "Real tokens encoded at once at most; memory is bounded by it (0: 2K, or the "
                 "longest line if longer)");
-  cmd->add_option("--stage", r.stage, "embeddings (the encoder's input) or final")
+  cmd->add_option("--stage", r.stage,
+                  "embeddings (the encoder's input), final, pooler (BERT's pooler output, "
+                  "[batch, d_model]) or logits (a classification checkpoint's head, [batch, "
+                  "num_labels]); pooler and logits read each line's first token, without --pool")
       ->capture_default_str();
   cmd->add_option("--pe-mode", r.pe_mode, "cached, on_the_fly or auto (default: the config's)");
   cmd->add_option("--precision", r.precision,

@@ -2,7 +2,7 @@
 """Encode a tokens file across a Dask cluster, in shards of lines.
 
     PYTHONPATH=build/python python3 tools/dask_encode.py --model DIR \\
-        --tokens-file FILE --out-dir OUT [--shard-lines 256] [--stage final|embeddings] \\
+        --tokens-file FILE --out-dir OUT [--shard-lines 256] [--stage final|embeddings|pooler|logits] \\
         [--pe-mode M] [--pool mean|cls|max [--normalize]] [--merge ALL.npy] \\
         [--workers 2 | --scheduler ADDRESS]
 
@@ -12,6 +12,7 @@ the model's pad_token_id to the longest line of the whole file). Each worker
 loads the model once; each shard is encoded in one call and written to
 OUT/shard_NNNNN.npy, float32 [lines, seq_len, d_model]; OUT/index.json lists the
 shards in order; with --pool each shard is [lines, d_model], one vector a line,
+(with --stage pooler|logits [lines, width]),
 as `phasor encode --pool` writes them (each with first_row, its first row in the whole array, and
 first_line, the file line of that row, from 1 as the CLI counts them); the
 shards and index.json of an earlier run in OUT are removed first. Put together
@@ -100,7 +101,9 @@ def main(argv=None):
     p.add_argument("--tokens-file", required=True, help="one sequence a line")
     p.add_argument("--out-dir", required=True, help="where shards and index.json go")
     p.add_argument("--shard-lines", type=int, default=256, help="lines per shard (default 256)")
-    p.add_argument("--stage", choices=["final", "embeddings"], default="final")
+    p.add_argument("--stage", choices=["final", "embeddings", "pooler", "logits"], default="final",
+                   help="pooler, logits: a head's output (as phasor encode --stage), shards "
+                   "[lines, width]; without --pool")
     p.add_argument("--pool", choices=["mean", "cls", "max", "last", "mean_sqrt_len", "model"],
                    help="one vector a line (as phasor encode --pool): shards [lines, d_model]")
     p.add_argument("--normalize", action="store_true", help="with --pool: unit L2 norm")
@@ -114,6 +117,9 @@ def main(argv=None):
         p.error("--shard-lines must be >= 1")
     if args.normalize and not args.pool:
         p.error("--normalize needs --pool")
+    one_row = args.pool or args.stage in ("pooler", "logits")
+    if args.pool and args.stage in ("pooler", "logits"):
+        p.error(f"--stage {args.stage} and --pool {args.pool} do not go together")
     if args.merge:
         dask_cluster.check_output_file(p, "--merge", args.merge, ".npy")
         dask_cluster.check_distinct_paths(p, [("--merge", args.merge)],
@@ -193,7 +199,7 @@ def main(argv=None):
     with dask_cluster.output_file(out_dir / "index.json") as temp:
         Path(temp).write_text(json.dumps(index, indent=1) + "\n")
     if args.merge:
-        shape = (len(lines), d_model) if args.pool else (len(lines), seq, d_model)
+        shape = (len(lines), d_model) if one_row else (len(lines), seq, d_model)
         with dask_cluster.output_file(args.merge) as temp:
             merged = np.lib.format.open_memmap(temp, mode="w+", dtype=np.float32, shape=shape)
             for s in shards:

@@ -123,6 +123,25 @@ void TranslateLayer(Weights& w, const std::string& from, int64_t i, const LayerN
   }
 }
 
+void AddHeadProduct(TranslatedModel& m, const std::string& from, int64_t out,
+                    HeadActivation activation) {
+  ModelConfig& c = m.config;
+  const int64_t in = c.head.empty() ? c.d_model : c.head.back().out;
+  const std::string to = "head." + std::to_string(c.head.size()) + ".";
+  MoveTensor(m.weights, from + "weight", to + "weight", {out, in});
+  MoveTensor(m.weights, from + "bias", to + "bias", {out});
+  c.head.push_back(DenseProduct{out, activation});
+}
+
+int64_t NumLabels(const CheckpointConfig& cfg) {
+  if (cfg.Has("id2label")) {
+    const auto labels = cfg.StringMap("id2label");
+    if (labels.empty()) cfg.Fail("id2label", "names no label");
+    return static_cast<int64_t>(labels.size());
+  }
+  return cfg.Int("num_labels", 1, int64_t{1} << 20, 2);
+}
+
 namespace {
 
 // The shards a model.safetensors.index.json names, each read whole, their

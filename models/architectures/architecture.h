@@ -80,6 +80,19 @@ struct LayerNames {
 void TranslateLayer(Weights& w, const std::string& from, int64_t i, const LayerNames& names,
                     int64_t d_model, int64_t d_ff);
 
+class CheckpointConfig;
+
+// Appends one product to m's head (ModelConfig::head): the checkpoint's
+// from + "weight" [out, in] and from + "bias" [out], renamed to phasor's
+// head.{i}.weight / .bias, their shapes checked in the checkpoint's names; in
+// is d_model for the first product, the previous one's out after.
+void AddHeadProduct(TranslatedModel& m, const std::string& from, int64_t out,
+                    HeadActivation activation);
+
+// The labels of a *ForSequenceClassification config: the size of id2label,
+// else num_labels, else 2 (transformers' default).
+int64_t NumLabels(const CheckpointConfig& cfg);
+
 // Reads dir's weights in the checkpoint's layout: model.safetensors.
 Weights LoadCheckpointWeights(const std::string& dir);
 

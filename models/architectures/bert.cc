@@ -4,8 +4,11 @@
 // *For* checkpoints): word + learned position + token type embeddings, a
 // LayerNorm over their sum, post-LN layers whose q, k and v are separate
 // products (stacked here into in_proj, as nn.MultiheadAttention holds them).
-// RoBERTa's positions start at pad_token_id + 1. The pooler and task heads are
-// not read yet; every token is of type 0 (one segment).
+// RoBERTa's positions start at pad_token_id + 1. The heads, as products over
+// the first token's final row (ModelConfig::head): BERT's pooler (pooler.dense,
+// tanh) and, in BertForSequenceClassification, its classifier after it;
+// RobertaForSequenceClassification's classifier.dense (tanh) and
+// classifier.out_proj, without a pooler. Every token is of type 0 (one segment).
 #include <string>
 #include <vector>
 
@@ -55,6 +58,33 @@ ModelConfig BertConfig(const CheckpointConfig& cfg, bool roberta) {
   return c;
 }
 
+// The pooler and the classification head, when the checkpoint holds them.
+void TranslateBertHead(const CheckpointConfig& cfg, bool roberta, const std::string& pre,
+                       TranslatedModel& m) {
+  Weights& w = m.weights;
+  const std::string pooler = pre + "pooler.dense.";
+  if (roberta && w.Has("classifier.out_proj.weight")) {
+    // RobertaClassificationHead: dense + tanh on the first token, then out_proj.
+    AddHeadProduct(m, "classifier.dense.", m.config.d_model, HeadActivation::kTanh);
+    AddHeadProduct(m, "classifier.out_proj.", NumLabels(cfg), HeadActivation::kIdentity);
+    for (const std::string& name : {pooler + "weight", pooler + "bias"}) {
+      if (w.Has(name)) w.Take(name);  // a pooler the classification does not use
+    }
+    return;
+  }
+  if (w.Has(pooler + "weight")) {
+    AddHeadProduct(m, pooler, m.config.d_model, HeadActivation::kTanh);  // BertPooler
+    m.config.pooler_products = 1;
+  }
+  if (!roberta && w.Has("classifier.weight")) {
+    if (m.config.pooler_products == 0) {
+      throw Error(w.source() + ": tensor 'classifier.weight' without the pooler it reads ('" +
+                  pooler + "weight')");
+    }
+    AddHeadProduct(m, "classifier.", NumLabels(cfg), HeadActivation::kIdentity);
+  }
+}
+
 }  // namespace
 
 TranslatedModel TranslateBert(const std::string& dir, const std::string& config_text) {
@@ -74,11 +104,8 @@ TranslatedModel TranslateBert(const std::string& dir, const std::string& config_
   for (int64_t i = 0; i < c.n_layers; ++i) {
     TranslateLayer(w, pre + "encoder.layer." + std::to_string(i) + ".", i, kBertLayer, d, c.d_ff);
   }
-  // Buffers and parts not read yet: no warning for them.
-  for (const std::string& name :
-       {pre + "embeddings.position_ids", pre + "pooler.dense.weight", pre + "pooler.dense.bias"}) {
-    if (w.Has(name)) w.Take(name);
-  }
+  if (w.Has(pre + "embeddings.position_ids")) w.Take(pre + "embeddings.position_ids");
+  TranslateBertHead(cfg, type != "bert", pre, m);
   return m;
 }
 

@@ -4,7 +4,8 @@
 // products, no token types. With sinusoidal_pos_embds the position table is
 // Attention Is All You Need's sinusoid (pos / 10000^(2(j/2)/dim), sin at even
 // j, cos at odd: phasor's default interleaved layout), made by phasor's PE in
-// the config's mode instead of read from the file.
+// the config's mode instead of read from the file. DistilBertForSequenceClassification's
+// head: pre_classifier + ReLU on the first token's final row, then classifier.
 #include <string>
 #include <vector>
 
@@ -59,6 +60,10 @@ TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& c
   for (int64_t i = 0; i < c.n_layers; ++i) {
     TranslateLayer(w, pre + "transformer.layer." + std::to_string(i) + ".", i, kDistilBertLayer, d,
                    ff);
+  }
+  if (w.Has("pre_classifier.weight")) {
+    AddHeadProduct(m, "pre_classifier.", d, HeadActivation::kRelu);
+    AddHeadProduct(m, "classifier.", NumLabels(cfg), HeadActivation::kIdentity);
   }
   return m;
 }

@@ -9,6 +9,7 @@
 #include "models/commands/option_checks.h"
 #include "models/commands/timing.h"
 #include "models/corpus.h"
+#include "models/heads.h"
 #include "models/sentence_transformers.h"
 #include "models/toy.h"
 
@@ -37,6 +38,12 @@ void CheckOutputs(const EncodeRequest& r, bool packed) {
   }
 }
 
+// One output row a line: pooled or through a head.
+bool OneRowEach(const EncodeChoices& c) {
+  return c.pool != Pooling::kNone || c.stage == EncoderStage::kPooler ||
+         c.stage == EncoderStage::kLogits;
+}
+
 std::string Dims(const std::vector<int64_t>& shape) {
   std::string dims;
   for (size_t k = 0; k < shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(shape[k]);
@@ -46,10 +53,12 @@ std::string Dims(const std::vector<int64_t>& shape) {
 }  // namespace
 
 EncoderStage ParseStage(const std::string& option, const std::string& text) {
-  if (text != "final" && text != "embeddings") {
-    throw UsageError(option + " must be 'embeddings' or 'final', got '" + text + "'");
-  }
-  return text == "final" ? EncoderStage::kFinal : EncoderStage::kEmbeddings;
+  if (text == "final") return EncoderStage::kFinal;
+  if (text == "embeddings") return EncoderStage::kEmbeddings;
+  if (text == "pooler") return EncoderStage::kPooler;
+  if (text == "logits") return EncoderStage::kLogits;
+  throw UsageError(option + " must be 'embeddings', 'final', 'pooler' or 'logits', got '" + text +
+                   "'");
 }
 
 EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
@@ -72,12 +81,23 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
     const PoolSpec declared = DeclaredPooling(r.model);
     c.pool = declared.pooling;
     c.normalize = declared.normalize || r.normalize;
+    c.sentence_dense = declared.dense;
   } else {
     c.pool = ParseOption("--pool", r.pool, ParsePooling);
     c.normalize = r.normalize;
   }
+  const bool head = stage == EncoderStage::kPooler || stage == EncoderStage::kLogits;
+  if (head && c.pool != Pooling::kNone) {
+    throw UsageError("--stage " + r.stage + " and --pool " + r.pool +
+                     " do not go together: the head reads each line's first token (give --pool "
+                     "none)");
+  }
   if (r.normalize && c.pool == Pooling::kNone) throw UsageError("--normalize needs --pool");
   c.packed = r.layout == "packed";
+  if (head && c.packed) {
+    throw UsageError("--stage " + r.stage +
+                     " and --layout packed do not go together: a head gives one row a line");
+  }
   if (c.packed && c.pool != Pooling::kNone) {
     throw UsageError("--layout packed and --pool do not go together: pooled rows are one a line");
   }
@@ -120,7 +140,7 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   // The tokens encoded: each line less its trailing pad ids (models/input_rules.h).
   SequenceRules rules;
   rules.pad_id = c.pad_token_id;
-  rules.padded_output = !choices_.packed && choices_.pool == Pooling::kNone;
+  rules.padded_output = !choices_.packed && !OneRowEach(choices_);
   rules.unit = "line";
   rules.max_length = encoder_->MaxSequenceLength();
   rules.max_length_of = encoder_->MaxSequenceLengthOf();
@@ -130,6 +150,7 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
     return source + ": line " + std::to_string(tokens_.lines[b]);
   });
   if (!real_.warning.empty()) events_.Warn(real_.warning);
+  HeadProducts(c, choices_.stage, encoder_->weights().source());  // a head the model has
 }
 
 EncodeJob::~EncodeJob() = default;
@@ -137,15 +158,16 @@ EncodeJob::~EncodeJob() = default;
 int64_t EncodeJob::total_work() const { return request_.repeat * real_.total; }
 
 EncodeResult EncodeJob::Run() {
-  const int64_t d = encoder_->config().d_model;
-  const bool pooled = choices_.pool != Pooling::kNone;
+  const bool pooled = OneRowEach(choices_);
   CorpusOptions co;
   co.batch_tokens = request_.batch_tokens;
   co.stage = choices_.stage;
   co.pool = choices_.pool;
   co.normalize = choices_.normalize;
+  co.sentence_dense = choices_.sentence_dense;
   Output out;
   out.corpus = std::make_unique<CorpusEncoder>(*encoder_, co);
+  const int64_t d = out.corpus->width();  // values a row
   const int64_t longest = *std::max_element(real_.lengths.begin(), real_.lengths.end());
 
   EncodeResult result;
@@ -188,8 +210,8 @@ EncodeResult EncodeJob::Run() {
 // One pass over every sequence; the first writes the output and keeps
 // sequence 0's first and last rows.
 void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
-  const int64_t d = encoder_->config().d_model;
-  const bool pooled = choices_.pool != Pooling::kNone;
+  const int64_t d = out.corpus->width();  // values a row
+  const bool pooled = OneRowEach(choices_);
   result.batches = 0;
   const Spans real{tokens_.offsets.data(), real_.lengths.data(), tokens_.batch, nullptr};
   const int32_t* types = tokens_.types.empty() ? nullptr : tokens_.types.data();
@@ -230,10 +252,23 @@ void EncodeJob::Commit(Output& out) const {
     out.writer->Commit();
   }
   std::string what = "float32 [" + Dims(out.shape) + "], ";
-  what += choices_.stage == EncoderStage::kFinal ? "final hidden states" : "embeddings";
+  switch (choices_.stage) {
+    case EncoderStage::kEmbeddings:
+      what += "embeddings";
+      break;
+    case EncoderStage::kFinal:
+      what += "final hidden states";
+      break;
+    case EncoderStage::kPooler:
+      what += "pooler output, one row a line";
+      break;
+    case EncoderStage::kLogits:
+      what += "logits, one row a line";
+      break;
+  }
   if (choices_.pool != Pooling::kNone) {
     what += std::string(", ") + ToString(choices_.pool) + " pooled" +
-            (choices_.normalize ? ", normalized" : "");
+            (choices_.sentence_dense ? ", Dense" : "") + (choices_.normalize ? ", normalized" : "");
   }
   if (choices_.packed) what += ", real tokens packed";
   events_.Wrote(request_.output, what);

@@ -32,7 +32,7 @@ struct EncodeRequest {
   std::string output;                      // .npy; "": none
   std::string offsets;                     // packed: the offsets .npy ("": beside output)
   std::string layout = "padded";           // or "packed"
-  std::string stage = "final";             // or "embeddings"
+  std::string stage = "final";             // or "embeddings", "pooler", "logits"
   std::string pe_mode;                     // "": the config's
   std::string precision = "fp32";
   std::string pool = "none";  // or mean, cls, max, last, mean_sqrt_len, model
@@ -48,14 +48,16 @@ struct EncodeChoices {
   std::optional<PeMode> pe_mode;
   Precision precision = Precision::kFp32;
   Pooling pool = Pooling::kNone;
-  bool normalize = false;  // --normalize, or the folder's (--pool model)
+  bool normalize = false;       // --normalize, or the folder's (--pool model)
+  bool sentence_dense = false;  // --pool model: the folder's Dense modules
   EncoderStage stage = EncoderStage::kFinal;
   bool packed = false;       // layout "packed"
   std::string offsets_path;  // packed with an output: where the offsets go
 };
 
-// The stage named by text, "final" or "embeddings"; otherwise UsageError
-// "OPTION must be 'embeddings' or 'final', got 'x'" (OPTION: "--stage", "stage").
+// The stage named by text, "final", "embeddings", "pooler" or "logits";
+// otherwise UsageError "OPTION must be 'embeddings', 'final', 'pooler' or
+// 'logits', got 'x'" (OPTION: "--stage", "stage").
 EncoderStage ParseStage(const std::string& option, const std::string& text);
 
 // Checks every option of r and the output paths (format, writable) before

@@ -319,16 +319,24 @@ def random_bert(rng, cfg):
     return t
 
 
-def write_sentence_transformers(d, mode, hidden):
-    """modules.json, 1_Pooling/config.json and 2_Normalize as sentence-transformers saves them."""
+def write_sentence_transformers(d, mode, hidden, dense=None):
+    """modules.json, 1_Pooling/config.json and 2_Normalize as sentence-transformers saves them;
+    with dense (its config and tensors), 2_Dense before 3_Normalize."""
+    normalize = "3_Normalize" if dense else "2_Normalize"
     modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
                {"idx": 1, "name": "1", "path": "1_Pooling",
-                "type": "sentence_transformers.models.Pooling"},
-               {"idx": 2, "name": "2", "path": "2_Normalize",
-                "type": "sentence_transformers.models.Normalize"}]
+                "type": "sentence_transformers.models.Pooling"}]
+    if dense:
+        modules.append({"idx": 2, "name": "2", "path": "2_Dense",
+                        "type": "sentence_transformers.models.Dense"})
+        (d / "2_Dense").mkdir(exist_ok=True)
+        (d / "2_Dense" / "config.json").write_text(json.dumps(dense[0], indent=2) + "\n")
+        write_safetensors(d / "2_Dense" / "model.safetensors", dense[1], "F32")
+    modules.append({"idx": len(modules), "name": str(len(modules)), "path": normalize,
+                    "type": "sentence_transformers.models.Normalize"})
     (d / "modules.json").write_text(json.dumps(modules, indent=2) + "\n")
     (d / "1_Pooling").mkdir(exist_ok=True)
-    (d / "2_Normalize").mkdir(exist_ok=True)
+    (d / normalize).mkdir(exist_ok=True)
     modes = ["cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens",
              "weightedmean_tokens", "lasttoken"]
     pooling = {"word_embedding_dimension": hidden}
@@ -339,11 +347,33 @@ def write_sentence_transformers(d, mode, hidden):
         json.dumps({"max_seq_length": 32, "do_lower_case": False}, indent=2) + "\n")
 
 
-def pool(rows, mode):
-    """sentence_transformers.models.Pooling over one sequence's rows (float64), then Normalize."""
+DENSE_ACT = {"torch.nn.modules.activation.Tanh": np.tanh,
+             "torch.nn.modules.linear.Identity": lambda x: x}
+
+
+def pool(rows, mode, dense=None):
+    """sentence_transformers.models.Pooling over one sequence's rows (float64), then Dense
+    (activation(linear(v)), if given), then Normalize."""
     v = {"mean_tokens": rows.mean(0), "cls_token": rows[0], "max_tokens": rows.max(0),
          "mean_sqrt_len_tokens": rows.sum(0) / math.sqrt(len(rows)), "lasttoken": rows[-1]}[mode]
+    if dense:
+        cfg, t = dense
+        v = v @ t["linear.weight"].astype(np.float64).T
+        if cfg["bias"]:
+            v = v + t["linear.bias"].astype(np.float64)
+        v = DENSE_ACT[cfg["activation_function"]](v)
     return v / max(np.linalg.norm(v), 1e-12)
+
+
+def random_dense(seed, in_features, out_features, activation):
+    """A sentence_transformers.models.Dense module: its config.json and linear.* tensors."""
+    rng = np.random.default_rng(seed)
+    cfg = {"in_features": in_features, "out_features": out_features, "bias": True,
+           "activation_function": activation}
+    t = {"linear.weight": (rng.standard_normal((out_features, in_features)) /
+                           math.sqrt(in_features)).astype(np.float32),
+         "linear.bias": (0.1 * rng.standard_normal(out_features)).astype(np.float32)}
+    return cfg, t
 
 
 def write_sharded(d, tensors, dtype, shards):
@@ -362,7 +392,7 @@ def write_sharded(d, tensors, dtype, shards):
 
 
 def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=False, st=None,
-              shards=0, act="gelu", pairs=False):
+              shards=0, act="gelu", dense=None, pairs=False):
     """pairs: lines that are pairs of texts, segment 1 after a tab in tokens.txt, its tokens
     of type 1 (as a tokenizer's token_type_ids for a pair); one line of one segment."""
     cfg = {"architectures": ["RobertaModel" if model_type != "bert" else "BertModel"],
@@ -395,7 +425,8 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=Fal
     splits = [4, 1, 5, 1, 9] if pairs else lengths
     seq = max(lengths)
     expected = np.zeros((len(lines), seq, cfg["hidden_size"]), dtype=np.float32)
-    pooled = np.zeros((len(lines), cfg["hidden_size"]), dtype=np.float32)
+    width = dense[0]["out_features"] if dense else cfg["hidden_size"]
+    pooled = np.zeros((len(lines), width), dtype=np.float32)
     for b, ids in enumerate(lines):
         start = pad + 1 if model_type != "bert" else 0
         positions = start + np.arange(len(ids))
@@ -403,11 +434,11 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=Fal
         rows = bert_forward(exact, cfg, ids, prefix, positions, types)
         expected[b, :len(ids)] = rows
         if st:
-            pooled[b] = pool(rows, st)
+            pooled[b] = pool(rows, st, dense)
     d = OUT / name
     d.mkdir(parents=True, exist_ok=True)
     if st:
-        write_sentence_transformers(d, st, cfg["hidden_size"])
+        write_sentence_transformers(d, st, cfg["hidden_size"], dense)
         np.save(d / "expected_pooled.npy", pooled)
     (d / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
     if shards:
@@ -418,6 +449,110 @@ def make_case(name, model_type, dtype="F32", prefix="", seed=1, position_ids=Fal
         " ".join(map(str, ids[:k])) + ("\t" if k < len(ids) else "") + " ".join(map(str, ids[k:]))
         + "\n" for ids, k in zip(lines, splits)))
     np.save(d / "expected.npy", expected)
+
+
+def head_reference(t, kind, first_row):
+    """The *ForSequenceClassification head on the first token's final row (float64): BertPooler
+    (dense + tanh) then classifier; RobertaClassificationHead (dense + tanh, out_proj);
+    DistilBERT's pre_classifier + ReLU then classifier. Returns (pooler or None, logits)."""
+    lin = lambda v, name: v @ t[name + ".weight"].T + t[name + ".bias"]  # noqa: E731
+    if kind == "bert":
+        pooled = np.tanh(lin(first_row, "bert.pooler.dense"))
+        return pooled, lin(pooled, "classifier")
+    if kind == "roberta":
+        return None, lin(np.tanh(lin(first_row, "classifier.dense")), "classifier.out_proj")
+    return None, lin(np.maximum(lin(first_row, "pre_classifier"), 0), "classifier")
+
+
+def random_head(rng, kind, d, labels):
+    """The head tensors of a *ForSequenceClassification checkpoint, in its names."""
+    first = {"bert": None, "roberta": "classifier.dense", "distilbert": "pre_classifier"}[kind]
+    last = "classifier.out_proj" if kind == "roberta" else "classifier"
+    t = {}
+    if first:
+        t[first + ".weight"] = rng.standard_normal((d, d)) / math.sqrt(d)
+        t[first + ".bias"] = 0.1 * rng.standard_normal(d)
+    t[last + ".weight"] = rng.standard_normal((labels, d)) / math.sqrt(d)
+    t[last + ".bias"] = 0.1 * rng.standard_normal(labels)
+    return {k: v.astype(np.float32) for k, v in t.items()}
+
+
+def save_head_case(d, cfg, stored, lines, expected, logits, pooler):
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    write_safetensors(d / "model.safetensors", stored, "F32")
+    (d / "tokens.txt").write_text("".join(" ".join(map(str, ids)) + "\n" for ids in lines))
+    np.save(d / "expected.npy", expected)
+    np.save(d / "expected_logits.npy", logits)
+    if pooler is not None:
+        np.save(d / "expected_pooler.npy", pooler)
+
+
+def make_seqcls(name, model_type, prefix, seed, labels=3):
+    """BertForSequenceClassification or RobertaForSequenceClassification (no pooler): the last
+    hidden state, the logits and (BERT) the pooler output."""
+    kind = "bert" if model_type == "bert" else "roberta"
+    rng = np.random.default_rng(seed)
+    cfg = {"architectures": ["BertForSequenceClassification" if kind == "bert"
+                             else "RobertaForSequenceClassification"],
+           "model_type": model_type, "vocab_size": 60, "hidden_size": 32,
+           "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 64,
+           "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+           "max_position_embeddings": 40, "type_vocab_size": 2 if kind == "bert" else 1,
+           "initializer_range": 0.02, "layer_norm_eps": 1e-12 if kind == "bert" else 1e-5,
+           "pad_token_id": 0 if kind == "bert" else 1, "position_embedding_type": "absolute",
+           "id2label": {str(i): f"LABEL_{i}" for i in range(labels)},
+           "label2id": {f"LABEL_{i}": i for i in range(labels)}, "problem_type": None,
+           "classifier_dropout": None, "torch_dtype": "float32", "transformers_version": "4.44.2"}
+    t = random_bert(rng, cfg)
+    if kind == "roberta":  # RobertaForSequenceClassification has no pooler
+        del t["pooler.dense.weight"], t["pooler.dense.bias"]
+    stored = {prefix + k: v.astype(np.float32) for k, v in t.items()}
+    stored.update(random_head(rng, kind, cfg["hidden_size"], labels))
+    exact = {k: v.astype(np.float64) for k, v in stored.items()}
+    pad = cfg["pad_token_id"]
+    lines = []
+    for n in [7, 3, 12, 1, 9]:
+        ids = rng.integers(0, cfg["vocab_size"], size=n)
+        ids[ids == pad] = pad + 2
+        lines.append(ids)
+    expected = np.zeros((len(lines), 12, cfg["hidden_size"]), dtype=np.float32)
+    logits = np.zeros((len(lines), labels), dtype=np.float32)
+    pooler = np.zeros((len(lines), cfg["hidden_size"]), dtype=np.float32)
+    for b, ids in enumerate(lines):
+        start = pad + 1 if kind == "roberta" else 0
+        rows = bert_forward(exact, cfg, ids, prefix, start + np.arange(len(ids)))
+        expected[b, :len(ids)] = rows
+        p, logits[b] = head_reference(exact, kind, rows[0])
+        if p is not None:
+            pooler[b] = p
+    save_head_case(OUT / name, cfg, stored, lines, expected, logits,
+                   pooler if kind == "bert" else None)
+
+
+def make_distilbert_seqcls(name, seed=14, labels=2):
+    """DistilBertForSequenceClassification: pre_classifier + ReLU, then classifier."""
+    cfg = {"architectures": ["DistilBertForSequenceClassification"], "model_type": "distilbert",
+           "vocab_size": 60, "dim": 32, "n_heads": 4, "n_layers": 2, "hidden_dim": 64,
+           "activation": "gelu", "dropout": 0.1, "attention_dropout": 0.1,
+           "max_position_embeddings": 40, "sinusoidal_pos_embds": False, "pad_token_id": 0,
+           "initializer_range": 0.02, "qa_dropout": 0.1, "seq_classif_dropout": 0.2,
+           "id2label": {str(i): f"LABEL_{i}" for i in range(labels)},
+           "label2id": {f"LABEL_{i}": i for i in range(labels)},
+           "torch_dtype": "float32", "transformers_version": "4.44.2"}
+    rng = np.random.default_rng(seed)
+    stored = {"distilbert." + k: v.astype(np.float32)
+              for k, v in random_distilbert(rng, cfg, False).items()}
+    stored.update(random_head(rng, "distilbert", cfg["dim"], labels))
+    exact = {k: v.astype(np.float64) for k, v in stored.items()}
+    lines = [rng.integers(1, cfg["vocab_size"], size=n) for n in [7, 3, 12, 1, 9]]
+    expected = np.zeros((len(lines), 12, cfg["dim"]), dtype=np.float32)
+    logits = np.zeros((len(lines), labels), dtype=np.float32)
+    for b, ids in enumerate(lines):
+        rows = distilbert_forward(exact, cfg, ids, "distilbert.")
+        expected[b, :len(ids)] = rows
+        logits[b] = head_reference(exact, "distilbert", rows[0])[1]
+    save_head_case(OUT / name, cfg, stored, lines, expected, logits, None)
 
 
 if __name__ == "__main__":
@@ -435,3 +570,8 @@ if __name__ == "__main__":
     make_m2m100("m2m_100")
     make_distilbert("distilbert", sinusoidal=False)
     make_distilbert("distilbert_sinusoidal", sinusoidal=True, prefix="distilbert.", seed=9)
+    make_seqcls("bert_seqcls", "bert", prefix="bert.", seed=15)
+    make_seqcls("roberta_seqcls", "roberta", prefix="roberta.", seed=16)
+    make_distilbert_seqcls("distilbert_seqcls")
+    make_case("st_dense", "bert", seed=17, st="mean_tokens",
+              dense=random_dense(18, 32, 16, "torch.nn.modules.activation.Tanh"))

@@ -101,7 +101,164 @@ INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
                          ::testing::Values("bert", "bert_prefixed_f16", "roberta_bf16",
                                            "xlm_roberta", "distilbert", "distilbert_sinusoidal",
                                            "bert_sharded", "m2m_100", "bert_gelu_new",
-                                           "roberta_silu", "bert_pairs"));
+                                           "roberta_silu", "bert_pairs", "bert_seqcls", "roberta_seqcls",
+                                           "distilbert_seqcls", "st_dense"));
+
+// The heads of *ForSequenceClassification checkpoints (and BERT's pooler):
+// one row per line from its first token, within 1e-4 of the reference's
+// logits and pooler output; a line's row the same bits alone; the narrow
+// precisions within their cosine gates.
+struct HeadCase {
+  const char* name;
+  HeadOutput head;
+  const char* expected;  // file of the reference's rows
+};
+
+class HfHeadTest : public ::testing::TestWithParam<HeadCase> {
+ protected:
+  // Every line of the case through the head: [lines, output_dim].
+  static std::vector<float> Run(const Model& model, const TokenBatch& tb, HeadOutput head) {
+    EncodeOptions o;
+    o.head = head;
+    std::vector<float> got(static_cast<size_t>(tb.batch * model.output_dim(o)));
+    model.EncodePacked(tb.ids.data(), tb.offsets.data(), tb.batch, got.data(), o);
+    return got;
+  }
+};
+
+TEST_P(HfHeadTest, MatchesTheFloat64ReferenceAndIsTheSameBitsAlone) {
+  const HeadCase& c = GetParam();
+  const std::string dir = HfDir(c.name);
+  const Model model = Model::Load(dir);
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+  const NpyArray want = ReadNpy(dir + "/" + c.expected);
+  EncodeOptions o;
+  o.head = c.head;
+  const int64_t width = model.output_dim(o);
+  ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, width}));
+  const std::vector<float> got = Run(model, tb, c.head);
+  testing::MaxError err(width);
+  for (size_t i = 0; i < got.size(); ++i) err.Add(static_cast<int64_t>(i), got[i], want.data[i]);
+  EXPECT_TRUE(err <= testing::kGoldenOutputTol) << err;
+  std::printf("%s %s: max abs error %.3g\n", c.name, c.expected, err.value());
+  // The padded call, and each line alone: the same bits.
+  const std::vector<int32_t> ids = tb.Padded(*model.pad_token_id());
+  std::vector<float> padded(got.size());
+  o.lengths = tb.lengths.data();
+  model.Encode(ids.data(), tb.batch, tb.seq, padded.data(), o);
+  EXPECT_EQ(padded, got);
+  for (int64_t b = 0; b < tb.batch; ++b) {
+    std::vector<float> alone(static_cast<size_t>(width));
+    EncodeOptions one;
+    one.head = c.head;
+    model.Encode(tb.ids.data() + tb.offsets[b], 1, tb.lengths[b], alone.data(), one);
+    EXPECT_TRUE(std::equal(alone.begin(), alone.end(), got.begin() + b * width)) << "line " << b;
+  }
+}
+
+TEST_P(HfHeadTest, NarrowPrecisionsKeepTheirCosineGates) {
+  const HeadCase& c = GetParam();
+  const std::string dir = HfDir(c.name);
+  const NpyArray want = ReadNpy(dir + "/" + c.expected);
+  for (const auto& [precision, gate] :
+       {std::pair{Precision::kBf16, 0.9995}, {Precision::kInt8, 0.999}}) {
+    LoadOptions lo;
+    lo.precision = precision;
+    const Model model = Model::Load(dir, lo);
+    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+    const std::vector<float> got = Run(model, tb, c.head);
+    // Over all lines' values at once: a row of 2 or 3 logits is too short a
+    // vector for a per-row cosine to mean much.
+    long double xy = 0, xx = 0, yy = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      xy += static_cast<long double>(got[i]) * want.data[i];
+      xx += static_cast<long double>(got[i]) * got[i];
+      yy += static_cast<long double>(want.data[i]) * want.data[i];
+    }
+    const double cosine = static_cast<double>(xy / std::sqrt(xx * yy));
+    EXPECT_GE(cosine, gate) << ToString(precision);
+    std::printf("%s %s %s: cosine %.6f\n", c.name, c.expected, ToString(precision), cosine);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryHead, HfHeadTest,
+    ::testing::Values(HeadCase{"bert_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
+                      HeadCase{"bert_seqcls", HeadOutput::kPooler, "expected_pooler.npy"},
+                      HeadCase{"roberta_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
+                      HeadCase{"distilbert_seqcls", HeadOutput::kLogits, "expected_logits.npy"}),
+    [](const ::testing::TestParamInfo<HeadCase>& info) {
+      return std::string(info.param.name) + "_" +
+             (info.param.head == HeadOutput::kLogits ? "logits" : "pooler");
+    });
+
+// A stage the checkpoint has no tensors for: an error naming the stage and
+// the tensor, from the C++ API and the CLI.
+TEST(HfHeadTest, AStageWithoutItsTensorsIsNamed) {
+  const auto expect = [](const std::string& name, HeadOutput head, const std::string& fragment) {
+    const Model model = Model::Load(HfDir(name));
+    EncodeOptions o;
+    o.head = head;
+    const int32_t ids[] = {3, 4, 5};
+    std::vector<float> out(64);
+    try {
+      model.Encode(ids, 1, 3, out.data(), o);
+      ADD_FAILURE() << name << ": no error; expected " << fragment;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(model.output_dim(o), Error);
+  };
+  // A BertModel: its pooler, no classifier.
+  expect("bert", HeadOutput::kLogits, "stage 'logits' needs a classification head");
+  expect("bert", HeadOutput::kLogits, "no tensor 'classifier.weight'");
+  expect("distilbert_seqcls", HeadOutput::kPooler,
+         "stage 'pooler' needs BERT's pooler, and the model has none (no tensor "
+         "'pooler.dense.weight')");
+  expect("roberta_seqcls", HeadOutput::kPooler, "no tensor 'pooler.dense.weight'");
+  // A head and pooling, or the embeddings: a usage error.
+  const Model model = Model::Load(HfDir("bert_seqcls"));
+  EncodeOptions o;
+  o.head = HeadOutput::kLogits;
+  o.pool = Pooling::kMean;
+  EXPECT_THROW(model.output_dim(o), UsageError);
+  o.pool = Pooling::kNone;
+  o.embeddings_only = true;
+  EXPECT_THROW(model.output_dim(o), UsageError);
+  o.embeddings_only = false;
+  EXPECT_EQ(model.output_dim(o), 3);
+  o.head = HeadOutput::kPooler;
+  EXPECT_EQ(model.output_dim(o), 32);
+  EXPECT_EQ(model.output_dim(), 32);
+}
+
+// num_labels from config.json against the classifier's shape, named in the
+// checkpoint's own tensor name.
+TEST(HfHeadTest, NumLabelsIsCheckedAgainstTheClassifier) {
+  const std::string dir = ::testing::TempDir() + "seqcls_hostile";
+  fs::remove_all(dir);
+  fs::copy(HfDir("bert_seqcls"), dir);
+  std::string config;
+  {
+    std::ifstream in(dir + "/config.json");
+    config.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at = config.find("\"2\": \"LABEL_2\"");
+  ASSERT_NE(at, std::string::npos);
+  std::string four = config;
+  four.insert(at, "\"3\": \"LABEL_3\", ");
+  std::ofstream(dir + "/config.json") << four;
+  try {
+    Model::Load(dir);
+    ADD_FAILURE() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("tensor 'classifier.weight': got [3, 32], expected [4, 32]"),
+        std::string::npos)
+        << e.what();
+  }
+  fs::remove_all(dir);
+}
 
 // sentence-transformers folders: --pool model (Python pool="model") applies
 // the pooling and Normalize that modules.json declares: the reference's pooled
@@ -139,6 +296,75 @@ TEST_P(SentenceTransformersTest, PoolModelIsWhatTheFolderDeclares) {
   ASSERT_EQ(r2.exit_code, 0) << r2.err;
   EXPECT_EQ(testing::ReadFile(a), testing::ReadFile(b));
   EXPECT_EQ(ReadNpy(a).data, got);
+}
+
+// 2_Dense: pooling, the Dense module (tanh, 32 -> 16), then Normalize.
+TEST(SentenceTransformersTest, DenseRunsBetweenPoolingAndNormalize) {
+  const std::string dir = HfDir("st_dense");
+  const PoolSpec declared = DeclaredPooling(dir);
+  EXPECT_EQ(declared.pooling, Pooling::kMean);
+  EXPECT_TRUE(declared.dense);
+  EXPECT_TRUE(declared.normalize);
+  const Model model = Model::Load(dir);
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+  EncodeOptions o;
+  o.pool = declared.pooling;
+  o.normalize = declared.normalize;
+  o.sentence_dense = declared.dense;
+  ASSERT_EQ(model.output_dim(o), 16);
+  const NpyArray want = ReadNpy(dir + "/expected_pooled.npy");
+  ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, 16}));
+  std::vector<float> got(static_cast<size_t>(tb.batch * 16));
+  model.EncodePacked(tb.ids.data(), tb.offsets.data(), tb.batch, got.data(), o);
+  testing::MaxError err(16);
+  for (size_t i = 0; i < got.size(); ++i) err.Add(static_cast<int64_t>(i), got[i], want.data[i]);
+  EXPECT_TRUE(err <= testing::kGoldenOutputTol) << err;
+  // The CLI's --pool model writes the same bytes; --pool mean alone skips the Dense.
+  const std::string a = ::testing::TempDir() + "dense.npy";
+  const auto r = testing::RunPhasor("encode --model " + dir + " --tokens-file " + dir +
+                                    "/tokens.txt --pool model --output " + a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadNpy(a).shape, (std::vector<int64_t>{tb.batch, 16}));
+  EXPECT_EQ(ReadNpy(a).data, got);
+  o.sentence_dense = false;
+  EXPECT_EQ(model.output_dim(o), 32);
+}
+
+// A Dense module phasor cannot apply as declared: the file and key, value or
+// tensor named, at load.
+TEST(SentenceTransformersTest, ABadDenseIsNamed) {
+  const std::string dir = ::testing::TempDir() + "st_dense_hostile";
+  fs::remove_all(dir);
+  fs::copy(HfDir("st_dense"), dir, fs::copy_options::recursive);
+  std::string cfg;
+  {
+    std::ifstream in(dir + "/2_Dense/config.json");
+    cfg.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto expect = [&](const std::string& from, const std::string& to,
+                          const std::string& fragment) {
+    std::string text = cfg;
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text.replace(text.find(from), from.size(), to);
+    std::ofstream(dir + "/2_Dense/config.json") << text;
+    try {
+      Model::Load(dir);
+      ADD_FAILURE() << "loaded; expected " << fragment;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+    const auto r = testing::RunPhasor("encode --model " + dir + " --tokens 3 --pool model");
+    EXPECT_EQ(r.exit_code, 1);
+    testing::ExpectOneErrorLine(r);
+  };
+  expect("torch.nn.modules.activation.Tanh", "torch.nn.modules.activation.GELU",
+         "2_Dense/config.json: key 'activation_function': 'torch.nn.modules.activation.GELU' is "
+         "not supported");
+  expect("\"out_features\": 16", "\"out_features\": 17",
+         "2_Dense/model.safetensors: tensor 'linear.weight': got [16, 32], expected [17, 32]");
+  expect("\"in_features\": 32", "\"in_features\": 24",
+         "2_Dense/config.json: key 'in_features': 24, expected 32");
+  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryMode, SentenceTransformersTest,
@@ -179,8 +405,15 @@ TEST(SentenceTransformersTest, WhatIsNotAppliedIsNamed) {
   std::ofstream(dir + "/modules.json")
       << R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
  {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
- {"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"}])";
-  expect("module 'sentence_transformers.models.Dense' (2_Dense) is not supported yet");
+ {"idx": 2, "name": "2", "path": "2_Quantize", "type": "sentence_transformers.models.Quantize"}])";
+  expect("module 'sentence_transformers.models.Quantize' (2_Quantize) is not supported");
+  std::ofstream(dir + "/modules.json")
+      << R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+ {"idx": 1, "name": "1", "path": "2_Dense", "type": "sentence_transformers.models.Dense"},
+ {"idx": 2, "name": "2", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])";
+  expect(
+      "module 'sentence_transformers.models.Dense' (2_Dense) out of the order Pooling, Dense, "
+      "Normalize is not supported");
   fs::remove(dir + "/modules.json");
   expect("has no modules.json: --pool model needs a sentence-transformers folder");
   const auto r = testing::RunPhasor("encode --model " + dir + " --tokens 3 --pool model");

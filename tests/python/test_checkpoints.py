@@ -1,5 +1,6 @@
 """Hugging Face checkpoints from Python: the same rows as the CLI and the float64 reference,
-and pool="model" for a sentence-transformers folder."""
+pool="model" for a sentence-transformers folder (its 2_Dense too), and the heads of
+classification checkpoints (stage="logits", "pooler")."""
 import numpy as np
 import pytest
 
@@ -98,3 +99,53 @@ def test_bad_token_type_ids_are_named():
     with pytest.raises(phasor.Error, match="token type 1 at sequence 0, position 0 is outside "
                                            r"the model's token types \[0, 1\)"):
         phasor.Model(HF / "roberta_bf16").encode([5, 6], token_type_ids=[1, 0])
+
+
+@pytest.mark.parametrize("case,stage,expected", [
+    ("bert_seqcls", "logits", "expected_logits.npy"),
+    ("bert_seqcls", "pooler", "expected_pooler.npy"),
+    ("roberta_seqcls", "logits", "expected_logits.npy"),
+    ("distilbert_seqcls", "logits", "expected_logits.npy"),
+])
+def test_head_stages_match_the_reference_and_the_cli(tmp_path, case, stage, expected):
+    folder = HF / case
+    model = phasor.Model(folder)
+    ids, lengths = read_tokens(folder / "tokens.txt", model.pad_token_id)
+    want = np.load(folder / expected)
+    got = model.encode(ids, lengths, stage=stage)
+    assert got.shape == want.shape
+    assert np.max(np.abs(got - want)) <= 1e-4
+    sequences = [ids[b, :n] for b, n in enumerate(lengths)]
+    assert model.encode(sequences, stage=stage).tobytes() == got.tobytes()
+    assert model.encode(sequences[0], stage=stage).tobytes() == got[0].tobytes()
+    out = tmp_path / "h.npy"
+    run_cli("encode", "--model", folder, "--tokens-file", folder / "tokens.txt", "--stage", stage,
+            "--output", out)
+    assert np.load(out).tobytes() == got.tobytes()
+
+
+def test_head_stages_refuse_what_the_model_lacks_or_pooling():
+    with pytest.raises(phasor.Error, match="stage 'logits' needs a classification head.*"
+                                           "no tensor 'classifier.weight'"):
+        phasor.Model(HF / "bert").encode([3, 4, 5], stage="logits")
+    with pytest.raises(phasor.Error, match="no tensor 'pooler.dense.weight'"):
+        phasor.Model(HF / "roberta_seqcls").encode([3, 4, 5], stage="pooler")
+    with pytest.raises(phasor.Error, match="stage='logits' and pool='mean' do not go together"):
+        phasor.Model(HF / "bert_seqcls").encode([3, 4, 5], stage="logits", pool="mean")
+
+
+def test_pool_model_applies_2_dense_before_normalize(tmp_path):
+    folder = HF / "st_dense"
+    model = phasor.Model(folder)
+    ids, lengths = read_tokens(folder / "tokens.txt", model.pad_token_id)
+    sequences = [ids[b, :n] for b, n in enumerate(lengths)]
+    got = model.encode(sequences, pool="model")
+    want = np.load(folder / "expected_pooled.npy")
+    assert got.shape == want.shape == (len(sequences), 16)
+    assert np.max(np.abs(got - want)) <= 1e-4
+    out = tmp_path / "v.npy"
+    run_cli("encode", "--model", folder, "--tokens-file", folder / "tokens.txt", "--pool", "model",
+            "--output", out)
+    assert got.tobytes() == np.load(out).tobytes()
+    # The explicit pooling stays explicit: no Dense.
+    assert model.encode(sequences, pool="mean", normalize=True).shape == (len(sequences), 32)
