@@ -106,7 +106,7 @@ def test_bad_lengths_and_stage(toy_dir):
         model.encode(ids, lengths=[3])
     with pytest.raises(phasor.Error, match="lengths must be integers"):
         model.encode(ids, lengths=[3.0, 2.0])
-    with pytest.raises(phasor.Error, match="stage must be 'embeddings' or 'final', got 'middle'"):
+    with pytest.raises(phasor.Error, match="stage must be 'embeddings', 'final', 'pooler' or 'logits', got 'middle'"):
         model.encode(ids, stage="middle")
     # Empty input, as in the CLI: nothing to encode is an error, not an empty result.
     for empty in (np.zeros((0, 5), dtype=np.int32), np.zeros((2, 0), dtype=np.int32), [], [[]]):
