@@ -500,9 +500,7 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
     r.Fail("positional.denominator",
            "half_minus_one needs d_model >= 4, found d_model " + Str(c.d_model));
   }
-
-  ValidateHead(r, c);
-
+  ValidateHead(r, c);  // the head's products, then the sizes below
   // The ranges above keep every product below 2^48: no overflow.
   const std::string limit = ", expected at most 2^34 (64 GiB of float32)";
   if (c.vocab_size * c.d_model > kMaxWeightFloats) {
