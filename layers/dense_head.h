@@ -53,8 +53,9 @@ class DenseHead {
   std::vector<std::string> TensorNames() const;
 
   // Runs the first n products (1 <= n <= size()) over rows rows.
-  // x: [rows, in()]; out: [rows, out(n)]; scratch: [rows, max_width()]; none
-  // may overlap another. Allocates nothing.
+  // x: [rows, in()]; out and scratch: room for [rows, max_width()] each (the
+  // products before the last alternate between them); none may overlap
+  // another. out then holds [rows, out(n)], row-major. Allocates nothing.
   void Forward(const float* x, int64_t rows, int64_t n, float* out, float* scratch) const;
 
  private:

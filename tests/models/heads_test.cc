@@ -1,0 +1,78 @@
+// A head in phasor's own format: config.json's "head" and tensors head.{i}.*
+// load with the model; stage logits and pooler are the head's products over
+// each sequence's first final row, computed in double here from the model's
+// own final rows (the encoder's parity is tested elsewhere).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/safetensors.h"
+#include "models/config.h"
+#include "models/phasor.h"
+#include "models/toy.h"
+
+namespace phasor {
+namespace {
+
+std::vector<float> Random(int64_t n, uint32_t seed, float scale) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, scale);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+TEST(OwnFormatHeadTest, LogitsAndPoolerAreTheHeadOnTheFirstRow) {
+  ModelConfig c = ToyConfig();
+  const int64_t d = c.d_model, labels = 3;
+  c.head = {{d, HeadActivation::kTanh}, {labels, HeadActivation::kIdentity}};
+  c.pooler_products = 1;
+  Weights w = ToyWeights(c);
+  w.Add("head.0.weight", {d, d}, Random(d * d, 1, 1.0f / std::sqrt(float(d))));
+  w.Add("head.0.bias", {d}, Random(d, 2, 0.1f));
+  w.Add("head.1.weight", {labels, d}, Random(labels * d, 3, 1.0f / std::sqrt(float(d))));
+  w.Add("head.1.bias", {labels}, Random(labels, 4, 0.1f));
+  const std::string dir = ::testing::TempDir() + "own_head";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/config.json") << ConfigToJson(c);
+  SaveSafetensors(dir + "/model.safetensors", w);
+
+  const Model model = Model::Load(dir);
+  EXPECT_NE(model.config_json().find("\"head\""), std::string::npos);
+  const std::vector<int32_t> ids = {5, 9, 2, 7, 11, 4};  // [2, 3]
+  EncodeOptions o;
+  std::vector<float> rows(ids.size() * d);  // [2, 3, d]
+  model.Encode(ids.data(), 2, 3, rows.data(), o);
+  o.head = HeadOutput::kLogits;
+  ASSERT_EQ(model.output_dim(o), labels);
+  std::vector<float> logits(2 * labels);
+  model.Encode(ids.data(), 2, 3, logits.data(), o);
+  o.head = HeadOutput::kPooler;
+  ASSERT_EQ(model.output_dim(o), d);
+  std::vector<float> pooler(2 * d);
+  model.Encode(ids.data(), 2, 3, pooler.data(), o);
+  for (int64_t b = 0; b < 2; ++b) {
+    const float* x = rows.data() + b * 3 * d;  // the first row of sequence b
+    std::vector<double> p(d);
+    for (int64_t o1 = 0; o1 < d; ++o1) {
+      double s = w.Floats("head.0.bias")[o1];
+      for (int64_t k = 0; k < d; ++k) s += double(x[k]) * w.Floats("head.0.weight")[o1 * d + k];
+      p[o1] = std::tanh(s);
+      EXPECT_NEAR(pooler[b * d + o1], p[o1], 1e-5) << b << ", " << o1;
+    }
+    for (int64_t l = 0; l < labels; ++l) {
+      double s = w.Floats("head.1.bias")[l];
+      for (int64_t k = 0; k < d; ++k) s += p[k] * w.Floats("head.1.weight")[l * d + k];
+      EXPECT_NEAR(logits[b * labels + l], s, 1e-5) << b << ", " << l;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace phasor
