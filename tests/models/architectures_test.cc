@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,7 @@ struct HeadCase {
   HeadOutput head;
   const char* expected;  // file of the reference's rows
 };
+void PrintTo(const HeadCase& c, std::ostream* os) { *os << c.name << " " << c.expected; }
 
 class HfHeadTest : public ::testing::TestWithParam<HeadCase> {
  protected:

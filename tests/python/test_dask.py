@@ -198,3 +198,21 @@ def test_dask_encode_pooled_equals_the_cli(tmp_path):
              "--workers", 2, "--in-process", "--threads", 1, "--timeout", 60)
     assert np.load(want).shape == (20, 32)
     assert_same_bits(np.load(merged), np.load(want))
+
+
+def test_dask_encode_logits_equal_the_cli(tmp_path):
+    model = SOURCE_DIR / "tests" / "data" / "hf" / "bert_seqcls"
+    want = tmp_path / "want.npy"
+    run_cli("encode", "--model", model, "--tokens-file", model / "tokens.txt", "--stage", "logits",
+            "--output", want)
+    merged = tmp_path / "merged.npy"
+    run_tool("dask_encode.py", "--model", model, "--tokens-file", model / "tokens.txt", "--out-dir",
+             tmp_path / "o", "--shard-lines", 2, "--stage", "logits", "--merge", merged,
+             "--workers", 2, "--in-process", "--threads", 1, "--timeout", 60)
+    assert np.load(want).shape == (5, 3)
+    assert_same_bits(np.load(merged), np.load(want))
+    proc = subprocess.run([sys.executable, str(TOOLS / "dask_encode.py"), "--model", model,
+                           "--tokens-file", model / "tokens.txt", "--out-dir", tmp_path / "p",
+                           "--stage", "logits", "--pool", "mean"],
+                          capture_output=True, text=True, timeout=90, env=os.environ.copy())
+    assert proc.returncode == 2 and "--stage logits and --pool mean" in proc.stderr, proc.stderr

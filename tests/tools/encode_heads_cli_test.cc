@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct StageCase {
   const char* stage;
   const char* expected;
 };
+void PrintTo(const StageCase& c, std::ostream* os) { *os << c.model << " --stage " << c.stage; }
 
 class EncodeHeadsCliTest : public ::testing::TestWithParam<StageCase> {};
 
@@ -52,7 +54,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(StageCase{"bert_seqcls", "logits", "expected_logits.npy"},
                       StageCase{"bert_seqcls", "pooler", "expected_pooler.npy"},
                       StageCase{"roberta_seqcls", "logits", "expected_logits.npy"},
-                      StageCase{"distilbert_seqcls", "logits", "expected_logits.npy"}));
+                      StageCase{"distilbert_seqcls", "logits", "expected_logits.npy"}),
+    [](const ::testing::TestParamInfo<StageCase>& info) {
+      return std::string(info.param.model) + "_" + info.param.stage;
+    });
 
 TEST(EncodeHeadsCliTest, WhatIsRefusedIsNamed) {
   const std::string seqcls = HfDir("bert_seqcls");
