@@ -133,6 +133,15 @@ void AddHeadProduct(TranslatedModel& m, const std::string& from, int64_t out,
   c.head.push_back(DenseProduct{out, activation});
 }
 
+bool IsSequenceClassifier(const CheckpointConfig& cfg) {
+  const std::vector<std::string> names = cfg.StringList("architectures");
+  const std::string tail = "ForSequenceClassification";
+  return names.empty() || std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+           return n.size() >= tail.size() &&
+                  n.compare(n.size() - tail.size(), tail.size(), tail) == 0;
+         });
+}
+
 int64_t NumLabels(const CheckpointConfig& cfg) {
   if (cfg.Has("id2label")) {
     const auto labels = cfg.StringMap("id2label");

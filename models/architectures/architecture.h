@@ -89,6 +89,12 @@ class CheckpointConfig;
 void AddHeadProduct(TranslatedModel& m, const std::string& from, int64_t out,
                     HeadActivation activation);
 
+// Whether a checkpoint is a *ForSequenceClassification one: its
+// "architectures" name one, or it names none (other task heads, e.g.
+// *ForTokenClassification, *ForMultipleChoice, also call their product
+// "classifier": their tensors are left unused).
+bool IsSequenceClassifier(const CheckpointConfig& cfg);
+
 // The labels of a *ForSequenceClassification config: the size of id2label,
 // else num_labels, else 2 (transformers' default).
 int64_t NumLabels(const CheckpointConfig& cfg);

@@ -63,7 +63,8 @@ void TranslateBertHead(const CheckpointConfig& cfg, bool roberta, const std::str
                        TranslatedModel& m) {
   Weights& w = m.weights;
   const std::string pooler = pre + "pooler.dense.";
-  if (roberta && w.Has("classifier.out_proj.weight")) {
+  const bool classifier = IsSequenceClassifier(cfg);
+  if (roberta && classifier && w.Has("classifier.out_proj.weight")) {
     // RobertaClassificationHead: dense + tanh on the first token, then out_proj.
     AddHeadProduct(m, "classifier.dense.", m.config.d_model, HeadActivation::kTanh);
     AddHeadProduct(m, "classifier.out_proj.", NumLabels(cfg), HeadActivation::kIdentity);
@@ -76,11 +77,8 @@ void TranslateBertHead(const CheckpointConfig& cfg, bool roberta, const std::str
     AddHeadProduct(m, pooler, m.config.d_model, HeadActivation::kTanh);  // BertPooler
     m.config.pooler_products = 1;
   }
-  if (!roberta && w.Has("classifier.weight")) {
-    if (m.config.pooler_products == 0) {
-      throw Error(w.source() + ": tensor 'classifier.weight' without the pooler it reads ('" +
-                  pooler + "weight')");
-    }
+  // BertForSequenceClassification's classifier reads the pooler's output.
+  if (!roberta && classifier && m.config.pooler_products == 1 && w.Has("classifier.weight")) {
     AddHeadProduct(m, "classifier.", NumLabels(cfg), HeadActivation::kIdentity);
   }
 }

@@ -94,6 +94,18 @@ std::map<std::string, std::string> CheckpointConfig::StringMap(const std::string
   return out;
 }
 
+std::vector<std::string> CheckpointConfig::StringList(const std::string& key) const {
+  std::vector<std::string> out;
+  if (!Has(key)) return out;
+  const nlohmann::json& v = root_->value[key];
+  if (!v.is_array()) Fail(key, "expected an array of strings, found " + Found(v));
+  for (const nlohmann::json& item : v) {
+    if (!item.is_string()) Fail(key, "expected an array of strings, found " + Found(item));
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
 void CheckpointConfig::Expect(const std::string& key,
                               const std::vector<std::string>& allowed) const {
   if (!Has(key)) return;

@@ -30,6 +30,9 @@ class CheckpointConfig {
   // An object of strings (a sharded checkpoint's weight_map); Error if the key
   // is missing or anything else.
   std::map<std::string, std::string> StringMap(const std::string& key) const;
+  // An array of strings (a checkpoint's "architectures"); empty if the key is
+  // absent or null, Error if it is anything else.
+  std::vector<std::string> StringList(const std::string& key) const;
   // Error unless the key is absent, null or one of allowed: "config.json: key
   // 'position_embedding_type': 'relative_key' is not supported, expected
   // 'absolute'".

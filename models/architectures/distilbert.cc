@@ -61,7 +61,7 @@ TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& c
     TranslateLayer(w, pre + "transformer.layer." + std::to_string(i) + ".", i, kDistilBertLayer, d,
                    ff);
   }
-  if (w.Has("pre_classifier.weight")) {
+  if (IsSequenceClassifier(cfg) && w.Has("pre_classifier.weight")) {
     AddHeadProduct(m, "pre_classifier.", d, HeadActivation::kRelu);
     AddHeadProduct(m, "classifier.", NumLabels(cfg), HeadActivation::kIdentity);
   }

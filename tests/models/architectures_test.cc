@@ -234,6 +234,34 @@ TEST(HfHeadTest, AStageWithoutItsTensorsIsNamed) {
   EXPECT_EQ(model.output_dim(), 32);
 }
 
+// Other task heads also name their product "classifier" (token
+// classification, multiple choice): a checkpoint whose "architectures" names
+// no *ForSequenceClassification loads without it, its tensors unused.
+TEST(HfHeadTest, OnlySequenceClassifiersGiveLogits) {
+  const std::string dir = ::testing::TempDir() + "tokencls";
+  fs::remove_all(dir);
+  fs::copy(HfDir("bert_seqcls"), dir);
+  std::string config;
+  {
+    std::ifstream in(dir + "/config.json");
+    config.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string from = "BertForSequenceClassification";
+  config.replace(config.find(from), from.size(), "BertForTokenClassification");
+  std::ofstream(dir + "/config.json") << config;
+  const Model model = Model::Load(dir);
+  EncodeOptions o;
+  o.head = HeadOutput::kLogits;
+  EXPECT_THROW(model.output_dim(o), Error);
+  o.head = HeadOutput::kPooler;
+  EXPECT_EQ(model.output_dim(o), 32);
+  ASSERT_EQ(model.load_warnings().size(), 1u);
+  EXPECT_NE(model.load_warnings()[0].find("2 tensor(s) not used by the model, first 'classifier."),
+            std::string::npos)
+      << model.load_warnings()[0];
+  fs::remove_all(dir);
+}
+
 // num_labels from config.json against the classifier's shape, named in the
 // checkpoint's own tensor name.
 TEST(HfHeadTest, NumLabelsIsCheckedAgainstTheClassifier) {
