@@ -73,6 +73,12 @@ struct ModelConfig {
   // between its pooling and its Normalize (tensors sentence_dense.{i}.weight /
   // .bias). Not a config.json key: read from the folder with its weights.
   std::vector<DenseProduct> sentence_dense;
+  // The most positions the model's own library places (a checkpoint's
+  // max_position_embeddings, where its sinusoid is a table that does not
+  // grow): a longer sequence is refused or truncated as past a learned table,
+  // whatever the PE mode. 0: only the positional table's own bound. Not a
+  // key of phasor's config.json.
+  int64_t max_positions = 0;
 
   int64_t d_head() const { return d_model / n_heads; }
 };

@@ -38,7 +38,9 @@ std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeM
     ReadSentenceDense(dir, m.config, m.weights);  // a sentence-transformers folder's 2_Dense
     CheckModelMemory(m.config, config_path);
     if (mode) m.config.positional.mode = *mode;
-    return std::make_unique<Encoder>(std::move(m.config), std::move(m.weights), precision);
+    auto encoder = std::make_unique<Encoder>(std::move(m.config), std::move(m.weights), precision);
+    encoder->translate_warnings_ = std::move(m.warnings);
+    return encoder;
   }
   ModelConfig config = ParseConfig(text, config_path);
   // From the config alone, before the weights file is opened: a small model
@@ -137,7 +139,9 @@ int64_t Encoder::MaxSequenceLength() const {
   const bool table = p.kind == PositionalKind::kLearned ||
                      (p.mode == PeMode::kCached &&
                       (p.kind == PositionalKind::kSinusoidal || p.kind == PositionalKind::kRope));
-  return std::max<int64_t>((table ? p.max_len : kMaxPosition) - p.offset, 0);
+  int64_t limit = table ? p.max_len : kMaxPosition;
+  if (config_.max_positions > 0) limit = std::min(limit, config_.max_positions);
+  return std::max<int64_t>(limit - p.offset, 0);
 }
 
 std::string Encoder::MaxSequenceLengthOf() const {
@@ -145,6 +149,10 @@ std::string Encoder::MaxSequenceLengthOf() const {
   const std::string where = " (max_len " + std::to_string(p.max_len) + ", from position " +
                             std::to_string(p.offset) + ")";
   if (p.kind == PositionalKind::kLearned) return "the model's learned positional table" + where;
+  if (config_.max_positions > 0 && MaxSequenceLength() == config_.max_positions - p.offset) {
+    return "the model's max_position_embeddings (" + std::to_string(config_.max_positions) +
+           ", from position " + std::to_string(p.offset) + ")";
+  }
   if (p.mode == PeMode::kCached && p.kind != PositionalKind::kNone) {
     return std::string("the model's cached ") + (p.kind == PositionalKind::kRope ? "RoPE" : "PE") +
            " table" + where;
@@ -153,7 +161,7 @@ std::string Encoder::MaxSequenceLengthOf() const {
 }
 
 std::vector<std::string> Encoder::LoadWarnings() const {
-  std::vector<std::string> out;
+  std::vector<std::string> out = translate_warnings_;
   if (!non_finite_warning_.empty()) out.push_back(non_finite_warning_);
   const auto unused = weights_.UnusedNames();
   if (!unused.empty()) {

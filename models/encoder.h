@@ -131,7 +131,7 @@ class Encoder {
 
   // The most tokens a sequence can hold: the positions of a learned table, or
   // of a cached one (mode cached), from the first position on; else those
-  // below 2^40.
+  // below 2^40; at most config().max_positions less the first position if set.
   int64_t MaxSequenceLength() const;
   // Whose positions those are, for messages: "the model's learned positional
   // table (max_len 512, from position 0)".
@@ -147,8 +147,9 @@ class Encoder {
   // NonFiniteWarning, read before any tensor was released); empty if none.
   const std::string& non_finite_warning() const { return non_finite_warning_; }
   // What loading found worth a warning, one line each (the CLI prints each
-  // after "phasor: warning: "): NaN or Inf in the weights, and tensors the
-  // model does not use (most often a misspelt name).
+  // after "phasor: warning: "): what the checkpoint's architecture file found
+  // (a stored table that is not the sinusoid), NaN or Inf in the weights, and
+  // tensors the model does not use (most often a misspelt name).
   std::vector<std::string> LoadWarnings() const;
 
   // Bytes the weights take in memory as the encoder holds them: the packed
@@ -172,6 +173,8 @@ class Encoder {
   Weights weights_;
   Precision precision_ = Precision::kFp32;
   std::string non_finite_warning_;
+  // The architecture file's warnings (TranslatedModel::warnings).
+  std::vector<std::string> translate_warnings_;
   std::unique_ptr<SinusoidalEncoding> pe_;  // kind sinusoidal only
   std::unique_ptr<Rope> rope_;              // kind rope only: q, k rotation in every layer
   std::vector<float> typed_table_;          // [max_len, d_model] learned rows + token type 0

@@ -40,7 +40,7 @@ std::string FindPrefix(const Weights& w, const std::string& tail) {
   if (found.size() != 1) {
     throw Error(w.source() + ": " +
                 (found.empty()
-                     ? std::string("no tensor 'embeddings.word_embeddings.weight'")
+                     ? "no tensor '" + tail + "'"
                      : "two models in one file ('" + found[0] + "', '" + found[1] + "')"));
   }
   return found[0];

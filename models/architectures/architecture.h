@@ -21,6 +21,9 @@ namespace phasor {
 struct TranslatedModel {
   ModelConfig config;
   Weights weights;  // phasor's names; what phasor does not use keeps its own
+  // What the architecture file found worth a warning, one line each (as
+  // Encoder::LoadWarnings).
+  std::vector<std::string> warnings = {};
 };
 
 struct Architecture {

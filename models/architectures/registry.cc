@@ -5,6 +5,7 @@ namespace phasor {
 
 TranslatedModel TranslateBert(const std::string& dir, const std::string& config_text);
 TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& config_text);
+TranslatedModel TranslateMarian(const std::string& dir, const std::string& config_text);
 TranslatedModel TranslateM2M100(const std::string& dir, const std::string& config_text);
 
 const std::vector<Architecture>& Architectures() {
@@ -12,6 +13,7 @@ const std::vector<Architecture>& Architectures() {
       {"bert", {"bert"}, TranslateBert},
       {"roberta", {"roberta", "xlm-roberta", "camembert"}, TranslateBert},
       {"distilbert", {"distilbert"}, TranslateDistilBert},
+      {"marian", {"marian"}, TranslateMarian},
       {"m2m_100", {"m2m_100"}, TranslateM2M100},
   };
   return list;

@@ -2,6 +2,7 @@
 """Writes the seed corpus of the fuzz targets: corpus/<target>/ (small valid
 files and near misses). Rerun after a format change: python3 tests/fuzz/make_corpus.py"""
 import json
+import math
 import os
 import random
 import struct
@@ -195,6 +196,37 @@ def main():
     write("model", "near_hf_unknown_type", model_input(
         0, 3, json.dumps(dict(hf, model_type="gpt2")).encode(), hf_st))
     write("safetensors", "valid_position_ids", ids)
+    # A tiny MarianMTModel encoder ("model." names, the shared token table, the stored
+    # sinusoid, a decoder tensor phasor skips) and a near miss of its config.
+    mt = {"model_type": "marian", "vocab_size": 8, "d_model": 4, "encoder_layers": 1,
+          "encoder_attention_heads": 2, "encoder_ffn_dim": 8, "max_position_embeddings": 16,
+          "activation_function": "swish", "scale_embedding": True, "pad_token_id": 7,
+          "normalize_before": False, "static_position_embeddings": True}
+    def marian_tensors():
+        def t(name, *shape):
+            n = 1
+            for k in shape:
+                n *= k
+            return (name, "F32", list(shape), [rng.uniform(-0.5, 0.5) for _ in range(n)])
+        p = "model.encoder.layers.0."
+        out = [t("model.shared.weight", 8, 4), t("model.decoder.layers.0.fc1.weight", 8, 4)]
+        for m in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            out += [t(p + "self_attn." + m + ".weight", 4, 4), t(p + "self_attn." + m + ".bias", 4)]
+        out += [t(p + "fc1.weight", 8, 4), t(p + "fc1.bias", 8), t(p + "fc2.weight", 4, 8),
+                t(p + "fc2.bias", 4)]
+        for m in ("self_attn_layer_norm", "final_layer_norm"):
+            out += [t(p + m + ".weight", 4), t(p + m + ".bias", 4)]
+        table = []
+        for pos in range(16):  # split sin | cos, frequencies 10000^(-2i/4)
+            table += [math.sin(pos / 10000 ** (2 * i / 4)) for i in range(2)]
+            table += [math.cos(pos / 10000 ** (2 * i / 4)) for i in range(2)]
+        out.append(("model.encoder.embed_positions.weight", "F32", [16, 4], table))
+        return out
+    mt_st = safetensors(marian_tensors())
+    write("model", "hf_marian",
+          model_input(0, 3, json.dumps(mt).encode(), mt_st) + bytes(range(1, 17)))
+    write("model", "near_hf_marian_normalize_before", model_input(
+        0, 3, json.dumps(dict(mt, normalize_before=True)).encode(), mt_st))
 
 
 if __name__ == "__main__":

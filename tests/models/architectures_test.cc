@@ -102,8 +102,9 @@ INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
                          ::testing::Values("bert", "bert_prefixed_f16", "roberta_bf16",
                                            "xlm_roberta", "distilbert", "distilbert_sinusoidal",
                                            "bert_sharded", "m2m_100", "bert_gelu_new",
-                                           "roberta_silu", "bert_pairs", "bert_seqcls", "roberta_seqcls",
-                                           "distilbert_seqcls", "st_dense"));
+                                           "roberta_silu", "bert_pairs", "bert_seqcls",
+                                           "roberta_seqcls", "distilbert_seqcls", "st_dense",
+                                           "marian", "marian_gelu"));
 
 // The heads of *ForSequenceClassification checkpoints (and BERT's pooler):
 // one row per line from its first token, within 1e-4 of the reference's
@@ -518,7 +519,7 @@ TEST_F(HfHostileTest, UnknownModelTypeListsTheSupportedOnes) {
   WriteConfig("\"model_type\": \"bert\"", "\"model_type\": \"gpt2\"");
   ExpectLoadError(
       "key 'model_type': 'gpt2' is not an architecture phasor reads; it reads bert, "
-      "roberta, xlm-roberta, camembert, distilbert, m2m_100");
+      "roberta, xlm-roberta, camembert, distilbert, marian, m2m_100");
 }
 
 TEST_F(HfHostileTest, UnsupportedKeysNameKeyAndValue) {
@@ -589,6 +590,151 @@ TEST(HfShardedTest, AnIndexThatLiesIsNamed) {
 TEST_F(HfHostileTest, APickleOnlyFolderSaysHowToConvertIt) {
   fs::rename(dir_ + "/model.safetensors", dir_ + "/pytorch_model.bin");
   ExpectLoadError("convert it with tools/convert_bin_to_safetensors.py");
+}
+
+// Marian: a copy of the marian case (MarianMTModel: "model." names, the LM
+// head, final_logits_bias and a decoder beside the encoder) with config.json
+// edited or a tensor changed.
+class MarianTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "hf_marian";
+    fs::remove_all(dir_);
+    fs::copy(HfDir("marian"), dir_);
+    std::ifstream in(dir_ + "/config.json");
+    config_.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void WriteConfig(const std::string& from, const std::string& to) {
+    std::string text = config_;
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(dir_ + "/config.json") << text;
+  }
+  void ExpectLoadError(const std::string& fragment) {
+    try {
+      Model::Load(dir_);
+      ADD_FAILURE() << "loaded; expected an error with " << fragment;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  }
+  // Rewrites model.safetensors through phasor's own writer: edit(name, values)
+  // may change a tensor's values; a tensor named skip is left out.
+  template <typename Edit>
+  void RewriteWeights(const std::string& skip, Edit edit) {
+    Weights w = LoadSafetensors(dir_ + "/model.safetensors");
+    Weights kept("kept");
+    for (const std::string& name : w.Names()) {
+      if (name == skip) continue;
+      const Tensor& t = w.Get(name);
+      std::vector<float> values(w.Floats(name), w.Floats(name) + NumElements(t.shape));
+      edit(name, values);
+      kept.Add(name, t.shape, std::move(values));
+    }
+    SaveSafetensors(dir_ + "/model.safetensors", kept);
+  }
+  std::string dir_, config_;
+};
+
+// The decoder, the LM head, final_logits_bias and a stored sinusoid that is
+// phasor's own are read without a word.
+TEST(MarianGoldenTest, WhatPhasorDoesNotRunIsLeftQuietly) {
+  for (const char* name : {"marian", "marian_gelu"}) {
+    const Model model = Model::Load(HfDir(name));
+    EXPECT_TRUE(model.load_warnings().empty()) << name << ": " << model.load_warnings()[0];
+    EXPECT_EQ(model.position_offset(), 0) << name;
+    EXPECT_EQ(model.max_sequence_length(), 40) << name;  // max_position_embeddings, any PE mode
+  }
+}
+
+TEST_F(MarianTest, UnsupportedKeysNameKeyAndValue) {
+  WriteConfig("\"normalize_before\": false", "\"normalize_before\": true");
+  ExpectLoadError("config.json: key 'normalize_before': true is not supported, expected false");
+  WriteConfig("\"static_position_embeddings\": true", "\"static_position_embeddings\": false");
+  ExpectLoadError("key 'static_position_embeddings': false is not supported, expected true");
+  WriteConfig("\"add_final_layer_norm\": false", "\"add_final_layer_norm\": 1");
+  ExpectLoadError("key 'add_final_layer_norm': expected true or false, found");
+  WriteConfig("\"normalize_embedding\": false", "\"layernorm_embedding\": true");
+  ExpectLoadError("key 'layernorm_embedding': true is not supported, expected false");
+  WriteConfig("\"activation_function\": \"swish\"", "\"activation_function\": \"quick_gelu\"");
+  ExpectLoadError(
+      "key 'activation_function': 'quick_gelu' is not supported, expected 'swish', 'silu', "
+      "'gelu', 'gelu_new' or 'relu'");
+  WriteConfig("\"d_model\": 32", "\"d_model\": 48");
+  ExpectLoadError("tensor 'model.shared.weight': got [60, 32], expected [60, 48]");
+}
+
+TEST_F(MarianTest, AMissingTensorIsNamed) {
+  RewriteWeights("model.encoder.layers.1.fc2.bias", [](const std::string&, std::vector<float>&) {});
+  ExpectLoadError("missing tensor 'model.encoder.layers.1.fc2.bias'");
+  RewriteWeights("model.shared.weight", [](const std::string&, std::vector<float>&) {});
+  ExpectLoadError("missing tensor 'model.shared.weight'");
+}
+
+// A stored encoder sinusoid is checked against phasor's, never used: one
+// warning with the largest difference, and the outputs stay the reference's.
+TEST(MarianStoredTableTest, ADifferentStoredTableIsReportedOnceAndNotUsed) {
+  const std::string dir = ::testing::TempDir() + "hf_marian_table";
+  fs::remove_all(dir);
+  fs::copy(HfDir("marian_gelu"), dir);
+  const std::string name = "encoder.embed_positions.weight";
+  Weights w = LoadSafetensors(dir + "/model.safetensors");
+  Weights edited("edited");
+  for (const std::string& n : w.Names()) {
+    const Tensor& t = w.Get(n);
+    std::vector<float> values(w.Floats(n), w.Floats(n) + NumElements(t.shape));
+    if (n == name) values[3 * 32 + 5] += 0.25f;  // position 3
+    edited.Add(n, t.shape, std::move(values));
+  }
+  SaveSafetensors(dir + "/model.safetensors", edited);
+  const auto r = testing::RunPhasor("encode --model " + dir + " --tokens-file " + dir +
+                                    "/tokens.txt --output " + dir + "/out.npy");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string want = "phasor: warning: " + dir + "/model.safetensors: tensor '" + name +
+                           "' differs from the sinusoid phasor computes by up to 0.25 "
+                           "(position 3), more than the 0.001 its stored format's rounding allows";
+  EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.rfind("phasor: warning:"), 0u) << r.err;  // once, the only one
+  const NpyArray got = ReadNpy(dir + "/out.npy"), ref = ReadNpy(dir + "/expected.npy");
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", 59);
+  EXPECT_TRUE(testing::RealTokenError(got.data.data(), ref.data.data(), tb, 32) <=
+              testing::kGoldenOutputTol);
+  fs::remove_all(dir);
+}
+
+// max_position_embeddings bounds a line whatever the PE mode: the model's own
+// table has that many rows and does not grow.
+TEST(MarianLengthTest, ALineLongerThanMaxPositionEmbeddingsIsNamedOrTruncated) {
+  const std::string dir = HfDir("marian");
+  std::string long_line, cut;
+  for (int i = 0; i < 45; ++i) long_line += std::to_string(1 + i % 50) + " ";
+  for (int i = 0; i < 40; ++i) cut += std::to_string(1 + i % 50) + " ";
+  const std::string file = ::testing::TempDir() + "marian_long.txt";
+  std::ofstream(file) << "5 6 7\n" << long_line << "\n";
+  for (const char* mode : {"auto", "on_the_fly", "cached"}) {
+    const auto r = testing::RunPhasor("encode --model " + dir + " --pe-mode " + mode +
+                                      " --tokens-file " + file);
+    EXPECT_EQ(r.exit_code, 1) << mode;
+    testing::ExpectOneErrorLine(r);
+    EXPECT_NE(r.err.find(file + ": line 2 has 45 tokens, more than the 40 positions of the "
+                                "model's max_position_embeddings (40, from position 0)"),
+              std::string::npos)
+        << r.err;
+  }
+  const std::string a = ::testing::TempDir() + "mt.npy", b = ::testing::TempDir() + "mc.npy";
+  ASSERT_EQ(testing::RunPhasor("encode --model " + dir + " --tokens-file " + file +
+                               " --truncate --layout packed --output " + a)
+                .exit_code,
+            0);
+  std::ofstream(file) << "5 6 7\n" << cut << "\n";
+  ASSERT_EQ(testing::RunPhasor("encode --model " + dir + " --tokens-file " + file +
+                               " --layout packed --output " + b)
+                .exit_code,
+            0);
+  EXPECT_EQ(ReadNpy(a).data, ReadNpy(b).data);
+  EXPECT_EQ(ReadNpy(a).shape, (std::vector<int64_t>{43, 32}));
 }
 
 }  // namespace

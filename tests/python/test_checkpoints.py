@@ -10,7 +10,7 @@ from conftest import SOURCE_DIR, read_tokens, run_cli
 HF = SOURCE_DIR / "tests" / "data" / "hf"
 
 
-@pytest.mark.parametrize("case", ["bert", "roberta_bf16"])
+@pytest.mark.parametrize("case", ["bert", "roberta_bf16", "marian", "marian_gelu"])
 def test_last_hidden_state_matches_the_reference(case):
     model = phasor.Model(HF / case)
     ids, lengths = read_tokens(HF / case / "tokens.txt", model.pad_token_id)
