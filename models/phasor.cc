@@ -61,6 +61,7 @@ Model Model::Load(const std::string& dir, const LoadOptions& options) {
 
 int64_t Model::vocab_size() const { return encoder_->config().vocab_size; }
 int64_t Model::max_sequence_length() const { return encoder_->MaxSequenceLength(); }
+std::string Model::max_sequence_length_of() const { return encoder_->MaxSequenceLengthOf(); }
 int64_t Model::d_model() const { return encoder_->config().d_model; }
 int64_t Model::n_layers() const { return encoder_->config().n_layers; }
 std::optional<int32_t> Model::pad_token_id() const { return encoder_->config().pad_token_id; }

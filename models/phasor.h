@@ -147,6 +147,9 @@ class Model {
   // cached) table from its first position, e.g. 512 for BERT, 512 for RoBERTa
   // (514 rows from position 2); 2^40 less the offset without a table.
   int64_t max_sequence_length() const;
+  // Whose positions those are, as the length error names them: "the model's
+  // learned positional table (max_len 514, from position 2)".
+  std::string max_sequence_length_of() const;
   int64_t d_model() const;
   int64_t n_layers() const;
   std::optional<int32_t> pad_token_id() const;

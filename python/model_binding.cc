@@ -181,11 +181,19 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
 }  // namespace
 
 // phasor._input_rules: models/input_rules.h for the Dask tools, which check a
-// tokens file on the client as the CLI does, naming its lines.
+// tokens file as the CLI does, naming its lines; with a model, its positions
+// bound a line too (cut to them with truncate).
 py::tuple InputRules(const std::vector<std::vector<int32_t>>& sequences, py::handle pad_in,
-                     const std::string& input, const std::vector<int64_t>& line_numbers) {
+                     const std::string& input, const std::vector<int64_t>& line_numbers,
+                     py::handle model_in, bool truncate) {
   SequenceRules rules;
   if (!pad_in.is_none()) rules.pad_id = static_cast<int32_t>(ToInt(pad_in, "pad_token_id"));
+  if (!model_in.is_none()) {
+    const Model& model = model_in.cast<const Model&>();
+    rules.max_length = model.max_sequence_length();
+    rules.max_length_of = model.max_sequence_length_of();
+    rules.truncate = truncate;
+  }
   rules.unit = "line";
   const auto batch = static_cast<int64_t>(sequences.size());
   if (static_cast<int64_t>(line_numbers.size()) != batch) {
@@ -206,9 +214,11 @@ py::tuple InputRules(const std::vector<std::vector<int32_t>>& sequences, py::han
 
 void BindModel(py::module_& m) {
   m.def("_input_rules", &InputRules, py::arg("sequences"), py::arg("pad_token_id"),
-        py::arg("input"), py::arg("line_numbers"),
+        py::arg("input"), py::arg("line_numbers"), py::arg("model") = py::none(),
+        py::arg("truncate") = false,
         "The input rules of the CLI (README 'Valid input') for the lines of a tokens file: "
-        "(real lengths, warning or ''); phasor.Error for a line of pad ids only.");
+        "(real lengths, warning or ''); phasor.Error for a line of pad ids only, and with a "
+        "model for a line longer than its positions unless truncate.");
   py::class_<Model>(m, "Model",
                     "An encoder model directory (config.json, model.safetensors). Its methods "
                     "may be called from several Python threads at once.")

@@ -3,7 +3,7 @@
 
     PYTHONPATH=build/python python3 tools/dask_encode.py --model DIR \\
         --tokens-file FILE --out-dir OUT [--shard-lines 256] [--stage final|embeddings|pooler|logits] \\
-        [--pe-mode M] [--pool mean|cls|max [--normalize]] [--merge ALL.npy] \\
+        [--pe-mode M] [--pool mean|cls|max [--normalize]] [--truncate] [--merge ALL.npy] \\
         [--workers 2 | --scheduler ADDRESS]
 
 The file is read as `phasor encode --tokens-file` reads it (one sequence a line,
@@ -18,7 +18,10 @@ first_line, the file line of that row, from 1 as the CLI counts them); the
 shards and index.json of an earlier run in OUT are removed first. Put together
 (--merge ALL.npy), they are the array `phasor encode --output` writes for the
 same file, bit for bit. Bad input is refused before anything is sent to the
-cluster, with the CLI's message (`phasor: error: FILE: line 5, token 3: ...`).
+cluster, with the CLI's message (`phasor: error: FILE: line 5, token 3: ...`);
+a line longer than the model's positions, which only the loaded model knows,
+before any shard is sent: an error naming the line and the limit, or with
+--truncate its first tokens, as `phasor encode --truncate` keeps them.
 With --scheduler, OUT and the model directory must be visible to every worker
 at the same path.
 """
@@ -72,6 +75,17 @@ def load_model(path, pe_mode):
     return phasor.Model(path, pe_mode)
 
 
+def resolve_lines(sequences, pad_id, source, line_numbers, truncate):
+    """On a worker: the CLI's input rules for the file's lines with the worker's model's
+    positions: (real lengths, warning), or {"error": message} (as encode_shard)."""
+    import phasor
+    try:
+        return phasor._input_rules(sequences, pad_id, source, line_numbers,
+                                   model=dask_cluster.state(), truncate=truncate)
+    except phasor.Error as e:
+        return {"error": str(e)}
+
+
 def encode_shard(lines, real, seq, pad_id, stage, pool, normalize, out_path):
     """On a worker: encodes lines (padded to seq with pad_id; real: each line's real
     tokens, the input rules applied on the client) with the worker's model and saves
@@ -109,6 +123,9 @@ def main(argv=None):
     p.add_argument("--normalize", action="store_true", help="with --pool: unit L2 norm")
     p.add_argument("--pe-mode", choices=["cached", "on_the_fly", "auto"],
                    help="replaces the config's positional mode")
+    p.add_argument("--truncate", action="store_true",
+                   help="a line longer than the model's positions keeps its first ones (as "
+                   "phasor encode --truncate); without it such a line is an error naming it")
     p.add_argument("--merge", metavar="ALL.npy",
                    help="also write every shard in one array, as phasor encode --output")
     dask_cluster.add_cluster_arguments(p)
@@ -141,13 +158,12 @@ def main(argv=None):
     seq = max(len(ids) for _, ids in lines)
     import phasor  # the CLI's input rules, phasor's own
     try:
-        # A line of pad ids only is refused, trailing pad ids warn once.
-        real, warning = phasor._input_rules([ids for _, ids in lines], pad_id, args.tokens_file,
-                                            [n for n, _ in lines])
+        # A line of pad ids only is refused here; trailing pad ids warn once, with the
+        # model's positions, once it is loaded.
+        phasor._input_rules([ids for _, ids in lines], pad_id, args.tokens_file,
+                            [n for n, _ in lines])
     except phasor.Error as e:
         return dask_cluster.fail(e)
-    if warning:
-        print(f"phasor: warning: {warning}", file=sys.stderr)
     if pad_id is None:
         for line_no, ids in lines:
             if len(ids) != seq:
@@ -167,6 +183,14 @@ def main(argv=None):
     try:
         dask_cluster.install_state(client, load_model, (str(model_dir), args.pe_mode), threads)
         workers = len(client.scheduler_info()["workers"])
+        rules = client.submit(resolve_lines, [ids for _, ids in lines], pad_id, args.tokens_file,
+                              [n for n, _ in lines], args.truncate, pure=False)
+        rules = dask_cluster.gather(client, [rules], args.timeout)[0]
+        if isinstance(rules, dict):
+            raise ValueError(rules["error"])
+        real, warning = rules
+        if warning:
+            print(f"phasor: warning: {warning}", file=sys.stderr)
         futures = []
         for first in range(0, len(lines), args.shard_lines):
             shard = [ids for _, ids in lines[first:first + args.shard_lines]]

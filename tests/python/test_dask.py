@@ -216,3 +216,31 @@ def test_dask_encode_logits_equal_the_cli(tmp_path):
                            "--stage", "logits", "--pool", "mean"],
                           capture_output=True, text=True, timeout=90, env=os.environ.copy())
     assert proc.returncode == 2 and "--stage logits and --pool mean" in proc.stderr, proc.stderr
+
+
+def test_dask_encode_truncate_is_the_cli(tmp_path):
+    """A line past the model's positions (a Marian checkpoint: max_position_embeddings 40,
+    whatever the PE mode) is an error naming the file's line and the limit, as phasor encode
+    gives it; with --truncate the shards hold what phasor encode --truncate writes."""
+    model = SOURCE_DIR / "tests" / "data" / "hf" / "marian"
+    tokens = tmp_path / "tokens.txt"
+    rng = np.random.default_rng(3)
+    lines = [rng.integers(1, 59, size=n) for n in (5, 45, 12, 41, 3)]
+    tokens.write_text("\n".join(" ".join(map(str, ids)) for ids in lines[:2]) + "\n\n" +
+                      "\n".join(" ".join(map(str, ids)) for ids in lines[2:]) + "\n")
+    cli = cli_error("encode", "--model", model, "--tokens-file", tokens)
+    assert cli.startswith(f"{tokens}: line 2 has 45 tokens, more than the 40 positions of "), cli
+    code, err = run_tool_failing("dask_encode.py", "--model", model, "--tokens-file", tokens,
+                                 "--out-dir", tmp_path / "o", "--workers", 1, "--in-process",
+                                 "--timeout", 60)
+    assert code == 1
+    assert err == f"phasor: error: {cli}\n"
+    want = tmp_path / "want.npy"
+    run_cli("encode", "--model", model, "--tokens-file", tokens, "--truncate", "--output", want)
+    merged = tmp_path / "merged.npy"
+    run_tool("dask_encode.py", "--model", model, "--tokens-file", tokens, "--out-dir",
+             tmp_path / "o", "--shard-lines", 2, "--truncate", "--merge", merged, "--workers", 2,
+             "--in-process", "--threads", 1, "--timeout", 60)
+    want = np.load(want)
+    assert want.shape == (5, 45, 32) and not want[1, 40:].any() and want[1, :40].any()
+    assert_same_bits(np.load(merged), want)
