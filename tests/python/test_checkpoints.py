@@ -1,6 +1,10 @@
 """Hugging Face checkpoints from Python: the same rows as the CLI and the float64 reference,
 pool="model" for a sentence-transformers folder (its 2_Dense too), and the heads of
 classification checkpoints (stage="logits", "pooler")."""
+import json
+import shutil
+import struct
+
 import numpy as np
 import pytest
 
@@ -149,3 +153,25 @@ def test_pool_model_applies_2_dense_before_normalize(tmp_path):
     assert got.tobytes() == np.load(out).tobytes()
     # The explicit pooling stays explicit: no Dense.
     assert model.encode(sequences, pool="mean", normalize=True).shape == (len(sequences), 32)
+
+
+def test_a_stored_marian_sinusoid_that_differs_warns_and_is_not_used(tmp_path):
+    """marian_gelu stores the encoder's sinusoid: one value moved by 0.5 is named in one
+    phasor.Warning at load, and the rows are still the reference's (phasor's own table)."""
+    case = HF / "marian_gelu"
+    for name in ("config.json", "tokens.txt"):
+        shutil.copy(case / name, tmp_path / name)
+    raw = bytearray((case / "model.safetensors").read_bytes())
+    size = struct.unpack("<Q", raw[:8])[0]
+    begin = json.loads(raw[8:8 + size])["encoder.embed_positions.weight"]["data_offsets"][0]
+    at = 8 + size + begin + 4 * (7 * 32 + 20)  # position 7, column 20
+    struct.pack_into("<f", raw, at, struct.unpack_from("<f", raw, at)[0] + 0.5)
+    (tmp_path / "model.safetensors").write_bytes(bytes(raw))
+    with pytest.warns(phasor.Warning, match=r"tensor 'encoder.embed_positions.weight' differs "
+                      r"from the sinusoid phasor computes by up to 0.5 \(position 7\)"):
+        model = phasor.Model(tmp_path)
+    ids, lengths = read_tokens(tmp_path / "tokens.txt", model.pad_token_id)
+    got = model.encode(ids, lengths)
+    want = np.load(case / "expected.npy")
+    for b, n in enumerate(lengths):
+        assert np.max(np.abs(got[b, :n] - want[b, :n])) <= 1e-4
