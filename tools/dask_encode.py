@@ -7,7 +7,8 @@
         [--workers 2 | --scheduler ADDRESS]
 
 The file is read as `phasor encode --tokens-file` reads it (one sequence a line,
-ids separated by spaces or commas, blank lines skipped, ragged lines padded with
+ids separated by spaces or commas, blank lines skipped, for a model with token
+types a tab marking where a pair's segment 1 begins, ragged lines padded with
 the model's pad_token_id to the longest line of the whole file). Each worker
 loads the model once; each shard is encoded in one call and written to
 OUT/shard_NNNNN.npy, float32 [lines, seq_len, d_model]; OUT/index.json lists the
@@ -38,12 +39,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dask_cluster  # noqa: E402  (beside this file)
 
 
-def parse_tokens(text, source):
-    """Lines of ids as phasor's tokens parser reads them; ValueError with its message."""
+def token_types_of(config):
+    """Token types a model of this config.json has (BERT's segments), as phasor reads it:
+    type_vocab_size for the BERT family (2 if absent), token_types in phasor's own format."""
+    if config.get("model_type") in ("bert", "roberta", "xlm-roberta", "camembert"):
+        return config.get("type_vocab_size", 2)
+    return 0 if "model_type" in config else config.get("token_types", 0)
+
+
+def parse_tokens(text, source, pairs=False):
+    """Lines of ids as phasor's tokens parser reads them; ValueError with its message.
+    pairs (a model with token types): a tab marks where a line's segment 1 begins, and
+    each line is (line number, ids, types); else (line number, ids, None)."""
     lines = []
     for line_no, line in enumerate(text.split("\n"), start=1):
-        ids = []
-        for token in re.split(r"[ \t,\r]+", line):
+        ids, types, segment = [], [], 0
+        # With pairs a tab is kept (captured) to mark segment 1; the other pieces may be None.
+        for token in re.split(r"(\t)|[ ,\r]+" if pairs else r"[ \t,\r]+", line):
+            if token == "\t":
+                if segment == 1:
+                    raise ValueError(f"{source}: line {line_no} holds a second tab: a line is one "
+                                     "sequence, or a pair whose segment 1 follows its one tab")
+                segment = 1
+                continue
             if not token:
                 continue
             where = f"{source}: line {line_no}, token {len(ids) + 1}"
@@ -54,8 +72,9 @@ def parse_tokens(text, source):
                 raise ValueError(f"{where}: token id {token[:40]} is out of range, expected a "
                                  "32-bit integer")
             ids.append(value)
+            types.append(segment)
         if ids:
-            lines.append((line_no, ids))
+            lines.append((line_no, ids, types if pairs else None))
     if not lines:
         raise ValueError(f"{source}: holds no token ids")
     return lines
@@ -63,7 +82,7 @@ def parse_tokens(text, source):
 
 def check_ids(lines, vocab, source):
     """ValueError with the CLI's message for the first id outside [0, vocab)."""
-    for line_no, ids in lines:
+    for line_no, ids, _ in lines:
         for k, value in enumerate(ids):
             if not 0 <= value < vocab:
                 raise ValueError(f"{source}: line {line_no}, token {k + 1}: token id {value} is "
@@ -86,9 +105,10 @@ def resolve_lines(sequences, pad_id, source, line_numbers, truncate):
         return {"error": str(e)}
 
 
-def encode_shard(lines, real, seq, pad_id, stage, pool, normalize, out_path):
+def encode_shard(lines, real, seq, pad_id, stage, pool, normalize, out_path, types):
     """On a worker: encodes lines (padded to seq with pad_id; real: each line's real
-    tokens, the input rules applied on the client) with the worker's model and saves
+    tokens, the input rules applied on the client; types: each line's token types, or
+    None for lines of one segment) with the worker's model and saves
     [len(lines), seq, d_model] to out_path, in batches under the module's token budget
     (only real tokens are computed). A phasor.Error comes back as {"error": message},
     not raised, so that the worker logs no failure dump."""
@@ -96,10 +116,14 @@ def encode_shard(lines, real, seq, pad_id, stage, pool, normalize, out_path):
     model = dask_cluster.state()
     ids = np.full((len(lines), seq), 0 if pad_id is None else pad_id, dtype=np.int32)
     lengths = np.array(real, dtype=np.int64)
+    token_types = np.zeros((len(lines), seq), dtype=np.int32)
     for b, line in enumerate(lines):
         ids[b, :len(line)] = line
+        if types[b] is not None:
+            token_types[b, :len(line)] = types[b]
     try:
-        out = model.encode(ids, lengths, stage=stage, pool=pool, normalize=normalize)
+        out = model.encode(ids, lengths, stage=stage, pool=pool, normalize=normalize,
+                           token_type_ids=token_types if token_types.any() else None)
     except phasor.Error as e:
         return {"error": str(e)}
     with dask_cluster.output_file(out_path) as temp, open(temp, "wb") as f:
@@ -150,22 +174,23 @@ def main(argv=None):
     try:
         config = json.loads((model_dir / "config.json").read_text())
         pad_id = config.get("pad_token_id")
-        lines = parse_tokens(Path(args.tokens_file).read_text(), args.tokens_file)
+        lines = parse_tokens(Path(args.tokens_file).read_text(), args.tokens_file,
+                             pairs=token_types_of(config) >= 2)
         if isinstance(config.get("vocab_size"), int):
             check_ids(lines, config["vocab_size"], args.tokens_file)
     except (OSError, ValueError) as e:
         return dask_cluster.fail(e)
-    seq = max(len(ids) for _, ids in lines)
+    seq = max(len(ids) for _, ids, _ in lines)
     import phasor  # the CLI's input rules, phasor's own
     try:
         # A line of pad ids only is refused here; trailing pad ids warn once, with the
         # model's positions, once it is loaded.
-        phasor._input_rules([ids for _, ids in lines], pad_id, args.tokens_file,
-                            [n for n, _ in lines])
+        phasor._input_rules([ids for _, ids, _ in lines], pad_id, args.tokens_file,
+                            [n for n, _, _ in lines])
     except phasor.Error as e:
         return dask_cluster.fail(e)
     if pad_id is None:
-        for line_no, ids in lines:
+        for line_no, ids, _ in lines:
             if len(ids) != seq:
                 return dask_cluster.fail(
                     f"{args.tokens_file}: line {line_no} has {len(ids)} tokens, line "
@@ -183,8 +208,8 @@ def main(argv=None):
     try:
         dask_cluster.install_state(client, load_model, (str(model_dir), args.pe_mode), threads)
         workers = len(client.scheduler_info()["workers"])
-        rules = client.submit(resolve_lines, [ids for _, ids in lines], pad_id, args.tokens_file,
-                              [n for n, _ in lines], args.truncate, pure=False)
+        rules = client.submit(resolve_lines, [ids for _, ids, _ in lines], pad_id, args.tokens_file,
+                              [n for n, _, _ in lines], args.truncate, pure=False)
         rules = dask_cluster.gather(client, [rules], args.timeout)[0]
         if isinstance(rules, dict):
             raise ValueError(rules["error"])
@@ -193,11 +218,12 @@ def main(argv=None):
             print(f"phasor: warning: {warning}", file=sys.stderr)
         futures = []
         for first in range(0, len(lines), args.shard_lines):
-            shard = [ids for _, ids in lines[first:first + args.shard_lines]]
+            shard = [ids for _, ids, _ in lines[first:first + args.shard_lines]]
+            types = [t for _, _, t in lines[first:first + args.shard_lines]]
             path = out_dir / f"shard_{first // args.shard_lines:05d}.npy"
             futures.append(client.submit(encode_shard, shard, real[first:first + args.shard_lines],
                                          seq, pad_id, args.stage, args.pool, args.normalize,
-                                         str(path), pure=False))
+                                         str(path), types, pure=False))
         results = dask_cluster.gather(client, futures, args.timeout)
     except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
         return dask_cluster.fail(e if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")

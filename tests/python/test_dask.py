@@ -244,3 +244,30 @@ def test_dask_encode_truncate_is_the_cli(tmp_path):
     want = np.load(want)
     assert want.shape == (5, 45, 32) and not want[1, 40:].any() and want[1, :40].any()
     assert_same_bits(np.load(merged), want)
+
+
+def test_dask_encode_pairs_are_the_cli(tmp_path):
+    """A tokens file of pairs (a tab before segment 1) for a model with token types: the
+    shards merged are the bits phasor encode writes; a second tab is the CLI's error."""
+    model = SOURCE_DIR / "tests" / "data" / "hf" / "bert_pairs"
+    tokens = model / "tokens.txt"
+    assert "\t" in tokens.read_text()
+    want = tmp_path / "want.npy"
+    run_cli("encode", "--model", model, "--tokens-file", tokens, "--output", want)
+    merged = tmp_path / "merged.npy"
+    run_tool("dask_encode.py", "--model", model, "--tokens-file", tokens, "--out-dir",
+             tmp_path / "o", "--shard-lines", 2, "--merge", merged, "--workers", 2,
+             "--in-process", "--threads", 1, "--timeout", 60)
+    assert_same_bits(np.load(merged), np.load(want))
+    # Without the types the rows differ: the tab is read, not skipped.
+    spaces = tmp_path / "spaces.txt"
+    spaces.write_text(tokens.read_text().replace("\t", " "))
+    run_cli("encode", "--model", model, "--tokens-file", spaces, "--output", tmp_path / "s.npy")
+    assert np.load(tmp_path / "s.npy").tobytes() != np.load(want).tobytes()
+    three = tmp_path / "three.txt"
+    three.write_text("5 6\t7\n8\t9\t10\n")
+    cli = cli_error("encode", "--model", model, "--tokens-file", three)
+    code, err = run_tool_failing("dask_encode.py", "--model", model, "--tokens-file", three,
+                                 "--out-dir", tmp_path / "p", "--workers", 1, "--in-process",
+                                 "--timeout", 60)
+    assert code == 1 and err == f"phasor: error: {cli}\n", err
