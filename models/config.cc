@@ -445,6 +445,10 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
   return c;
 }
 
+namespace {
+void ValidateSizes(const Reader& r, const ModelConfig& c);
+}  // namespace
+
 void ValidateConfig(const ModelConfig& c, const std::string& source) {
   const Reader r(source);
   auto in_range = [&](const char* name, int64_t v, int64_t lo, int64_t hi, const char* hi_text) {
@@ -500,8 +504,16 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
     r.Fail("positional.denominator",
            "half_minus_one needs d_model >= 4, found d_model " + Str(c.d_model));
   }
-  ValidateHead(r, c);  // the head's products, then the sizes below
-  // The ranges above keep every product below 2^48: no overflow.
+  ValidateHead(r, c);  // the head's products
+  ValidateSizes(r, c);
+}
+
+namespace {
+
+// The tensors a config implies, each within kMaxWeightFloats. The ranges
+// ValidateConfig checks first keep every product below 2^48: no overflow.
+void ValidateSizes(const Reader& r, const ModelConfig& c) {
+  const PositionalConfig& p = c.positional;
   const std::string limit = ", expected at most 2^34 (64 GiB of float32)";
   if (c.vocab_size * c.d_model > kMaxWeightFloats) {
     r.Fail("vocab_size", "embedding of vocab_size " + Str(c.vocab_size) + " * d_model " +
@@ -528,6 +540,8 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
                                      Str(rotary) + " floats is too large" + limit);
   }
 }
+
+}  // namespace
 
 void CheckModelMemory(const ModelConfig& c, const std::string& source) {
   CheckAllocation(ModelBytes(c), source + ": the model (vocab_size " + Str(c.vocab_size) +
