@@ -36,6 +36,9 @@ ModelConfig DistilBertConfig(const CheckpointConfig& cfg) {
   p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 512);
   p.kind = cfg.Bool("sinusoidal_pos_embds", false) ? PositionalKind::kSinusoidal
                                                    : PositionalKind::kLearned;
+  // Its library holds the sinusoid as a table of max_position_embeddings rows:
+  // a longer line is refused (or truncated) in every PE mode, as past a learned one.
+  c.max_positions = p.max_len;
   return c;  // sinusoidal: base 10000, interleaved, denominator d_model, offset 0
 }
 

@@ -705,9 +705,12 @@ TEST(MarianStoredTableTest, ADifferentStoredTableIsReportedOnceAndNotUsed) {
 }
 
 // max_position_embeddings bounds a line whatever the PE mode: the model's own
-// table has that many rows and does not grow.
-TEST(MarianLengthTest, ALineLongerThanMaxPositionEmbeddingsIsNamedOrTruncated) {
-  const std::string dir = HfDir("marian");
+// sinusoid table (Marian's, DistilBERT's sinusoidal_pos_embds) has that many
+// rows and does not grow.
+class SinusoidTableLengthTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SinusoidTableLengthTest, ALineLongerThanMaxPositionEmbeddingsIsNamedOrTruncated) {
+  const std::string dir = HfDir(GetParam());
   std::string long_line, cut;
   for (int i = 0; i < 45; ++i) long_line += std::to_string(1 + i % 50) + " ";
   for (int i = 0; i < 40; ++i) cut += std::to_string(1 + i % 50) + " ";
@@ -736,6 +739,9 @@ TEST(MarianLengthTest, ALineLongerThanMaxPositionEmbeddingsIsNamedOrTruncated) {
   EXPECT_EQ(ReadNpy(a).data, ReadNpy(b).data);
   EXPECT_EQ(ReadNpy(a).shape, (std::vector<int64_t>{43, 32}));
 }
+
+INSTANTIATE_TEST_SUITE_P(MarianAndDistilBert, SinusoidTableLengthTest,
+                         ::testing::Values("marian", "distilbert_sinusoidal"));
 
 }  // namespace
 }  // namespace phasor
