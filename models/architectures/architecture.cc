@@ -190,6 +190,22 @@ Weights LoadShards(const std::string& dir, const std::string& index_path) {
 
 }  // namespace
 
+void MoveEncoderTokenTable(Weights& w, const std::string& pre, const Shape& expected) {
+  const std::string own = pre + "encoder.embed_tokens.weight";
+  MoveTensor(w, w.Has(own) ? own : pre + "shared.weight", "embedding.weight", expected);
+}
+
+void DropDecoder(Weights& w, const std::string& pre, const std::vector<std::string>& also) {
+  std::vector<std::string> prefixes = {pre + "decoder.", pre + "shared."};
+  for (const std::string& a : also) prefixes.push_back(pre + a);
+  for (const std::string& name : w.Names()) {
+    bool drop = name == "lm_head.weight" || name == "final_logits_bias" ||
+                name == pre + "final_logits_bias";
+    for (const std::string& p : prefixes) drop = drop || name.rfind(p, 0) == 0;
+    if (drop) w.Take(name);
+  }
+}
+
 Weights LoadCheckpointWeights(const std::string& dir) {
   std::error_code ec;
   const std::string single = dir + "/model.safetensors";

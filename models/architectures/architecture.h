@@ -102,6 +102,15 @@ bool IsSequenceClassifier(const CheckpointConfig& cfg);
 // else num_labels, else 2 (transformers' default).
 int64_t NumLabels(const CheckpointConfig& cfg);
 
+// A translation model's encoder (Marian, M2M100): its token table,
+// pre + "encoder.embed_tokens.weight" or the "shared.weight" it shares with
+// the decoder, into embedding.weight ([vocab, d_model] checked); then, in
+// DropDecoder, what phasor does not run taken out without a warning: the
+// decoder, the shared table, the LM head and its bias, and every tensor
+// under pre + a prefix of also.
+void MoveEncoderTokenTable(Weights& w, const std::string& pre, const Shape& expected);
+void DropDecoder(Weights& w, const std::string& pre, const std::vector<std::string>& also = {});
+
 // Reads dir's weights in the checkpoint's layout: model.safetensors.
 Weights LoadCheckpointWeights(const std::string& dir);
 

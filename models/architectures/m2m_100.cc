@@ -58,22 +58,14 @@ TranslatedModel TranslateM2M100(const std::string& dir, const std::string& confi
   Weights& w = m.weights;
   const int64_t d = c.d_model, ff = c.d_ff;
   const std::string pre = FindPrefix(w, "encoder.layer_norm.weight");
-  // The token table: the encoder's own, or the one it shares with the decoder.
-  const std::string own = pre + "encoder.embed_tokens.weight";
-  MoveTensor(w, w.Has(own) ? own : pre + "shared.weight", "embedding.weight", {c.vocab_size, d});
+  MoveEncoderTokenTable(w, pre, {c.vocab_size, d});
   for (int64_t i = 0; i < c.n_layers; ++i) {
     TranslateLayer(w, pre + "encoder.layers." + std::to_string(i) + ".", i, kM2M100Layer, d, ff);
   }
   MoveTensor(w, pre + "encoder.layer_norm.weight", "norm.weight", {d});
   MoveTensor(w, pre + "encoder.layer_norm.bias", "norm.bias", {d});
   // What phasor does not run: the decoder, the LM head, a stored sinusoid.
-  for (const std::string& name : w.Names()) {
-    if (name.rfind(pre + "decoder.", 0) == 0 || name == "lm_head.weight" ||
-        name.rfind(pre + "shared.", 0) == 0 ||
-        name.rfind(pre + "encoder.embed_positions.", 0) == 0) {
-      w.Take(name);
-    }
-  }
+  DropDecoder(w, pre, {"encoder.embed_positions."});
   return m;
 }
 

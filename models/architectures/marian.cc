@@ -138,9 +138,7 @@ TranslatedModel TranslateMarian(const std::string& dir, const std::string& confi
   Weights& w = m.weights;
   const int64_t d = c.d_model, ff = c.d_ff;
   const std::string pre = FindPrefix(w, "encoder.layers.0.self_attn.q_proj.weight");
-  // The token table: the encoder's own, or the one it shares with the decoder.
-  const std::string own = pre + "encoder.embed_tokens.weight";
-  MoveTensor(w, w.Has(own) ? own : pre + "shared.weight", "embedding.weight", {c.vocab_size, d});
+  MoveEncoderTokenTable(w, pre, {c.vocab_size, d});
   const std::string positions = pre + "encoder.embed_positions.weight";
   if (w.Has(positions)) {
     std::string warning = CompareStoredTable(w.Take(positions), positions, c, w.source());
@@ -149,14 +147,7 @@ TranslatedModel TranslateMarian(const std::string& dir, const std::string& confi
   for (int64_t i = 0; i < c.n_layers; ++i) {
     TranslateLayer(w, pre + "encoder.layers." + std::to_string(i) + ".", i, kMarianLayer, d, ff);
   }
-  // What phasor does not run: the decoder, the LM head and its bias.
-  for (const std::string& name : w.Names()) {
-    if (name.rfind(pre + "decoder.", 0) == 0 || name == "lm_head.weight" ||
-        name == "final_logits_bias" || name == pre + "final_logits_bias" ||
-        name.rfind(pre + "shared.", 0) == 0) {
-      w.Take(name);
-    }
-  }
+  DropDecoder(w, pre);  // the decoder, the LM head and its bias
   return m;
 }
 

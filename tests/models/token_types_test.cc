@@ -12,6 +12,7 @@
 #include "engine/npy.h"
 #include "models/phasor.h"
 #include "models/tokens.h"
+#include "tests/support/error_of.h"
 #include "tests/support/golden.h"
 #include "tests/support/run.h"
 
@@ -20,14 +21,7 @@ namespace {
 
 std::string HfDir(const std::string& name) { return std::string(PHASOR_TEST_DATA) + "/hf/" + name; }
 
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::ErrorOf;
 
 TEST(TokenTypesCliTest, ATabMarksSegmentOneAndMatchesTheReference) {
   const std::string dir = HfDir("bert_pairs");
