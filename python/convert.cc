@@ -95,18 +95,31 @@ void CheckRange(const std::string& name, int64_t value, int64_t lo, int64_t hi) 
 
 namespace {
 
+// What CopyIds copies, for its messages: ids (token ids, [0, vocab_size)) or
+// token types ([0, the model's token types)).
+struct IdKind {
+  const char* arg;    // "ids", "token_type_ids"
+  const char* value;  // "token id", "token type"
+  const char* range;  // "the vocabulary", "the model's token types"
+  int64_t end;        // values lie in [0, end)
+};
+
 // "token id X at sequence b, position j is outside the vocabulary [0, V)".
-[[noreturn]] void ThrowOutOfVocabulary(const std::string& id, int64_t b, int64_t j, int64_t vocab) {
-  throw Error("token id " + id + " at sequence " + std::to_string(b) + ", position " +
-              std::to_string(j) + " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
+[[noreturn]] void ThrowOutOfRange(const IdKind& k, const std::string& id, int64_t b, int64_t j) {
+  throw Error(std::string(k.value) + " " + id + " at sequence " + std::to_string(b) +
+              ", position " + std::to_string(j) + " is outside " + k.range + " [0, " +
+              std::to_string(k.end) + ")");
 }
+
+IdKind IdsOf(int64_t vocab) { return {"ids", "token id", "the vocabulary", vocab}; }
 
 // a: an integer array of n ids, [rows, row_len] in C order once flattened,
 // sequence first_seq + r in row r. Copies it into to (n int32 values) after
-// checking every id against [0, vocab). The copy is made first, into an array
+// checking every value against [0, k.end). The copy is made first, into an array
 // of the module's own, so that a caller's thread writing into a meanwhile can
 // change nothing that was checked.
-void CopyIds(const py::array& a, int64_t row_len, int64_t first_seq, int64_t vocab, int32_t* to) {
+void CopyIds(const py::array& a, int64_t row_len, int64_t first_seq, const IdKind& k, int32_t* to) {
+  const int64_t vocab = k.end;
   py::module_ np = py::module_::import("numpy");
   const int64_t n = a.size();
   if (n == 0) return;
@@ -116,13 +129,12 @@ void CopyIds(const py::array& a, int64_t row_len, int64_t first_seq, int64_t voc
     for (int64_t i = 0; i < n; ++i) {
       const py::handle v = values[static_cast<size_t>(i)];
       if (!py::isinstance<py::int_>(v) || IsBool(v)) {
-        throw Error("ids must be integers, got " + TypeName(v) + " at sequence " +
+        throw Error(std::string(k.arg) + " must be integers, got " + TypeName(v) + " at sequence " +
                     std::to_string(first_seq + i / row_len) + ", position " +
                     std::to_string(i % row_len));
       }
       if (Less(v, py::int_(0)) || !Less(v, py::int_(vocab))) {
-        ThrowOutOfVocabulary(py::str(v).cast<std::string>(), first_seq + i / row_len, i % row_len,
-                             vocab);
+        ThrowOutOfRange(k, py::str(v).cast<std::string>(), first_seq + i / row_len, i % row_len);
       }
       to[i] = v.cast<int32_t>();
     }
@@ -137,8 +149,8 @@ void CopyIds(const py::array& a, int64_t row_len, int64_t first_seq, int64_t voc
         np.attr("logical_or")(np.attr("less")(own, 0), np.attr("greater_equal")(own, vocab));
     const int64_t flat = np.attr("argmax")(bad).cast<int64_t>();
     const py::object value = own.attr("reshape")(-1)[py::int_(flat)];
-    ThrowOutOfVocabulary(py::str(py::int_(value)).cast<std::string>(), first_seq + flat / row_len,
-                         flat % row_len, vocab);
+    ThrowOutOfRange(k, py::str(py::int_(value)).cast<std::string>(), first_seq + flat / row_len,
+                    flat % row_len);
   }
   const py::array as32 = np.attr("ascontiguousarray")(own, np.attr("int32"));
   std::memcpy(to, as32.data(), static_cast<size_t>(n) * sizeof(int32_t));
@@ -208,7 +220,7 @@ Ids ListIds(const py::sequence& items, const IdLimits& lim) {
   }
   out.ids.resize(static_cast<size_t>(offsets.back()));
   for (int64_t b = 0; b < batch; ++b) {
-    CopyIds(rows[b], std::max<int64_t>(rows[b].size(), 1), b, lim.vocab_size,
+    CopyIds(rows[b], std::max<int64_t>(rows[b].size(), 1), b, IdsOf(lim.vocab_size),
             out.ids.data() + offsets[b]);
   }
   out.offsets = std::move(offsets);
@@ -247,7 +259,7 @@ Ids ArrayIds(py::handle ids_in, const IdLimits& lim) {
     throw Error("ids must be integers, got dtype " + py::str(a.dtype()).cast<std::string>());
   }
   out.ids.resize(static_cast<size_t>(out.batch * out.seq));
-  CopyIds(a, std::max<int64_t>(out.seq, 1), 0, lim.vocab_size, out.ids.data());
+  CopyIds(a, std::max<int64_t>(out.seq, 1), 0, IdsOf(lim.vocab_size), out.ids.data());
   out.offsets.resize(static_cast<size_t>(out.batch) + 1);
   for (int64_t b = 0; b <= out.batch; ++b) out.offsets[b] = b * out.seq;
   return out;
@@ -272,8 +284,8 @@ Ids ToIds(py::handle ids_in, int64_t vocab_size, int64_t d_model, int64_t max_to
 
 namespace {
 
-// a: n integers, sequence first_seq + i / row_len at position i % row_len;
-// copied into to after checking each against [0, n_types).
+// a: n token types laid out as their ids; Error naming the dtype or the
+// first type outside [0, n_types).
 void CopyTokenTypes(const py::array& a, int64_t row_len, int64_t first_seq, int64_t n_types,
                     int32_t* to) {
   const char kind = Kind(a);
@@ -281,19 +293,8 @@ void CopyTokenTypes(const py::array& a, int64_t row_len, int64_t first_seq, int6
     throw Error("token_type_ids must be integers, got dtype " +
                 py::str(a.dtype()).cast<std::string>());
   }
-  const py::list values = a.attr("reshape")(-1).attr("tolist")();
-  for (size_t i = 0; i < values.size(); ++i) {
-    const py::handle v = values[i];
-    const auto at = static_cast<int64_t>(i);
-    if (!py::isinstance<py::int_>(v) || IsBool(v) || Less(v, py::int_(0)) ||
-        !Less(v, py::int_(n_types))) {
-      throw Error("token type " + py::repr(v).cast<std::string>() + " at sequence " +
-                  std::to_string(first_seq + at / row_len) + ", position " +
-                  std::to_string(at % row_len) + " is outside the model's token types [0, " +
-                  std::to_string(n_types) + ")");
-    }
-    to[i] = v.cast<int32_t>();
-  }
+  CopyIds(a, row_len, first_seq,
+          {"token_type_ids", "token type", "the model's token types", n_types}, to);
 }
 
 }  // namespace
