@@ -7,23 +7,20 @@
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "engine/error.h"
+#include "tests/support/kernel_test_util.h"
 
 namespace phasor {
 namespace {
 
 constexpr double kTol = 1e-5;  // max abs error against double; values are O(1)
 
+// n values uniform in [-scale, scale].
 std::vector<float> Random(int64_t n, uint32_t seed, float scale) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
+  return testing::Random(n, seed, -scale, scale);
 }
 
 // A head of in -> 48 (tanh) -> 40 (relu) -> 3 (identity): widths above and

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -15,16 +14,14 @@
 #include "models/config.h"
 #include "models/phasor.h"
 #include "models/toy.h"
+#include "tests/support/kernel_test_util.h"
 
 namespace phasor {
 namespace {
 
+// n values uniform in [-scale, scale].
 std::vector<float> Random(int64_t n, uint32_t seed, float scale) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = dist(rng);
-  return v;
+  return testing::Random(n, seed, -scale, scale);
 }
 
 TEST(OwnFormatHeadTest, LogitsAndPoolerAreTheHeadOnTheFirstRow) {
