@@ -1,6 +1,6 @@
 # Installation: `cmake --install build --prefix P` puts
 #   P/bin/phasor                                 the CLI
-#   P/lib/libphasor_{engine,layers,models}.a     the libraries
+#   P/lib/libphasor_{engine,layers,tokenizers,models}.a  the libraries
 #   P/include/phasor/{engine,layers,models}/*.h  the headers, with the paths the code uses
 #   P/include/phasor/engine/version.h            generated
 #   P/lib/cmake/phasor/                          the CMake package (find_package(phasor))
@@ -11,7 +11,7 @@ include(CMakePackageConfigHelpers)
 
 set(PHASOR_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/phasor)
 
-install(TARGETS phasor_engine phasor_layers phasor_models phasor_lib
+install(TARGETS phasor_engine phasor_layers phasor_tokenizers phasor_models phasor_lib
         EXPORT phasorTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -9,6 +9,9 @@ packages=(
   libomp-dev         # OpenMP runtime (libgomp comes with g++)
   libcli11-dev       # command line
   nlohmann-json3-dev # config.json, safetensors headers, --json output
+  libicu-dev         # tokenizers: Unicode categories, case mapping, normalisation forms
+  libpcre2-dev       # tokenizers: the pre-tokenizers' regular expressions
+  libsentencepiece-dev  # tokenizers: SentencePiece model files
   libgd-dev          # PNG pictures: heatmaps and charts with text (libpng underneath)
   libgtest-dev       # tests
   libbenchmark-dev   # benchmarks
