@@ -22,7 +22,8 @@ struct EncodeArgs {
   bool json = false;
   const CLI::Option* tokens_opt = nullptr;
   const CLI::Option* tokens_file_opt = nullptr;
-  std::string tokens, tokens_file;  // as read; request's only if given
+  const CLI::Option* text_file_opt = nullptr;
+  std::string tokens, tokens_file, text_file;  // as read; request's only if given
 };
 
 void PrintJson(const EncodeRequest& r, const EncodeResult& res) {
@@ -46,6 +47,7 @@ void PrintJson(const EncodeRequest& r, const EncodeResult& res) {
                       {"batches", res.batches},
                       {"seconds", res.seconds},
                       {"tokens_per_s", res.tokens_per_s}};
+  if (r.text_file) j["tokenize_seconds"] = res.tokenize_seconds;
   j["isa"] = IsaName(ActiveIsa());
   if (!r.output.empty()) j["output"] = r.output;
   struct rusage usage {};
@@ -102,6 +104,7 @@ void RunEncode(EncodeArgs& a) {
   EncodeRequest& r = a.request;
   if (a.tokens_opt->count() > 0) r.tokens = a.tokens;
   if (a.tokens_file_opt->count() > 0) r.tokens_file = a.tokens_file;
+  if (a.text_file_opt->count() > 0) r.text_file = a.text_file;
   std::unique_ptr<Progress> progress;
   JobEvents events;
   events.warning = [](const std::string& w) { std::cerr << "phasor: warning: " << w << "\n"; };
@@ -126,7 +129,7 @@ void RunEncode(EncodeArgs& a) {
 void AddEncodeCommand(CLI::App& app) {
   auto args = std::make_shared<EncodeArgs>();
   EncodeRequest& r = args->request;
-  CLI::App* cmd = app.add_subcommand("encode", "Run the encoder on token ids");
+  CLI::App* cmd = app.add_subcommand("encode", "Run the encoder on token ids or text");
   cmd->add_option(
       "--model", r.model,
       "Model directory (config.json, model.safetensors); default: the built-in toy model");
@@ -136,6 +139,22 @@ void AddEncodeCommand(CLI::App& app) {
       "--tokens-file", args->tokens_file,
       "A file with one sequence a line, ids separated by spaces or commas; ragged lines "
       "are padded and masked (needs pad_token_id)");
+  args->text_file_opt =
+      cmd->add_option("--text-file", args->text_file,
+                      "UTF-8 text, one text a line, tokenized by the model folder's own tokenizer "
+                      "(tokenizer.json, vocab.txt, ...) on the worker threads");
+  cmd->add_flag("--pairs", r.pairs,
+                "With --text-file: each line is text_a<TAB>text_b (BERT's segments A and B)");
+  cmd->add_flag("--no-special", r.no_special,
+                "With --text-file: leave out the special tokens ([CLS], [SEP], ...)");
+  cmd->add_option("--invalid-utf8", r.invalid_utf8,
+                  "With --text-file: error (name the line and byte) or replace (U+FFFD)")
+      ->capture_default_str();
+  cmd->add_option("--prompt", r.prompt,
+                  "With --text-file: a prompt's name in config_sentence_transformers.json, put "
+                  "before each text");
+  cmd->add_option("--prefix", r.prefix,
+                  "With --text-file: text put before each text (e.g. \"query: \")");
   cmd->add_option("--output", r.output,
                   "FILE.npy: float32 [batch, seq, d_model] (padding 0), or with --layout packed "
                   "[real tokens, d_model], or with --pool [batch, d_model]; written as batches "

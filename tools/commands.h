@@ -12,5 +12,6 @@ void AddEmbedCommand(CLI::App& app);
 void AddEncodeCommand(CLI::App& app);
 void AddMakeToyCommand(CLI::App& app);
 void AddBenchPeCommand(CLI::App& app);
+void AddTokenizeCommand(CLI::App& app);
 
 }  // namespace phasor::cli

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   AddIsaOption(app);
   phasor::cli::AddPeCommand(app);
   phasor::cli::AddEncodeCommand(app);
+  phasor::cli::AddTokenizeCommand(app);
   phasor::cli::AddEmbedCommand(app);
   phasor::cli::AddMakeToyCommand(app);
   phasor::cli::AddBenchPeCommand(app);

@@ -8,6 +8,7 @@
 #include "engine/size_limits.h"
 #include "models/commands/option_checks.h"
 #include "models/commands/timing.h"
+#include "models/commands/tokenize_job.h"
 #include "models/corpus.h"
 #include "models/heads.h"
 #include "models/sentence_transformers.h"
@@ -29,6 +30,7 @@ void CheckOutputs(const EncodeRequest& r, bool packed) {
     if (packed) OutputFormat("--offsets", OffsetsPath(r), {".npy"});
     CheckDistinctPaths({{"--output", r.output}, {"--offsets", packed ? OffsetsPath(r) : ""}},
                        {{"--tokens-file", r.tokens_file.value_or("")},
+                        {"--text-file", r.text_file.value_or("")},
                         {"--model", r.model.empty() ? "" : r.model + "/config.json"},
                         {"--model", r.model.empty() ? "" : r.model + "/model.safetensors"}});
     CheckWritable(r.output);
@@ -62,8 +64,20 @@ EncoderStage ParseStage(const std::string& option, const std::string& text) {
 }
 
 EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
-  if (r.tokens.has_value() == r.tokens_file.has_value()) {
-    throw UsageError("give exactly one of --tokens and --tokens-file");
+  if (int(r.tokens.has_value()) + int(r.tokens_file.has_value()) + int(r.text_file.has_value()) !=
+      1) {
+    throw UsageError("give exactly one of --tokens, --tokens-file and --text-file");
+  }
+  if (r.text_file && r.model.empty())
+    throw UsageError("--text-file needs --model, a folder with the model's tokenizer");
+  if (!r.text_file) {
+    const char* text_only = r.pairs                     ? "--pairs"
+                            : r.no_special              ? "--no-special"
+                            : !r.prompt.empty()         ? "--prompt"
+                            : !r.prefix.empty()         ? "--prefix"
+                            : r.invalid_utf8 != "error" ? "--invalid-utf8"
+                                                        : nullptr;
+    if (text_only) throw UsageError(std::string(text_only) + " needs --text-file");
   }
   const EncoderStage stage = ParseStage("--stage", r.stage);
   if (r.layout != "padded" && r.layout != "packed") {
@@ -132,14 +146,24 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   }
   const ModelConfig& c = encoder_->config();
   const bool from_file = request_.tokens_file.has_value();
-  const std::string source = from_file ? *request_.tokens_file : std::string("--tokens");
+  const bool from_text = request_.text_file.has_value();
+  const std::string source = from_text   ? *request_.text_file
+                             : from_file ? *request_.tokens_file
+                                         : std::string("--tokens");
   const bool pairs = c.token_types >= 2;  // a tab marks segment 1 (models/tokens.h)
-  tokens_ = from_file ? LoadTokens(*request_.tokens_file, c.pad_token_id, pairs)
-                      : ParseTokens(*request_.tokens, source, c.pad_token_id, pairs);
+  if (from_text) {
+    const double t0 = Now();
+    tokens_ = TokenizeTextFile(c);
+    tokenize_seconds_ = Now() - t0;
+  } else {
+    tokens_ = from_file ? LoadTokens(*request_.tokens_file, c.pad_token_id, pairs)
+                        : ParseTokens(*request_.tokens, source, c.pad_token_id, pairs);
+  }
   CheckTokenIds(tokens_, c.vocab_size, source);  // naming the file's line and token
-  // The tokens encoded: each line less its trailing pad ids (models/input_rules.h).
+  // The tokens encoded: each line less its trailing pad ids (models/input_rules.h);
+  // a text's ids are all real, whatever its tokenizer made of it.
   SequenceRules rules;
-  rules.pad_id = c.pad_token_id;
+  if (!from_text) rules.pad_id = c.pad_token_id;
   rules.padded_output = !choices_.packed && !OneRowEach(choices_);
   rules.unit = "line";
   rules.max_length = encoder_->MaxSequenceLength();
@@ -154,6 +178,35 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
 }
 
 EncodeJob::~EncodeJob() = default;
+
+TokenBatch EncodeJob::TokenizeTextFile(const ModelConfig& c) const {
+  const EncodeRequest& r = request_;
+  const auto tokenizer = tokenizers::Tokenizer::Load(r.model);
+  const TextOptions o =
+      TextOptionsOf(r.model, r.pairs, r.no_special, r.truncate, 0, r.invalid_utf8, r.prompt,
+                    r.prefix, *tokenizer, encoder_->MaxSequenceLength());
+  TokenBatch all;
+  all.offsets.assign(1, 0);
+  ForEachLineBlock(*r.text_file, size_t{8} << 20, [&](std::string_view block, int64_t first) {
+    const TokenizedLines lines = TokenizeLines(*tokenizer, block, first, *r.text_file, o);
+    const TokenBatch& b = lines.batch;
+    const auto base = static_cast<int64_t>(all.ids.size());
+    all.ids.insert(all.ids.end(), b.ids.begin(), b.ids.end());
+    // Token types only for a model that has them; others read a pair as one text.
+    if (c.token_types >= 2 && !b.types.empty()) {
+      all.types.resize(static_cast<size_t>(base), 0);
+      all.types.insert(all.types.end(), b.types.begin(), b.types.end());
+    }
+    for (int64_t i = 0; i < b.batch; ++i) all.offsets.push_back(base + b.offsets[i + 1]);
+    all.lengths.insert(all.lengths.end(), b.lengths.begin(), b.lengths.end());
+    all.lines.insert(all.lines.end(), b.lines.begin(), b.lines.end());
+    all.batch += b.batch;
+    all.seq = std::max(all.seq, b.seq);
+  });
+  if (all.batch == 0) throw Error(*r.text_file + ": no line of text");
+  if (!all.types.empty()) all.types.resize(all.ids.size(), 0);
+  return all;
+}
 
 int64_t EncodeJob::total_work() const { return request_.repeat * real_.total; }
 
@@ -204,6 +257,7 @@ EncodeResult EncodeJob::Run() {
   result.shape = out.shape;
   result.seconds = Median(seconds);
   result.tokens_per_s = static_cast<double>(real_.total) / result.seconds;
+  result.tokenize_seconds = tokenize_seconds_;
   return result;
 }
 

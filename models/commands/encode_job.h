@@ -29,6 +29,12 @@ struct EncodeRequest {
   std::string model;                       // model directory; "": the built-in toy model
   std::optional<std::string> tokens;       // one sequence of ids, "3 14 15"
   std::optional<std::string> tokens_file;  // one sequence a line
+  std::optional<std::string> text_file;    // one text a line, the model's tokenizer
+  bool pairs = false;                      // text_file: text_a<TAB>text_b a line
+  bool no_special = false;                 // text_file: no special tokens
+  std::string invalid_utf8 = "error";      // text_file: or "replace"
+  std::string prompt;                      // text_file: config_sentence_transformers.json's
+  std::string prefix;                      // text_file: put before each text
   std::string output;                      // .npy; "": none
   std::string offsets;                     // packed: the offsets .npy ("": beside output)
   std::string layout = "padded";           // or "packed"
@@ -37,7 +43,9 @@ struct EncodeRequest {
   std::string precision = "fp32";
   std::string pool = "none";  // or mean, cls, max, last, mean_sqrt_len, model
   bool normalize = false;
-  bool truncate = false;     // lines past the model's positions keep their first ones
+  // lines past the model's positions keep their first ones (a text
+  // line: cut by its tokenizer, its special tokens kept)
+  bool truncate = false;
   int64_t batch_tokens = 0;  // 0: chosen (CorpusOptions)
   int64_t threads = 0;       // 0: OMP_NUM_THREADS if set, else all cores
   int64_t repeat = 1;
@@ -78,10 +86,11 @@ struct EncodeResult {
   int64_t batch_tokens = 0;  // the budget used
   int64_t batches = 0;
   Pooling pool = Pooling::kNone;
-  std::string layout;          // "padded", "packed" or "pooled"
-  std::vector<int64_t> shape;  // of the output array
-  double seconds = 0;          // median of the runs
-  double tokens_per_s = 0;     // real tokens per second
+  std::string layout;           // "padded", "packed" or "pooled"
+  std::vector<int64_t> shape;   // of the output array
+  double seconds = 0;           // median of the runs
+  double tokens_per_s = 0;      // real tokens per second
+  double tokenize_seconds = 0;  // --text-file: tokenizing every line (once)
   // Sequence 0's first and last output rows [2, d_model] (pooled: its row, twice).
   std::vector<float> first_rows;
 };
@@ -106,6 +115,8 @@ class EncodeJob {
   struct Output;
   void RunOnce(int64_t run, Output& out, EncodeResult& result) const;
   void Commit(Output& out) const;
+  // --text-file: every line's ids from the model's tokenizer.
+  TokenBatch TokenizeTextFile(const ModelConfig& c) const;
 
   EncodeRequest request_;
   EncodeChoices choices_;
@@ -114,6 +125,7 @@ class EncodeJob {
   std::string model_name_;
   TokenBatch tokens_;
   RealTokens real_;
+  double tokenize_seconds_ = 0;
 };
 
 }  // namespace phasor

@@ -109,7 +109,7 @@ TEST(EncodeCliTest, RaggedTokensFileMatchesSequencesAlone) {
 TEST(EncodeCliTest, BadUsageExitsTwoNamingTheOption) {
   const std::pair<const char*, const char*> cases[] = {
       {"encode", "--tokens and --tokens-file"},
-      {"encode --tokens \"1\" --tokens-file x", "--tokens and --tokens-file"},
+      {"encode --tokens \"1\" --tokens-file x", "--tokens, --tokens-file and --text-file"},
       {"encode --tokens 1 --stage middle", "--stage must be"},
       {"encode --tokens 1 --pe-mode never", "--pe-mode"},
       {"encode --tokens 1 --threads -1", "--threads must be in [0, 1024], got -1"},

@@ -170,7 +170,7 @@ TEST(PeCliTest, UsageErrorsExitTwoNamingTheOption) {
       {"pe --d-model 65536 --length 100000000", "--length 100000000 x --d-model 65536"},
       {"pe --length 2", "--d-model is required"},
       {"pe --d-model 8 --length 2 --start -1", "--start must be >= 0, got -1"},
-      {"frobnicate", "unknown command 'frobnicate'; the commands are pe, encode, embed"},
+      {"frobnicate", "unknown command 'frobnicate'; the commands are pe, encode, tokenize, embed"},
       {"--max-memory 1G encdoe --tokens 1", "unknown command 'encdoe' (did you mean encode?)"}};
   for (const auto& [args, fragment] : cases) {
     const auto r = RunPhasor(args);

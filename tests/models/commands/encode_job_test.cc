@@ -31,11 +31,11 @@ EncodeRequest Tokens(const std::string& ids) {
 TEST(CheckEncodeRequest, NamesTheOptionAtFault) {
   EncodeRequest none;
   EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(none); }),
-            "give exactly one of --tokens and --tokens-file");
+            "give exactly one of --tokens, --tokens-file and --text-file");
   EncodeRequest both = Tokens("1 2");
   both.tokens_file = "t.txt";
   EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(both); }),
-            "give exactly one of --tokens and --tokens-file");
+            "give exactly one of --tokens, --tokens-file and --text-file");
   EncodeRequest r = Tokens("1 2");
   r.normalize = true;
   EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }), "--normalize needs --pool");

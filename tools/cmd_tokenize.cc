@@ -1,0 +1,81 @@
+// phasor tokenize: text to ids with the model's own tokenizer
+// (models/commands/tokenize_job.h).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "engine/error.h"
+#include "engine/parallel.h"
+#include "models/commands/tokenize_job.h"
+#include "tools/cli_util.h"
+#include "tools/commands.h"
+
+namespace phasor::cli {
+namespace {
+
+struct TokenizeArgs {
+  TokenizeRequest request;
+  bool json = false;
+};
+
+void RunTokenizeCommand(TokenizeArgs& a) {
+  const TokenizeRequest& r = a.request;
+  if (a.json && r.output.empty())
+    throw phasor::UsageError("--json needs --output (without it the ids go to stdout)");
+  JobEvents events;
+  events.warning = [](const std::string& w) { std::cerr << "phasor: warning: " << w << "\n"; };
+  events.wrote = [](const std::string& path, const std::string& what) { ReportWrote(path, what); };
+  const TokenizeResult res = RunTokenize(r, events, [](const std::string& text) {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+      throw phasor::Error("cannot write to stdout");
+  });
+  if (a.json) {
+    nlohmann::json j = {{"tokenizer", res.tokenizer},
+                        {"lines", res.lines},
+                        {"tokens", res.tokens},
+                        {"bytes", res.bytes},
+                        {"threads", NumThreads()},
+                        {"seconds", res.seconds},
+                        {"mb_per_s", res.seconds > 0 ? res.bytes / res.seconds / 1e6 : 0.0}};
+    std::cout << j.dump() << "\n";
+  }
+}
+
+}  // namespace
+
+void AddTokenizeCommand(CLI::App& app) {
+  auto args = std::make_shared<TokenizeArgs>();
+  TokenizeRequest& r = args->request;
+  CLI::App* cmd = app.add_subcommand(
+      "tokenize", "Text to token ids with the model's own tokenizer, one line of ids a line");
+  cmd->add_option("--model", r.model,
+                  "Folder with the tokenizer: tokenizer.json (+ tokenizer_config.json), "
+                  "vocab.txt, vocab.json + merges.txt, sentencepiece.bpe.model or source.spm + "
+                  "vocab.json")
+      ->required();
+  cmd->add_option("--text-file", r.text_file, "UTF-8 text, one text a line")->required();
+  cmd->add_option("--output", r.output,
+                  "FILE for the ids, one line a line, as encode --tokens-file reads them "
+                  "(default: stdout)");
+  cmd->add_flag("--pairs", r.pairs,
+                "Each line is text_a<TAB>text_b; a tab in the output marks where the second "
+                "text's ids begin");
+  cmd->add_flag("--no-special", r.no_special, "Leave out the special tokens ([CLS], [SEP], ...)");
+  cmd->add_flag("--truncate", r.truncate,
+                "Cut each line to the tokenizer's model_max_length (special tokens included; a "
+                "pair longest first)");
+  cmd->add_option("--max-length", r.max_length, "Cut each line to N ids (0: no cut)");
+  cmd->add_option("--invalid-utf8", r.invalid_utf8,
+                  "error (name the line and byte) or replace (U+FFFD, as Python's "
+                  "errors=\"replace\")")
+      ->capture_default_str();
+  cmd->add_option("--prompt", r.prompt,
+                  "A prompt's name in config_sentence_transformers.json, put before each text");
+  cmd->add_option("--prefix", r.prefix, "Text put before each text (e.g. \"query: \")");
+  cmd->add_option("--threads", r.threads, "Threads (0: OMP_NUM_THREADS if set, else all cores)");
+  cmd->add_flag("--json", args->json, "Print one JSON object (lines, tokens, bytes, seconds)");
+  cmd->callback([args] { RunTokenizeCommand(*args); });
+}
+
+}  // namespace phasor::cli
