@@ -108,7 +108,9 @@ TEST(EncodeCliTest, RaggedTokensFileMatchesSequencesAlone) {
 // Each usage error names the option it is about.
 TEST(EncodeCliTest, BadUsageExitsTwoNamingTheOption) {
   const std::pair<const char*, const char*> cases[] = {
-      {"encode", "--tokens and --tokens-file"},
+      {"encode", "--tokens, --tokens-file and --text-file"},
+      {"encode --tokens 1 --pairs", "--pairs needs --text-file"},
+      {"encode --text-file x.txt", "--text-file needs --model"},
       {"encode --tokens \"1\" --tokens-file x", "--tokens, --tokens-file and --text-file"},
       {"encode --tokens 1 --stage middle", "--stage must be"},
       {"encode --tokens 1 --pe-mode never", "--pe-mode"},
