@@ -15,9 +15,13 @@
 namespace phasor {
 namespace {
 
+// One text to tokenize: a line (split at its tab for pairs), or a text and
+// its pair given apart.
 struct Line {
   std::string_view text;
   int64_t number = 0;
+  std::string_view pair;  // given apart (has_pair)
+  bool has_pair = false;
 };
 
 std::vector<Line> SplitLines(std::string_view text, int64_t first_line) {
@@ -30,7 +34,10 @@ std::vector<Line> SplitLines(std::string_view text, int64_t first_line) {
     if (end == std::string_view::npos) end = text.size();
     size_t stop = end;
     if (stop > begin && text[stop - 1] == '\r') --stop;
-    lines.push_back({text.substr(begin, stop - begin), number++});
+    Line line;
+    line.text = text.substr(begin, stop - begin);
+    line.number = number++;
+    lines.push_back(line);
     begin = next;
   }
   return lines;
@@ -42,11 +49,10 @@ std::string Hex(unsigned char b) {
   return buf;
 }
 
-// Tokenizes one line into enc; a message instead of a throw (tasks must not throw).
-std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line,
-                         const std::string& source, const TextOptions& o,
-                         tokenizers::Encoding& enc) {
-  const std::string at = source + ": line " + std::to_string(line.number);
+// Tokenizes one line into enc; a message instead of a throw (tasks must not
+// throw). at names the line in messages.
+std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line, const std::string& at,
+                         const TextOptions& o, tokenizers::Encoding& enc) {
   std::string_view text = line.text;
   std::string replaced;
   const size_t bad = tokenizers::FindInvalidUtf8(text);
@@ -63,7 +69,9 @@ std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line,
   to.add_special_tokens = o.add_special_tokens;
   to.max_length = o.max_length;
   try {
-    if (o.pairs) {
+    if (line.has_pair) {
+      enc = tok.EncodePair(o.prefix + std::string(text), line.pair, to);
+    } else if (o.pairs) {
       const size_t tab = text.find('\t');
       if (tab == std::string_view::npos) return at + ": expected text_a<TAB>text_b, found no tab";
       if (text.find('\t', tab + 1) != std::string_view::npos)
@@ -81,12 +89,10 @@ std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line,
   return "";
 }
 
-}  // namespace
-
-TokenizedLines TokenizeLines(const tokenizers::Tokenizer& tokenizer, std::string_view text,
-                             int64_t first_line, const std::string& source,
-                             const TextOptions& options) {
-  const std::vector<Line> lines = SplitLines(text, first_line);
+// Tokenizes lines on the worker threads; name(i) names line i in messages.
+TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::vector<Line>& lines,
+                           const TextOptions& options,
+                           const std::function<std::string(int64_t)>& name) {
   const auto n = static_cast<int64_t>(lines.size());
   std::vector<tokenizers::Encoding> encodings(lines.size());
   std::vector<std::string> errors(lines.size());
@@ -105,13 +111,14 @@ TokenizedLines TokenizeLines(const tokenizers::Tokenizer& tokenizer, std::string
   const auto tasks = static_cast<int64_t>(task_begin.size()) - 1;
   ParallelTasks(tasks, 0, [&](int64_t task, int) {
     for (int64_t i = task_begin[task]; i < task_begin[task + 1]; ++i) {
-      errors[i] = TokenizeLine(tokenizer, lines[i], source, options, encodings[i]);
+      errors[i] = TokenizeLine(tokenizer, lines[i], name(i), options, encodings[i]);
       if (!errors[i].empty()) return;  // the first error of the task is enough
     }
   });
   for (const std::string& e : errors)
     if (!e.empty()) throw Error(e);
 
+  const bool pairs = options.pairs || (!lines.empty() && lines[0].has_pair);
   TokenizedLines out;
   TokenBatch& b = out.batch;
   b.batch = n;
@@ -119,11 +126,11 @@ TokenizedLines TokenizeLines(const tokenizers::Tokenizer& tokenizer, std::string
   size_t total = 0;
   for (const auto& e : encodings) total += e.ids.size();
   b.ids.reserve(total);
-  if (options.pairs) b.types.reserve(total);
+  if (pairs) b.types.reserve(total);
   for (int64_t i = 0; i < n; ++i) {
     const tokenizers::Encoding& e = encodings[i];
     b.ids.insert(b.ids.end(), e.ids.begin(), e.ids.end());
-    if (options.pairs) b.types.insert(b.types.end(), e.types.begin(), e.types.end());
+    if (pairs) b.types.insert(b.types.end(), e.types.begin(), e.types.end());
     b.offsets.push_back(static_cast<int64_t>(b.ids.size()));
     b.lengths.push_back(static_cast<int64_t>(e.ids.size()));
     b.lines.push_back(lines[i].number);
@@ -131,6 +138,35 @@ TokenizedLines TokenizeLines(const tokenizers::Tokenizer& tokenizer, std::string
     out.pair_starts.push_back(e.pair_start);
   }
   return out;
+}
+
+}  // namespace
+
+TokenizedLines TokenizeLines(const tokenizers::Tokenizer& tokenizer, std::string_view text,
+                             int64_t first_line, const std::string& source,
+                             const TextOptions& options) {
+  const std::vector<Line> lines = SplitLines(text, first_line);
+  return TokenizeAll(tokenizer, lines, options, [&](int64_t i) {
+    return source + ": line " + std::to_string(lines[static_cast<size_t>(i)].number);
+  });
+}
+
+TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer,
+                             const std::vector<std::string_view>& a,
+                             const std::vector<std::string_view>* b, const TextOptions& options,
+                             const std::function<std::string(int64_t)>& name) {
+  std::vector<Line> lines(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    lines[i].text = a[i];
+    lines[i].number = static_cast<int64_t>(i);
+    if (b) {
+      lines[i].pair = (*b)[i];
+      lines[i].has_pair = true;
+    }
+  }
+  TextOptions o = options;
+  o.pairs = false;
+  return TokenizeAll(tokenizer, lines, o, name);
 }
 
 void ForEachLineBlock(const std::string& path, size_t block_bytes,

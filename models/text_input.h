@@ -47,6 +47,14 @@ TokenizedLines TokenizeLines(const tokenizers::Tokenizer& tokenizer, std::string
                              int64_t first_line, const std::string& source,
                              const TextOptions& options);
 
+// Tokenizes texts a (and, for pairs, b: as many) on the worker threads, as
+// TokenizeLines tokenizes lines (options.pairs is ignored: b decides). name(i)
+// names text i in messages ("text 3"); texts may hold any character.
+TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer,
+                             const std::vector<std::string_view>& a,
+                             const std::vector<std::string_view>* b, const TextOptions& options,
+                             const std::function<std::string(int64_t)>& name);
+
 // Reads the file at path block by block, each of whole lines and about
 // block_bytes (more only for a longer line), calling fn(block, first_line)
 // in order: memory stays bounded by the block and the longest line. Error
