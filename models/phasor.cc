@@ -19,6 +19,7 @@
 #include "models/heads.h"
 #include "models/input_rules.h"
 #include "models/random_sequence.h"
+#include "models/tokenizers/tokenizer.h"
 
 namespace phasor {
 
@@ -29,6 +30,9 @@ const char* Version() { return PHASOR_VERSION_STRING; }
 struct EncoderWorkspaceCache {
   std::mutex mutex;
   std::vector<CorpusWorkspace> idle;
+  // The folder's tokenizer, read once on first use (Model::tokenizer).
+  std::mutex tokenizer_mutex;
+  std::shared_ptr<const tokenizers::Tokenizer> tokenizer;
 };
 
 namespace {
@@ -46,6 +50,15 @@ Model::Model(std::unique_ptr<const Encoder> encoder)
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
+
+std::shared_ptr<const tokenizers::Tokenizer> Model::tokenizer() const {
+  std::lock_guard<std::mutex> lock(cache_->tokenizer_mutex);
+  if (!cache_->tokenizer) {
+    if (directory_.empty()) throw Error("the model has no folder, so no tokenizer");
+    cache_->tokenizer = tokenizers::Tokenizer::Load(directory_);
+  }
+  return cache_->tokenizer;
+}
 
 Model Model::Load(const std::string& dir, std::optional<PeMode> pe_mode) {
   LoadOptions options;

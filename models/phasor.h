@@ -60,6 +60,9 @@ namespace phasor {
 const char* Version();
 
 class Encoder;                 // models/encoder.h
+namespace tokenizers {
+class Tokenizer;  // models/tokenizers/tokenizer.h
+}
 class SinusoidalEncoding;      // layers/sinusoidal.h
 struct EncoderWorkspaceCache;  // models/phasor.cc
 
@@ -173,6 +176,10 @@ class Model {
   // (options.sentence_dense with pooling). Throws as Encode for a head the
   // model lacks.
   int64_t output_dim(const EncodeOptions& options = {}) const;
+  // The model folder's own tokenizer (tokenizer.json, vocab.txt, ...: see
+  // models/tokenizers/tokenizer.h), read on first use and kept. Throws Error
+  // naming the folder if it holds none.
+  std::shared_ptr<const tokenizers::Tokenizer> tokenizer() const;
 
   // Runs the encoder on a batch of sequences.
   //   ids: [batch, seq] row-major token ids, in [0, vocab_size)

@@ -13,6 +13,7 @@ namespace py = pybind11;
 void BindModel(py::module_& m);           // phasor.Model (model_binding.cc)
 void BindPositional(py::module_& m);      // positional_encoding, rope_rows (positional_binding.cc)
 void BindRandomSequence(py::module_& m);  // phasor.RandomSequence (random_sequence_binding.cc)
+void BindTokenizer(py::module_& m);       // phasor.Tokenizer (tokenizer_binding.cc)
 
 // The thread count set by phasor.set_num_threads, applied to the calling
 // thread before each computation: OpenMP keeps it per thread, and Python

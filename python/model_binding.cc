@@ -12,10 +12,17 @@
 #include "models/input_rules.h"
 #include "models/phasor.h"
 #include "models/sentence_transformers.h"
+#include "models/tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
+#include "python/texts.h"
 
 namespace phasor::python {
+
+py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_special_tokens,
+                       py::handle truncate, py::handle max_length, py::handle prompt,
+                       py::handle prefix);  // tokenizer_binding.cc
+
 namespace {
 
 // Largest batch of one call, as Model::Encode's (checked here before the
@@ -64,7 +71,8 @@ PoolSpec ToPooling(const Model& model, py::handle pool, bool normalize) {
 // NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
 py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, py::handle stage_in,
                   py::handle pool_in, py::handle normalize_in, py::handle packed_in,
-                  py::handle batch_tokens_in, py::handle truncate_in, py::handle types_in) {
+                  py::handle batch_tokens_in, py::handle truncate_in, py::handle types_in,
+                  py::handle prompt_in, py::handle prefix_in) {
   EncodeOptions options;
   const std::string stage_name = ToStr(stage_in, "stage");
   const EncoderStage stage = ParseStage("stage", stage_name);
@@ -97,12 +105,39 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   options.batch_tokens = ToInt(batch_tokens_in, "batch_tokens");
   CheckRange("batch_tokens", options.batch_tokens, 0, kMaxTokens);
   const int64_t d = model.d_model();
-  Ids ids = ToIds(ids_in, model.vocab_size(), d, kMaxTokens, kMaxOutputValues, pooled);
+  Ids ids;
   std::vector<int64_t> lengths;
-  if (!lengths_in.is_none()) lengths = ToLengths(lengths_in, ids);
   std::vector<int32_t> types;
-  if (!types_in.is_none()) {
-    types = ToTokenTypes(types_in, ids, std::max<int64_t>(model.token_types(), 1));
+  if (IsTexts(ids_in)) {
+    // Text: the model folder's own tokenizer gives the ids (and a pair's types).
+    if (!lengths_in.is_none()) throw Error("lengths goes with array ids, not with texts");
+    if (!types_in.is_none())
+      throw Error("token_type_ids goes with ids; texts take theirs from the tokenizer");
+    std::shared_ptr<const tokenizers::Tokenizer> tokenizer;
+    {
+      py::gil_scoped_release release;
+      tokenizer = model.tokenizer();
+    }
+    const TextOptions o =
+        ToTextOptions(model.directory(), *tokenizer, py::bool_(true), truncate_in, py::none(),
+                      prompt_in, prefix_in, model.max_sequence_length());
+    const Texts texts = ToTexts(ids_in);
+    TokenizedLines lines = TokenizeTexts(*tokenizer, texts, o);
+    CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1, kMaxTokens);
+    ids.form = texts.one ? Ids::Form::kOne : Ids::Form::kList;
+    ids.batch = lines.batch.batch;
+    ids.seq = lines.batch.seq;
+    ids.ids = std::move(lines.batch.ids);
+    ids.offsets = std::move(lines.batch.offsets);
+    if (texts.pairs() && model.token_types() >= 2) types = std::move(lines.batch.types);
+  } else {
+    if (!prompt_in.is_none() || !prefix_in.is_none())
+      throw Error("prompt and prefix go with texts, not with ids");
+    ids = ToIds(ids_in, model.vocab_size(), d, kMaxTokens, kMaxOutputValues, pooled);
+    if (!lengths_in.is_none()) lengths = ToLengths(lengths_in, ids);
+    if (!types_in.is_none()) {
+      types = ToTokenTypes(types_in, ids, std::max<int64_t>(model.token_types(), 1));
+    }
   }
   // A padded array with lengths, asked for packed rows: its real tokens packed.
   if (packed && !lengths.empty()) {
@@ -252,8 +287,12 @@ void BindModel(py::module_& m) {
       .def("encode", &Encode, py::arg("ids"), py::arg("lengths") = py::none(),
            py::arg("stage") = "final", py::arg("pool") = py::none(), py::arg("normalize") = false,
            py::arg("packed") = false, py::arg("batch_tokens") = 0, py::arg("truncate") = false,
-           py::arg("token_type_ids") = py::none(),
-           "ids: [batch, seq] integers (any integer dtype, or a list of equal-length lists), "
+           py::arg("token_type_ids") = py::none(), py::arg("prompt") = py::none(),
+           py::arg("prefix") = py::none(),
+           "ids: a str, a list of str or of (str, str) pairs (tokenized by the model folder's "
+           "own tokenizer, as Model.tokenize; prompt and prefix as there; returns as for a list "
+           "of sequences, [seq, d_model] for one str), or [batch, seq] integers (any integer "
+           "dtype, or a list of equal-length lists), "
            "[seq] for one sequence, or a list of 1-D sequences of different lengths. lengths: "
            "[batch] tokens per sequence of array ids, the rest masked as padding. Only real "
            "tokens are computed, in batches of at most batch_tokens (0: 2048, or the longest "
@@ -271,6 +310,11 @@ void BindModel(py::module_& m) {
            "truncate=True, which keeps its first tokens. token_type_ids: laid out as ids (a list "
            "of sequences for a list), each token's type (BERT's segments: 0 for a pair's first "
            "text, 1 for its second); None: all 0.")
+      .def("tokenize", &ModelTokenize, py::arg("texts"), py::arg("add_special_tokens") = true,
+           py::arg("truncate") = false, py::arg("max_length") = py::none(),
+           py::arg("prompt") = py::none(), py::arg("prefix") = py::none(),
+           "The model folder's own tokenizer on texts, as phasor.Tokenizer.tokenize; truncate "
+           "cuts to the tokenizer's model_max_length and the model's max_sequence_length.")
       .def("__repr__", [](const Model& model) {
         return "phasor.Model(vocab_size=" + std::to_string(model.vocab_size()) +
                ", d_model=" + std::to_string(model.d_model()) +

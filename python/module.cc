@@ -65,4 +65,5 @@ PYBIND11_MODULE(phasor, m) {
   BindModel(m);
   BindPositional(m);
   BindRandomSequence(m);
+  BindTokenizer(m);
 }

@@ -1,0 +1,48 @@
+// Texts from Python, tokenized by a model folder's own tokenizer
+// (models/text_input.h): a str, a list (or tuple) of str, or of (str, str)
+// pairs.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include "models/text_input.h"
+
+namespace phasor::python {
+
+namespace py = pybind11;
+
+struct Texts {
+  bool one = false;            // a single str (or pair) rather than a list
+  std::vector<std::string> a;  // each text (a pair's first)
+  std::vector<std::string> b;  // each pair's second text; empty for single texts
+  bool pairs() const { return !b.empty(); }
+};
+
+// Whether value is text input rather than ids: a str, or a non-empty list or
+// tuple whose first item is a str or a (str, str) pair.
+bool IsTexts(py::handle value);
+
+// Reads texts (with the GIL held); Error naming the item for a mix of kinds, a
+// pair that is not two str, or a str that is not valid text (a lone surrogate).
+Texts ToTexts(py::handle value);
+
+// Tokenizes texts on the worker threads, the GIL released.
+TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer, const Texts& texts,
+                             const TextOptions& options);
+
+// The text options of a call's keywords: add_special_tokens, truncate (to
+// the tokenizer's model_max_length and model_limit if positive), max_length
+// (None or an int), prompt (a name in dir's config_sentence_transformers.json)
+// and prefix (None or a str).
+TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& tokenizer,
+                          py::handle add_special_tokens, py::handle truncate, py::handle max_length,
+                          py::handle prompt, py::handle prefix, int64_t model_limit);
+
+// {"input_ids": [[...], ...], "token_type_ids": [[...], ...]} (flat lists for
+// one text), as a Hugging Face tokenizer's call returns them.
+py::dict EncodingsToDict(const TokenizedLines& lines, bool one);
+
+}  // namespace phasor::python

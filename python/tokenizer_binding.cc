@@ -1,0 +1,108 @@
+// phasor.Tokenizer: a folder's own tokenizer on its own (a folder with only
+// tokenizer files is enough), and Model.tokenize.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "models/phasor.h"
+#include "models/tokenizers/tokenizer.h"
+#include "python/bindings.h"
+#include "python/convert.h"
+#include "python/texts.h"
+
+namespace phasor::python {
+namespace {
+
+using TokenizerPtr = std::shared_ptr<const tokenizers::Tokenizer>;
+
+struct PyTokenizer {
+  TokenizerPtr tokenizer;
+  std::string directory;
+};
+
+PyTokenizer LoadTokenizer(py::handle path) {
+  const std::string dir = py::module_::import("os").attr("fsdecode")(path).cast<std::string>();
+  PyTokenizer t;
+  t.directory = dir;
+  {
+    py::gil_scoped_release release;
+    t.tokenizer = tokenizers::Tokenizer::Load(dir);
+  }
+  return t;
+}
+
+py::dict Tokenize(const tokenizers::Tokenizer& tokenizer, const std::string& dir,
+                  py::handle texts_in, py::handle add_special_tokens, py::handle truncate,
+                  py::handle max_length, py::handle prompt, py::handle prefix,
+                  int64_t model_limit) {
+  if (!IsTexts(texts_in))
+    throw Error("texts must be a str, or a list of str or of (str, str) pairs");
+  const TextOptions o = ToTextOptions(dir, tokenizer, add_special_tokens, truncate, max_length,
+                                      prompt, prefix, model_limit);
+  const Texts texts = ToTexts(texts_in);
+  const TokenizedLines lines = TokenizeTexts(tokenizer, texts, o);
+  return EncodingsToDict(lines, texts.one);
+}
+
+constexpr const char* kTokenizeDoc =
+    "texts: a str, a list of str, or a list of (str, str) pairs (BERT's segments A and B). "
+    "Returns {'input_ids': ..., 'token_type_ids': ...}, a list a text (flat lists for one str), "
+    "the ids Hugging Face's tokenizer of the folder gives. add_special_tokens=False leaves out "
+    "[CLS]/[SEP] and their like; truncate=True cuts each text to the tokenizer's "
+    "model_max_length (a pair longest first), max_length to that many ids; prompt names a "
+    "prompt of config_sentence_transformers.json, prefix is text put before each text.";
+
+}  // namespace
+
+void BindTokenizer(py::module_& m) {
+  py::class_<PyTokenizer>(m, "Tokenizer",
+                          "A model folder's own tokenizer: tokenizer.json (with "
+                          "tokenizer_config.json), vocab.txt, vocab.json + merges.txt, "
+                          "sentencepiece.bpe.model or source.spm + vocab.json. Its methods may "
+                          "be called from several Python threads at once.")
+      .def(py::init(&LoadTokenizer), py::arg("path"))
+      .def(
+          "tokenize",
+          [](const PyTokenizer& t, py::handle texts, py::handle add_special_tokens,
+             py::handle truncate, py::handle max_length, py::handle prompt, py::handle prefix) {
+            return Tokenize(*t.tokenizer, t.directory, texts, add_special_tokens, truncate,
+                            max_length, prompt, prefix, -1);
+          },
+          py::arg("texts"), py::arg("add_special_tokens") = true, py::arg("truncate") = false,
+          py::arg("max_length") = py::none(), py::arg("prompt") = py::none(),
+          py::arg("prefix") = py::none(), kTokenizeDoc)
+      .def_property_readonly("vocab_size",
+                             [](const PyTokenizer& t) { return t.tokenizer->vocab_size(); })
+      .def_property_readonly(
+          "model_max_length",
+          [](const PyTokenizer& t) -> py::object {
+            const int64_t n = t.tokenizer->model_max_length();
+            return n > 0 ? py::object(py::int_(n)) : py::object(py::none());
+          },
+          "tokenizer_config.json's model_max_length, or None.")
+      .def("token_to_id",
+           [](const PyTokenizer& t, const std::string& token) -> py::object {
+             const auto id = t.tokenizer->TokenToId(token);
+             return id ? py::object(py::int_(*id)) : py::object(py::none());
+           })
+      .def("__repr__", [](const PyTokenizer& t) {
+        return "phasor.Tokenizer('" + t.directory + "', " + t.tokenizer->description() + ")";
+      });
+}
+
+// Model.tokenize: the model folder's tokenizer, truncation bounded by the model too.
+py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_special_tokens,
+                       py::handle truncate, py::handle max_length, py::handle prompt,
+                       py::handle prefix) {
+  TokenizerPtr tokenizer;
+  {
+    py::gil_scoped_release release;
+    tokenizer = model.tokenizer();
+  }
+  return Tokenize(*tokenizer, model.directory(), texts, add_special_tokens, truncate, max_length,
+                  prompt, prefix, model.max_sequence_length());
+}
+
+}  // namespace phasor::python
