@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Encode a tokens file across a Dask cluster, in shards of lines.
+"""Encode a tokens file (or a text file) across a Dask cluster, in shards of lines.
 
     PYTHONPATH=build/python python3 tools/dask_encode.py --model DIR \\
-        --tokens-file FILE --out-dir OUT [--shard-lines 256] [--stage final|embeddings|pooler|logits] \\
+        (--tokens-file FILE | --text-file FILE [--pairs] [--prompt NAME | --prefix TEXT]) \\
+        --out-dir OUT [--shard-lines 256] [--stage final|embeddings|pooler|logits] \\
         [--pe-mode M] [--pool mean|cls|max [--normalize]] [--truncate] [--merge ALL.npy] \\
         [--workers 2 | --scheduler ADDRESS]
 
@@ -23,6 +24,11 @@ cluster, with the CLI's message (`phasor: error: FILE: line 5, token 3: ...`);
 a line longer than the model's positions, which only the loaded model knows,
 before any shard is sent: an error naming the line and the limit, or with
 --truncate its first tokens, as `phasor encode --truncate` keeps them.
+With --text-file, the file's lines are tokenized first, on this machine, by
+the model folder's own tokenizer as `phasor encode --text-file` tokenizes
+them (one text a line, or text_a<TAB>text_b with --pairs; invalid UTF-8 an
+error naming the line and byte offset unless --invalid-utf8 replace), and
+the ids go on as a tokens file's would.
 With --scheduler, OUT and the model directory must be visible to every worker
 at the same path.
 """
@@ -78,6 +84,60 @@ def parse_tokens(text, source, pairs=False):
     if not lines:
         raise ValueError(f"{source}: holds no token ids")
     return lines
+
+
+def read_text_lines(data, source, pairs, replace):
+    """The lines of a text file as phasor reads them: split at \\n, a \\r before it dropped,
+    a last line without \\n kept; each (line number, text) or (line number, (a, b)) with
+    pairs. ValueError with the CLI's message for invalid UTF-8 or a pair without one tab."""
+    pieces = data.split(b"\n")
+    if data.endswith(b"\n"):
+        pieces.pop()
+    lines = []
+    for line_no, raw in enumerate(pieces, start=1):
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        try:
+            text = raw.decode("utf-8", errors="replace" if replace else "strict")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{source}: line {line_no}, byte offset {e.start}: invalid UTF-8 "
+                             f"(byte 0x{raw[e.start]:02x}); give --invalid-utf8 replace to read "
+                             "it as U+FFFD") from None
+        if pairs:
+            parts = text.split("\t")
+            if len(parts) != 2:
+                raise ValueError(f"{source}: line {line_no}: expected text_a<TAB>text_b, found "
+                                 + ("no tab" if len(parts) == 1 else "a second tab"))
+            text = (parts[0], parts[1])
+        lines.append((line_no, text))
+    if not lines:
+        raise ValueError(f"{source}: no line of text")
+    return lines
+
+
+def tokenize_text_file(args, model_dir, with_types):
+    """--text-file: (line number, ids, types or None) a line, tokenized by the folder's own
+    tokenizer with the CLI's options; phasor.Error or ValueError with its message."""
+    import phasor
+    lines = read_text_lines(Path(args.text_file).read_bytes(), args.text_file, args.pairs,
+                            args.invalid_utf8 == "replace")
+    texts = [text for _, text in lines]
+    try:
+        # --truncate cuts as the CLI does, to the tokenizer's model_max_length and the model's
+        # positions, which only the loaded model knows.
+        tokenizer = (phasor.Model(str(model_dir)) if args.truncate
+                     else phasor.Tokenizer(str(model_dir)))
+        enc = tokenizer.tokenize(texts, add_special_tokens=not args.no_special,
+                                 truncate=args.truncate, prompt=args.prompt, prefix=args.prefix)
+    except phasor.Error as e:
+        # "texts[i]" in the module's words is the file's line i + 1.
+        raise ValueError(re.sub(r"^texts\[(\d+)\](\[\d\])?",
+                                lambda m: f"{args.text_file}: line {lines[int(m.group(1))][0]}",
+                                str(e))) from None
+    out = []
+    for (line_no, _), ids, types in zip(lines, enc["input_ids"], enc["token_type_ids"]):
+        out.append((line_no, ids, types if with_types and args.pairs else None))
+    return out
 
 
 def check_ids(lines, vocab, source):
@@ -136,7 +196,19 @@ def main(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, help="model directory (config.json, "
                    "model.safetensors); `phasor make-toy --out DIR` writes the toy model")
-    p.add_argument("--tokens-file", required=True, help="one sequence a line")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--tokens-file", help="one sequence a line")
+    source.add_argument("--text-file", help="one text a line, tokenized by the model folder's "
+                        "own tokenizer (as phasor encode --text-file)")
+    p.add_argument("--pairs", action="store_true",
+                   help="with --text-file: each line is text_a<TAB>text_b")
+    p.add_argument("--no-special", action="store_true",
+                   help="with --text-file: leave out the special tokens")
+    p.add_argument("--invalid-utf8", choices=["error", "replace"], default="error",
+                   help="with --text-file: invalid UTF-8 is an error naming the line (default) "
+                   "or read as U+FFFD")
+    p.add_argument("--prompt", help="with --text-file: a prompt of config_sentence_transformers.json")
+    p.add_argument("--prefix", help="with --text-file: text put before each text")
     p.add_argument("--out-dir", required=True, help="where shards and index.json go")
     p.add_argument("--shard-lines", type=int, default=256, help="lines per shard (default 256)")
     p.add_argument("--stage", choices=["final", "embeddings", "pooler", "logits"], default="final",
@@ -156,6 +228,14 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.shard_lines < 1:
         p.error("--shard-lines must be >= 1")
+    if not args.text_file:
+        for flag, given in (("--pairs", args.pairs), ("--no-special", args.no_special),
+                            ("--prompt", args.prompt), ("--prefix", args.prefix),
+                            ("--invalid-utf8", args.invalid_utf8 != "error")):
+            if given:
+                p.error(f"{flag} needs --text-file")
+    source_name = args.text_file or args.tokens_file
+    source_option = "--text-file" if args.text_file else "--tokens-file"
     if args.normalize and not args.pool:
         p.error("--normalize needs --pool")
     one_row = args.pool or args.stage in ("pooler", "logits")
@@ -164,7 +244,7 @@ def main(argv=None):
     if args.merge:
         dask_cluster.check_output_file(p, "--merge", args.merge, ".npy")
         dask_cluster.check_distinct_paths(p, [("--merge", args.merge)],
-                                          [("--tokens-file", args.tokens_file)])
+                                          [(source_option, source_name)])
         # The merged array is read from this run's shards: it cannot be one of them.
         if (Path(args.merge).resolve().parent == Path(args.out_dir).resolve()
                 and re.fullmatch(r"shard_[0-9]+\.npy", Path(args.merge).name)):
@@ -174,26 +254,33 @@ def main(argv=None):
     try:
         config = json.loads((model_dir / "config.json").read_text())
         pad_id = config.get("pad_token_id")
-        lines = parse_tokens(Path(args.tokens_file).read_text(), args.tokens_file,
-                             pairs=token_types_of(config) >= 2)
+        if args.text_file:
+            lines = tokenize_text_file(args, model_dir, token_types_of(config) >= 2)
+        else:
+            lines = parse_tokens(Path(args.tokens_file).read_text(), args.tokens_file,
+                                 pairs=token_types_of(config) >= 2)
         if isinstance(config.get("vocab_size"), int):
-            check_ids(lines, config["vocab_size"], args.tokens_file)
+            check_ids(lines, config["vocab_size"], source_name)
     except (OSError, ValueError) as e:
         return dask_cluster.fail(e)
+    except Exception as e:  # noqa: BLE001 - phasor.Error (a ValueError too), kept as it reads
+        return dask_cluster.fail(e)
+    # A text's ids are all real: no trailing id of a tokenized line is padding.
+    rules_pad = None if args.text_file else pad_id
     seq = max(len(ids) for _, ids, _ in lines)
     import phasor  # the CLI's input rules, phasor's own
     try:
         # A line of pad ids only is refused here; trailing pad ids warn once, with the
         # model's positions, once it is loaded.
-        phasor._input_rules([ids for _, ids, _ in lines], pad_id, args.tokens_file,
+        phasor._input_rules([ids for _, ids, _ in lines], rules_pad, source_name,
                             [n for n, _, _ in lines])
     except phasor.Error as e:
         return dask_cluster.fail(e)
-    if pad_id is None:
+    if pad_id is None and not args.text_file:  # a text's lines are encoded by their lengths
         for line_no, ids, _ in lines:
             if len(ids) != seq:
                 return dask_cluster.fail(
-                    f"{args.tokens_file}: line {line_no} has {len(ids)} tokens, line "
+                    f"{source_name}: line {line_no} has {len(ids)} tokens, line "
                     f"{lines[0][0]} has {len(lines[0][1])}; ragged sequences need pad_token_id "
                     "in the model config")
     out_dir = Path(args.out_dir).resolve()
@@ -208,7 +295,7 @@ def main(argv=None):
     try:
         dask_cluster.install_state(client, load_model, (str(model_dir), args.pe_mode), threads)
         workers = len(client.scheduler_info()["workers"])
-        rules = client.submit(resolve_lines, [ids for _, ids, _ in lines], pad_id, args.tokens_file,
+        rules = client.submit(resolve_lines, [ids for _, ids, _ in lines], rules_pad, source_name,
                               [n for n, _, _ in lines], args.truncate, pure=False)
         rules = dask_cluster.gather(client, [rules], args.timeout)[0]
         if isinstance(rules, dict):
@@ -242,7 +329,8 @@ def main(argv=None):
                        "lines": r["lines"]})
         first += r["lines"]
     d_model = int(np.load(out_dir / shards[0]["file"], mmap_mode="r").shape[-1])
-    index = {"tokens_file": str(Path(args.tokens_file).resolve()), "model": str(model_dir),
+    index = {("text_file" if args.text_file else "tokens_file"): str(Path(source_name).resolve()),
+             "model": str(model_dir),
              "stage": args.stage, "pe_mode": args.pe_mode, "pool": args.pool,
              "normalize": args.normalize, "lines": len(lines), "seq_len": seq,
              "d_model": d_model, "dtype": "float32", "shards": shards}
