@@ -32,7 +32,10 @@ struct TokenizeRequest {
 };
 
 // The text options a request asks for (prefix, pairs, truncation, UTF-8),
-// shared with `encode --text-file`. model_limit, if positive, also bounds
+// shared with `encode --text-file`. --truncate cuts to the tokenizer's
+// model_max_length, a sentence-transformers folder's max_seq_length
+// (sentence_bert_config.json) and model_limit, whichever is least. model_limit, if positive, also
+// bounds
 // --truncate (the model's positions); negative: truncate needs the
 // tokenizer's model_max_length (UsageError without it); 0: no bound, no cut.
 // Throws UsageError for bad values.
