@@ -313,18 +313,40 @@ class Bpe final : public Model {
 };
 
 // One merge as the file writes it: "a b" (merges.txt's line) or ["a", "b"].
-// false for a "#version" line, which the library skips without a rank.
-bool ReadMerge(const nlohmann::json& merge, const std::string& where, std::string& a,
-               std::string& b) {
+// false for a "#version" line, which the library skips without a rank. A
+// line with several spaces (tokens holding spaces) is cut where a, b and ab
+// are all tokens, if exactly one cut is, as newer versions of the library
+// read it; older ones refuse such lines.
+bool ReadMerge(const nlohmann::json& merge, const TokenTable& vocab, const std::string& where,
+               std::string& a, std::string& b) {
   if (merge.is_string()) {
     const std::string& line = merge.get_ref<const std::string&>();
     if (line.rfind("#version", 0) == 0) return false;
     const size_t space = line.find(' ');
-    if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos) {
-      throw Error(where + ": expected two tokens separated by one space, got " + Quoted(line));
+    if (space == std::string::npos) {
+      throw Error(where + ": expected two tokens separated by a space, got " + Quoted(line));
     }
-    a = line.substr(0, space);
-    b = line.substr(space + 1);
+    if (line.find(' ', space + 1) == std::string::npos) {
+      a = line.substr(0, space);
+      b = line.substr(space + 1);
+      return true;
+    }
+    int cuts = 0;
+    for (size_t cut = space; cut != std::string::npos; cut = line.find(' ', cut + 1)) {
+      const std::string_view left = std::string_view(line).substr(0, cut);
+      const std::string_view right = std::string_view(line).substr(cut + 1);
+      if (vocab.Find(left) && vocab.Find(right) &&
+          vocab.Find(std::string(left) + std::string(right))) {
+        a = left;
+        b = right;
+        ++cuts;
+      }
+    }
+    if (cuts != 1) {
+      throw Error(where + ": " + Quoted(line) + " has several spaces and " +
+                  (cuts == 0 ? "no" : "more than one") +
+                  " cut of it into tokens a, b with ab a token; write it as [\"a\", \"b\"]");
+    }
     return true;
   }
   if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
@@ -373,7 +395,7 @@ std::unique_ptr<Model> MakeBpe(const nlohmann::json& spec, const std::string& wh
   std::string a, b;
   for (size_t k = 0; k < list.size(); ++k) {
     const std::string item = where + ".merges[" + std::to_string(k) + "]";
-    if (!ReadMerge(list[k], item, a, b)) continue;
+    if (!ReadMerge(list[k], vocab, item, a, b)) continue;
     const auto a_id = vocab.Find(a);
     if (!a_id) throw Error(item + ": " + Quoted(a) + " is not in the vocabulary");
     const auto b_id = vocab.Find(b);

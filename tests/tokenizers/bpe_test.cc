@@ -111,6 +111,17 @@ TEST(BpeTest, VersionLineIsSkippedWithoutARank) {
   EXPECT_EQ(Ids(*model, "abc"), (std::vector<int32_t>{0, 4}));
 }
 
+TEST(BpeTest, AMergeOfTokensWithSpacesIsCutWhereTheVocabularyAgrees) {
+  // As the library's test_legacy_v1_merges_with_space_in_token_round_trip:
+  // "b  " can only be ("b", " ") and "a b " only ("a", "b "), the cuts whose
+  // parts and join are tokens; then "ab " merges b with the space, then a
+  // with "b ".
+  const auto model =
+      MakeBpe(Spec({{"a", 0}, {"b", 1}, {" ", 2}, {"b ", 3}, {"ab ", 4}}, {"b  ", "a b "}), "t");
+  EXPECT_EQ(Ids(*model, "ab "), (std::vector<int32_t>{4}));
+  EXPECT_EQ(Ids(*model, " ab"), (std::vector<int32_t>{2, 0, 1}));
+}
+
 TEST(BpeTest, DropoutZeroIsReadAnyOtherIsRefused) {
   nlohmann::json spec = Spec({{"a", 0}}, nlohmann::json::array());
   spec["dropout"] = 0.0;
@@ -131,9 +142,12 @@ TEST(BpeTest, RefusesBrokenFiles) {
             "tokenizer.json: model.merges[1]: \"c\" is not in the vocabulary");
   EXPECT_EQ(error(Spec(vocab, {"a b", "b a"})),
             "tokenizer.json: model.merges[1]: \"ba\" is not in the vocabulary");
+  EXPECT_EQ(error(Spec(vocab, {"ab"})),
+            "tokenizer.json: model.merges[0]: expected two tokens separated by a space, got "
+            "\"ab\"");
   EXPECT_EQ(error(Spec(vocab, {"a b c"})),
-            "tokenizer.json: model.merges[0]: expected two tokens separated by one space, got "
-            "\"a b c\"");
+            "tokenizer.json: model.merges[0]: \"a b c\" has several spaces and no cut of it into "
+            "tokens a, b with ab a token; write it as [\"a\", \"b\"]");
   EXPECT_EQ(error(Spec(vocab, {{"a"}})),
             "tokenizer.json: model.merges[0]: expected \"a b\" or [\"a\", \"b\"], got [\"a\"]");
   EXPECT_EQ(error({{"vocab", vocab}}), "tokenizer.json: model.merges: missing");
