@@ -50,7 +50,8 @@ SentencePieceFileOptions Marian() {
 
 TEST(SentencePieceFileTest, FairseqLayoutMatchesTransformers) {
   const auto model = MakeSentencePieceFile(Fairseq());
-  for (const auto& c : SpmCases()["xlmr"]) {
+  const nlohmann::json cases = SpmCases();
+  for (const auto& c : cases["xlmr"]) {
     EXPECT_EQ(Ids(*model, c["text"]), c["ids"].get<std::vector<int32_t>>()) << c["text"];
   }
   EXPECT_EQ(model->TokenToId("<unk>"), 3);
@@ -60,10 +61,11 @@ TEST(SentencePieceFileTest, FairseqLayoutMatchesTransformers) {
 
 TEST(SentencePieceFileTest, MarianLayoutMatchesTransformers) {
   const auto model = MakeSentencePieceFile(Marian());
-  for (const auto& c : SpmCases()["marian"]) {
+  const nlohmann::json cases = SpmCases();
+  for (const auto& c : cases["marian"]) {
     EXPECT_EQ(Ids(*model, c["text"]), c["ids"].get<std::vector<int32_t>>()) << c["text"];
   }
-  for (const auto& dropped : SpmCases()["dropped"]) {
+  for (const auto& dropped : cases["dropped"]) {
     EXPECT_EQ(model->TokenToId(dropped.get<std::string>()), std::nullopt) << dropped;
   }
   std::ifstream file(kData + "marian_vocab.json");
