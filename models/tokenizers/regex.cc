@@ -1,0 +1,177 @@
+#include "models/tokenizers/regex.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <memory>
+#include <string>
+
+#include "engine/error.h"
+#include "models/tokenizers/utf8.h"
+
+namespace phasor::tokenizers {
+namespace {
+
+// What Oniguruma means by \s, \w and \h (regex.h), as PCRE2 class contents.
+constexpr const char* kOnigSpace = "\\t-\\r\\x{85}\\p{Z}";
+constexpr const char* kOnigWord = "\\p{L}\\p{M}\\p{N}\\p{Pc}";
+constexpr const char* kOnigHex = "0-9a-fA-F";
+
+// pattern with \s \S \w \W \h \H spelled out as Oniguruma reads them.
+std::string FromOniguruma(const std::string& pattern) {
+  std::string out;
+  out.reserve(pattern.size() + 16);
+  bool in_class = false;
+  bool quoted = false;  // inside \Q...\E
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (quoted) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < pattern.size() && pattern[i + 1] == 'E') {
+        out.push_back('E');
+        ++i;
+        quoted = false;
+      }
+      continue;
+    }
+    if (c == '\\' && i + 1 < pattern.size()) {
+      const char e = pattern[++i];
+      const char* set = e == 's' || e == 'S'   ? kOnigSpace
+                        : e == 'w' || e == 'W' ? kOnigWord
+                        : e == 'h' || e == 'H' ? kOnigHex
+                                               : nullptr;
+      const bool negated = e == 'S' || e == 'W' || e == 'H';
+      if (set != nullptr && !in_class) {
+        out += negated ? "[^" : "[";
+        out += set;
+        out += ']';
+      } else if (set != nullptr && !negated) {
+        out += set;
+      } else {
+        if (e == 'Q') quoted = true;
+        out.push_back('\\');
+        out.push_back(e);
+      }
+      continue;
+    }
+    out.push_back(c);
+    if (!in_class && c == '[') {
+      in_class = true;
+      // A ']' first in a class (after an optional '^') is a literal.
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out.push_back(pattern[++i]);
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') out.push_back(pattern[++i]);
+    } else if (in_class && c == '[' && i + 1 < pattern.size() && pattern[i + 1] == ':') {
+      // A POSIX class [:alpha:] inside a class: copy it whole.
+      const size_t end = pattern.find(":]", i + 2);
+      if (end != std::string::npos) {
+        out.append(pattern, i + 1, end + 2 - (i + 1));
+        i = end + 1;
+      }
+    } else if (in_class && c == ']') {
+      in_class = false;
+    }
+  }
+  return out;
+}
+
+struct MatchDataDeleter {
+  void operator()(pcre2_match_data* m) const { pcre2_match_data_free(m); }
+};
+
+}  // namespace
+
+Regex::Regex(const std::string& pattern, const std::string& where) : where_(where) {
+  const std::string translated = FromOniguruma(pattern);
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(translated.data()), translated.size(),
+                        PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+  if (code_ == nullptr) {
+    PCRE2_UCHAR message[256];
+    pcre2_get_error_message(error, message, sizeof(message));
+    throw Error(where + ": the pattern \"" + pattern + "\" does not compile (" +
+                reinterpret_cast<const char*>(message) +
+                (translated == pattern ? " at offset " + std::to_string(offset) : std::string()) +
+                ")");
+  }
+  // Where there is no JIT the interpreter gives the same matches, slower.
+  pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);
+}
+
+Regex::~Regex() { pcre2_code_free(code_); }
+
+std::vector<std::pair<size_t, size_t>> Regex::FindAll(std::string_view text) const {
+  std::vector<std::pair<size_t, size_t>> spans;
+  std::unique_ptr<pcre2_match_data, MatchDataDeleter> data(
+      pcre2_match_data_create_from_pattern(code_, nullptr));
+  if (!data) throw Error(where_ + ": out of memory for a regex match");
+  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  size_t start = 0;
+  size_t last_end = 0;
+  bool any = false;
+  // The first call checks the text's UTF-8 once; later calls skip the check,
+  // which PCRE2 would otherwise repeat from each start offset.
+  uint32_t options = 0;
+  while (start <= text.size()) {
+    const int rc = pcre2_match(code_, subject, text.size(), start, options, data.get(), nullptr);
+    options = PCRE2_NO_UTF_CHECK;
+    if (rc == PCRE2_ERROR_NOMATCH) break;
+    if (rc < 0) {
+      PCRE2_UCHAR message[256];
+      pcre2_get_error_message(rc, message, sizeof(message));
+      throw Error(where_ + ": matching the pattern failed (" +
+                  reinterpret_cast<const char*>(message) + ")");
+    }
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(data.get());
+    const size_t b = ov[0], e = ov[1];
+    if (b == e && any && b == last_end) {
+      // Rust's rule: no empty match where the last one ended; move one
+      // character on and look again.
+      if (start >= text.size()) break;
+      start += SequenceLength(static_cast<unsigned char>(text[start]));
+      continue;
+    }
+    spans.emplace_back(b, e);
+    any = true;
+    last_end = e;
+    if (e > b) {
+      start = e;
+    } else {
+      if (e >= text.size()) break;
+      start = e + SequenceLength(static_cast<unsigned char>(text[e]));
+    }
+  }
+  return spans;
+}
+
+std::string Regex::Escape(std::string_view literal) {
+  std::string out;
+  out.reserve(literal.size() * 2);
+  for (const char c : literal) {
+    if (std::string_view("\\^$.|?*+()[]{}-#&~ \t\n\r\v\f").find(c) != std::string_view::npos) {
+      switch (c) {
+        case '\t':
+          out += "\\t";
+          continue;
+        case '\n':
+          out += "\\n";
+          continue;
+        case '\r':
+          out += "\\r";
+          continue;
+        case '\v':
+          out += "\\x0b";
+          continue;
+        case '\f':
+          out += "\\f";
+          continue;
+        default:
+          out.push_back('\\');
+      }
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace phasor::tokenizers

@@ -1,0 +1,58 @@
+// Regular expressions of tokenizer.json (Replace normalizers, Split and
+// ByteLevel pre-tokenizers), run by PCRE2 (Debian libpcre2-dev) in UTF mode
+// with Unicode properties, JIT-compiled where the platform has a JIT.
+//
+// The Rust crate compiles these patterns with Oniguruma (Ruby syntax). PCRE2
+// reads nearly all of that syntax the same; where the two differ in meaning,
+// the pattern is rewritten before it is compiled so that it matches what
+// Oniguruma matches:
+//   \s  Oniguruma: U+0009-000D, U+0085, Z*. PCRE2 (UCP) also takes U+180E.
+//       Written as [\t-\r\x{85}\p{Z}].
+//   \w  Oniguruma: L*, M*, N*, Pc. PCRE2 10.42 (UCP): L*, N*, '_'.
+//       Written as [\p{L}\p{M}\p{N}\p{Pc}].
+//   \h  Oniguruma: a hexadecimal digit. PCRE2: horizontal white space.
+//       Written as [0-9a-fA-F].
+// \S, \W and \H become the negated classes outside a character class; inside
+// one ([^\S] and the like) they keep PCRE2's meaning, since a class cannot
+// hold a negated class. \b and \B follow PCRE2's \w. Oniguruma-only syntax
+// that PCRE2 does not read (e.g. \p{^L}, (?~absent)) fails to compile and is
+// refused with an Error naming the pattern.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+struct pcre2_real_code_8;
+
+namespace phasor::tokenizers {
+
+class Regex {
+ public:
+  // Compiles an Oniguruma-syntax pattern. where names the pattern in
+  // messages ("tokenizer.json: pre_tokenizer.pattern.Regex"); a pattern PCRE2
+  // cannot compile throws Error with PCRE2's reason and offset.
+  Regex(const std::string& pattern, const std::string& where);
+  ~Regex();
+  Regex(const Regex&) = delete;
+  Regex& operator=(const Regex&) = delete;
+
+  // The [begin, end) byte spans of the successive non-overlapping matches in
+  // text (valid UTF-8), leftmost first, as the Rust crate's find_iter gives
+  // them: an empty match right where the previous match ended is skipped.
+  // Const and reentrant: the compiled pattern is shared, the match data is
+  // the call's own.
+  std::vector<std::pair<size_t, size_t>> FindAll(std::string_view text) const;
+
+  // pattern with every regex metacharacter escaped, so that it matches
+  // itself (what the Rust crate does to a {"String": s} pattern).
+  static std::string Escape(std::string_view literal);
+
+ private:
+  pcre2_real_code_8* code_ = nullptr;
+  std::string where_;
+};
+
+}  // namespace phasor::tokenizers
