@@ -14,10 +14,17 @@ namespace {
 
 // What Oniguruma means by \s, \w and \h (regex.h), as PCRE2 class contents.
 constexpr const char* kOnigSpace = "\\t-\\r\\x{85}\\p{Z}";
-constexpr const char* kOnigWord = "\\p{L}\\p{M}\\p{N}\\p{Pc}";
+constexpr const char* kOnigWord =
+    "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}";
 constexpr const char* kOnigHex = "0-9a-fA-F";
+// \b and \B over Oniguruma's \w.
+const std::string kOnigWordClass = std::string("[") + kOnigWord + "]";
+const std::string kOnigBoundary = "(?:(?<!" + kOnigWordClass + ")(?=" + kOnigWordClass +
+                                  ")|(?<=" + kOnigWordClass + ")(?!" + kOnigWordClass + "))";
+const std::string kOnigNonBoundary = "(?:(?<!" + kOnigWordClass + ")(?!" + kOnigWordClass +
+                                     ")|(?<=" + kOnigWordClass + ")(?=" + kOnigWordClass + "))";
 
-// pattern with \s \S \w \W \h \H spelled out as Oniguruma reads them.
+// pattern with \s \S \w \W \h \H \b \B spelled out as Oniguruma reads them.
 std::string FromOniguruma(const std::string& pattern) {
   std::string out;
   out.reserve(pattern.size() + 16);
@@ -47,6 +54,10 @@ std::string FromOniguruma(const std::string& pattern) {
         out += ']';
       } else if (set != nullptr && !negated) {
         out += set;
+      } else if (!in_class && e == 'b') {
+        out += kOnigBoundary;
+      } else if (!in_class && e == 'B') {
+        out += kOnigNonBoundary;
       } else {
         if (e == 'Q') quoted = true;
         out.push_back('\\');

@@ -6,16 +6,18 @@
 // reads nearly all of that syntax the same; where the two differ in meaning,
 // the pattern is rewritten before it is compiled so that it matches what
 // Oniguruma matches:
-//   \s  Oniguruma: U+0009-000D, U+0085, Z*. PCRE2 (UCP) also takes U+180E.
-//       Written as [\t-\r\x{85}\p{Z}].
-//   \w  Oniguruma: L*, M*, N*, Pc. PCRE2 10.42 (UCP): L*, N*, '_'.
-//       Written as [\p{L}\p{M}\p{N}\p{Pc}].
+//   \s  Oniguruma: White_Space (U+0009-000D, U+0085, Z*). PCRE2 (UCP) also
+//       takes U+180E. Written as [\t-\r\x{85}\p{Z}].
+//   \w  Oniguruma: Alphabetic, M*, Nd, Pc, and the Latin-1 superscripts and
+//       fractions U+00B2 U+00B3 U+00B9 U+00BC-00BE (the class @huggingface/
+//       tokenizers' Oniguruma rewriter uses). PCRE2 10.42 (UCP): L*, N*,
+//       '_'. Written out as that class; \b and \B as look-arounds on it.
 //   \h  Oniguruma: a hexadecimal digit. PCRE2: horizontal white space.
 //       Written as [0-9a-fA-F].
 // \S, \W and \H become the negated classes outside a character class; inside
 // one ([^\S] and the like) they keep PCRE2's meaning, since a class cannot
-// hold a negated class. \b and \B follow PCRE2's \w. Oniguruma-only syntax
-// that PCRE2 does not read (e.g. \p{^L}, (?~absent)) fails to compile and is
+// hold a negated class. \d is \p{Nd} in both. Oniguruma-only syntax that
+// PCRE2 does not read (e.g. the absent operator (?~...)) fails to compile and is
 // refused with an Error naming the pattern.
 #pragma once
 
