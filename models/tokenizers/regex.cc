@@ -124,7 +124,14 @@ std::vector<std::pair<size_t, size_t>> Regex::FindAll(std::string_view text) con
   // which PCRE2 would otherwise repeat from each start offset.
   uint32_t options = 0;
   while (start <= text.size()) {
-    const int rc = pcre2_match(code_, subject, text.size(), start, options, data.get(), nullptr);
+    int rc = pcre2_match(code_, subject, text.size(), start, options, data.get(), nullptr);
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+      // The JIT's default 32 KiB stack can run out on a long subject; the
+      // interpreter keeps its backtracking on the heap and gives the same
+      // match.
+      rc = pcre2_match(code_, subject, text.size(), start, options | PCRE2_NO_JIT, data.get(),
+                       nullptr);
+    }
     options = PCRE2_NO_UTF_CHECK;
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
