@@ -1,6 +1,7 @@
 #include "models/text_input.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -205,8 +206,8 @@ void AppendTokensLine(const TokenizedLines& lines, int64_t i, std::string& out) 
     } else if (at > 0) {
       out += ' ';
     }
-    const int len = std::snprintf(buf, sizeof buf, "%d", b.ids[k]);
-    out.append(buf, static_cast<size_t>(len));
+    const auto res = std::to_chars(buf, buf + sizeof buf, b.ids[k]);
+    out.append(buf, res.ptr);
   }
   if (pair >= 0 && pair == b.lengths[i]) out += '\t';  // an empty second text
   out += '\n';
