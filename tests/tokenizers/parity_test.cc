@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -122,6 +123,12 @@ struct ParityCase {
   bool pairs;
   bool add_special_tokens;
 };
+
+// gtest's name of a case in messages, instead of its bytes.
+void PrintTo(const ParityCase& p, std::ostream* os) {
+  *os << p.folder << (p.pairs ? " pairs" : " single")
+      << (p.add_special_tokens ? " with" : " without") << " special tokens";
+}
 
 std::string CaseName(const ::testing::TestParamInfo<ParityCase>& info) {
   std::string name = info.param.folder + (info.param.pairs ? "_pairs" : "_single") +
