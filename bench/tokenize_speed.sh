@@ -109,7 +109,7 @@ for model in $models; do
   for round in $(seq "$rounds"); do
     if [ $have_phasor = 1 ]; then
       seconds "$phasor" tokenize --model "$dir" --text-file "$text" \
-        --output "$work/$model.phasor.txt" >> "$work/$model.phasor.s"
+        --output "$work/$model.phasor.txt" >> "$work/$model.phasor.s" 2>> "$work/phasor.log"
     fi
     seconds node "$here/tokenize_js.mjs" --model "$dir" --text-file "$text" \
       --output "$work/$model.js.txt" --lib "$lib" >> "$work/$model.js.s"
