@@ -1,5 +1,7 @@
 """README.md's Python example, run as written: it prints what the README shows."""
+import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -29,48 +31,42 @@ def test_readme_python_example(tmp_path):
     assert proc.stdout == shown
 
 
-def walk_blocks():
-    """The tokenizer script and the encode command of README's walk 'From a downloaded folder
-    to one vector a line'."""
+def walk_command():
+    """The encode command of README's walk 'From a downloaded folder to one vector a line'."""
     readme = (SOURCE_DIR / "README.md").read_text()
     walk = readme[readme.index("**From a downloaded folder to one vector a line.**"):]
-    script = re.search(r"<<'PY' > ids.txt\n(.*?)\n\s*PY\n", walk, re.S)
     command = re.search(r"\n\s*(build/bin/phasor encode [^\n]*)\n", walk)
-    assert script and command, "README's walk lost its script or its command"
-    lines = script.group(1).splitlines()
-    indent = len(lines[0]) - len(lines[0].lstrip())
-    return "\n".join(line[indent:] for line in lines) + "\n", command.group(1)
+    assert command, "README's walk lost its command"
+    return command.group(1)
 
 
 def test_readme_walk_from_a_folder_to_vectors(tmp_path):
-    """The walk as written: its script run with a stand-in tokenizer (transformers is not
-    installed here) writes one line of ids a sentence; its command, on a golden
-    sentence-transformers folder in place of the download, writes one unit vector a line,
-    the reference's."""
+    """The walk's command as written, on a golden sentence-transformers folder in place of
+    the download, with a tokenizer.json whose pieces t0..t59 are the ids 0..59 and sentences
+    spelling the golden case's lines: one unit vector a line, the float64 reference's, and
+    the bits of the same ids given as a tokens file."""
     import numpy as np
-    script, command = walk_blocks()
-    fake = tmp_path / "transformers"
-    fake.mkdir()
-    (fake / "__init__.py").write_text(
-        "class AutoTokenizer:\n"
-        "    @staticmethod\n"
-        "    def from_pretrained(name):\n"
-        "        assert name == 'all-MiniLM-L6-v2'\n"
-        "        return lambda text, truncation, max_length: "
-        "{'input_ids': [2] + [3 + len(w) for w in text.split()][:max_length - 2] + [4]}\n")
-    (tmp_path / "sentences.txt").write_text("a small test\nof the walk\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-"], input=script, cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60, env={"PYTHONPATH": str(tmp_path)})
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "2 4 8 7 4\n2 5 6 7 4\n"
-    folder = SOURCE_DIR / "tests" / "data" / "hf" / "st_mean"
-    args = command.split()[2:]
-    args = [str(folder) if a == "all-MiniLM-L6-v2" else a for a in args]
-    args = [str(folder / "tokens.txt") if a == "ids.txt" else a for a in args]
-    args = [str(tmp_path / a) if a == "vectors.npy" else a for a in args]
+    golden = SOURCE_DIR / "tests" / "data" / "hf" / "st_mean"
+    folder = tmp_path / "all-MiniLM-L6-v2"
+    shutil.copytree(golden, folder)
+    vocab = {f"t{i}": i for i in range(60)}
+    (folder / "tokenizer.json").write_text(json.dumps({
+        "version": "1.0", "added_tokens": [], "normalizer": None,
+        "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None,
+        "model": {"type": "WordPiece", "unk_token": "t1", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100, "vocab": vocab}}))
+    lines = (golden / "tokens.txt").read_text().split("\n")
+    (tmp_path / "sentences.txt").write_text(
+        "".join(" ".join(f"t{i}" for i in line.split()) + "\n" for line in lines if line.strip()))
+    args = walk_command().split()[2:]
+    args = [str(tmp_path / a) if a in ("sentences.txt", "vectors.npy", "all-MiniLM-L6-v2") else a
+            for a in args]
     run_cli("encode", *args)
     got = np.load(tmp_path / "vectors.npy")
-    want = np.load(folder / "expected_pooled.npy")
+    want = np.load(golden / "expected_pooled.npy")
     assert got.shape == want.shape
     assert np.max(np.abs(got - want)) <= 1e-4
     assert np.allclose(np.linalg.norm(got, axis=1), 1, atol=1e-6)
+    run_cli("encode", "--model", folder, "--tokens-file", golden / "tokens.txt", "--pool", "model",
+            "--output", tmp_path / "ids.npy")
+    assert (tmp_path / "ids.npy").read_bytes() == (tmp_path / "vectors.npy").read_bytes()
