@@ -1,5 +1,6 @@
 #include "models/text_input.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -95,8 +96,6 @@ TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::ve
                            const TextOptions& options,
                            const std::function<std::string(int64_t)>& name) {
   const auto n = static_cast<int64_t>(lines.size());
-  std::vector<tokenizers::Encoding> encodings(lines.size());
-  std::vector<std::string> errors(lines.size());
   // Lines in tasks of about 64 KB of text, so that threads share long files
   // evenly and short ones still split.
   std::vector<int64_t> task_begin{0};
@@ -110,34 +109,50 @@ TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::ve
   }
   if (task_begin.back() != n) task_begin.push_back(n);
   const auto tasks = static_cast<int64_t>(task_begin.size()) - 1;
+  // Each task's lines back to back, put together in order below: no
+  // allocation per line.
+  struct TaskOutput {
+    std::vector<int32_t> ids, types;
+    std::vector<int64_t> lengths, pair_starts;
+    std::string error;  // the task's first, naming its line
+  };
+  std::vector<TaskOutput> outputs(static_cast<size_t>(tasks));
+  const bool pairs = options.pairs || (!lines.empty() && lines[0].has_pair);
   ParallelTasks(tasks, 0, [&](int64_t task, int) {
+    TaskOutput& t = outputs[static_cast<size_t>(task)];
+    thread_local tokenizers::Encoding enc;  // reused line after line
     for (int64_t i = task_begin[task]; i < task_begin[task + 1]; ++i) {
-      errors[i] = TokenizeLine(tokenizer, lines[i], name(i), options, encodings[i]);
-      if (!errors[i].empty()) return;  // the first error of the task is enough
+      t.error = TokenizeLine(tokenizer, lines[i], name(i), options, enc);
+      if (!t.error.empty()) return;
+      t.ids.insert(t.ids.end(), enc.ids.begin(), enc.ids.end());
+      if (pairs) t.types.insert(t.types.end(), enc.types.begin(), enc.types.end());
+      t.lengths.push_back(static_cast<int64_t>(enc.ids.size()));
+      t.pair_starts.push_back(enc.pair_start);
     }
   });
-  for (const std::string& e : errors)
-    if (!e.empty()) throw Error(e);
+  for (const TaskOutput& t : outputs)
+    if (!t.error.empty()) throw Error(t.error);
 
-  const bool pairs = options.pairs || (!lines.empty() && lines[0].has_pair);
   TokenizedLines out;
   TokenBatch& b = out.batch;
   b.batch = n;
-  b.offsets.assign(1, 0);
   size_t total = 0;
-  for (const auto& e : encodings) total += e.ids.size();
+  for (const TaskOutput& t : outputs) total += t.ids.size();
   b.ids.reserve(total);
   if (pairs) b.types.reserve(total);
-  for (int64_t i = 0; i < n; ++i) {
-    const tokenizers::Encoding& e = encodings[i];
-    b.ids.insert(b.ids.end(), e.ids.begin(), e.ids.end());
-    if (pairs) b.types.insert(b.types.end(), e.types.begin(), e.types.end());
-    b.offsets.push_back(static_cast<int64_t>(b.ids.size()));
-    b.lengths.push_back(static_cast<int64_t>(e.ids.size()));
-    b.lines.push_back(lines[i].number);
-    b.seq = std::max<int64_t>(b.seq, static_cast<int64_t>(e.ids.size()));
-    out.pair_starts.push_back(e.pair_start);
+  b.offsets.reserve(static_cast<size_t>(n) + 1);
+  b.offsets.push_back(0);
+  for (const TaskOutput& t : outputs) {
+    b.ids.insert(b.ids.end(), t.ids.begin(), t.ids.end());
+    b.types.insert(b.types.end(), t.types.begin(), t.types.end());
+    for (const int64_t len : t.lengths) {
+      b.offsets.push_back(b.offsets.back() + len);
+      b.lengths.push_back(len);
+      b.seq = std::max(b.seq, len);
+    }
+    out.pair_starts.insert(out.pair_starts.end(), t.pair_starts.begin(), t.pair_starts.end());
   }
+  for (const Line& line : lines) b.lines.push_back(line.number);
   return out;
 }
 
@@ -174,16 +189,24 @@ void ForEachLineBlock(const std::string& path, size_t block_bytes,
                       const std::function<void(std::string_view, int64_t)>& fn) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open for reading: " + std::strerror(errno));
+  // Read straight into the block, never more than the file holds: a small
+  // file costs a small buffer.
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  const size_t chunk =
+      size > 0 ? std::min(block_bytes, static_cast<size_t>(size) + 1) : block_bytes;
   std::string block;
   int64_t first_line = 1;
-  std::vector<char> buf(block_bytes);
   bool more = true;
   while (more) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const size_t have = block.size();
+    block.resize(have + chunk);
+    in.read(block.data() + have, static_cast<std::streamsize>(chunk));
     const auto got = static_cast<size_t>(in.gcount());
     if (in.bad()) throw Error(path + ": cannot read: " + std::strerror(errno));
-    more = got == buf.size();
-    block.append(buf.data(), got);
+    block.resize(have + got);
+    more = got == chunk;
     // Whole lines only, unless the file has ended.
     size_t end = more ? block.rfind('\n') : block.size();
     if (end == std::string::npos) continue;  // one long line: read on

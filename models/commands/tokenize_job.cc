@@ -84,6 +84,7 @@ TokenizeResult RunTokenize(const TokenizeRequest& r, const JobEvents& events,
   ForEachLineBlock(r.text_file, kBlockBytes, [&](std::string_view block, int64_t first_line) {
     const TokenizedLines lines = TokenizeLines(*tokenizer, block, first_line, r.text_file, o);
     text.clear();
+    text.reserve(block.size() + block.size() / 2);
     for (int64_t i = 0; i < lines.batch.batch; ++i) AppendTokensLine(lines, i, text);
     if (file) {
       file->Write(text);

@@ -105,15 +105,32 @@ class BertNormalizer final : public Normalizer {
 
   void Normalize(std::string& text) const override {
     // Steps in the crate's order: clean, pad CJK, strip accents, lowercase.
+    // ASCII bytes take a short path with the same outcome: among them only
+    // \t \n \r and the space are white space, and the other controls
+    // (C0 and DEL, category Cc) are dropped; no ASCII character is CJK.
+    thread_local std::string out;  // each step's result, swapped with text
     if (clean_text_ || chinese_) {
-      std::string out;
+      out.clear();
       out.reserve(text.size() + text.size() / 8);
       for (size_t i = 0; i < text.size();) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte < 0x80) {
+          ++i;
+          if (clean_text_) {
+            if (byte == ' ' || byte == '\t' || byte == '\n' || byte == '\r') {
+              out.push_back(' ');
+              continue;
+            }
+            if (byte < 0x20 || byte == 0x7F) continue;
+          }
+          out.push_back(static_cast<char>(byte));
+          continue;
+        }
         const size_t b = i;
         const char32_t c = NextCodePoint(text, i);
         if (clean_text_) {
-          if (c == 0 || c == 0xFFFD || IsBertControl(c)) continue;
-          if (unicode::IsWhiteSpace(c)) {  // \t \n \r are White_Space too
+          if (c == 0xFFFD || IsBertControl(c)) continue;
+          if (unicode::IsWhiteSpace(c)) {
             out.push_back(' ');
             continue;
           }
@@ -133,9 +150,17 @@ class BertNormalizer final : public Normalizer {
                     [](char32_t c) { return !unicode::IsNonspacingMark(c); });
     }
     if (lowercase_) {
-      std::string out;
+      out.clear();
       out.reserve(text.size());
-      for (size_t i = 0; i < text.size();) unicode::AppendLowercase(out, NextCodePoint(text, i));
+      for (size_t i = 0; i < text.size();) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        if (byte < 0x80) {
+          out.push_back(static_cast<char>(byte >= 'A' && byte <= 'Z' ? byte + 32 : byte));
+          ++i;
+        } else {
+          unicode::AppendLowercase(out, NextCodePoint(text, i));
+        }
+      }
       text.swap(out);
     }
   }

@@ -80,10 +80,9 @@ Behavior ReadBehavior(const json& v, const std::string& field) {
 }
 
 // The [begin, end) spans the behavior keeps, as NormalizedString::split.
-std::vector<std::pair<size_t, size_t>> ApplyBehavior(const std::vector<Segment>& segments,
-                                                     Behavior behavior) {
-  std::vector<std::pair<size_t, size_t>> spans;
-  spans.reserve(segments.size());
+void ApplyBehavior(const std::vector<Segment>& segments, Behavior behavior,
+                   std::vector<std::pair<size_t, size_t>>& spans) {
+  spans.clear();
   bool previous_match = false;
   switch (behavior) {
     case Behavior::kIsolated:
@@ -126,7 +125,6 @@ std::vector<std::pair<size_t, size_t>> ApplyBehavior(const std::vector<Segment>&
       std::reverse(spans.begin(), spans.end());
       break;
   }
-  return spans;
 }
 
 // Replaces each piece by its parts. segments_of(text, segments) fills the
@@ -134,13 +132,17 @@ std::vector<std::pair<size_t, size_t>> ApplyBehavior(const std::vector<Segment>&
 // begins where its piece began.
 template <class SegmentsOf>
 void SplitPieces(std::vector<Piece>& pieces, Behavior behavior, SegmentsOf segments_of) {
-  std::vector<Piece> out;
-  out.reserve(pieces.size() * 2);
-  std::vector<Segment> segments;
+  // Buffers of this thread, reused from call to call (no call nests in
+  // another): out is swapped with pieces, so both keep their capacity.
+  thread_local std::vector<Piece> out;
+  thread_local std::vector<Segment> segments;
+  thread_local std::vector<std::pair<size_t, size_t>> spans;
+  out.clear();
   for (Piece& piece : pieces) {
     segments.clear();
     segments_of(piece.text, segments);
-    for (const auto& [b, e] : ApplyBehavior(segments, behavior)) {
+    ApplyBehavior(segments, behavior, spans);
+    for (const auto& [b, e] : spans) {
       if (b == e) continue;
       out.push_back(Piece{piece.text.substr(b, e - b), piece.at_text_start && b == 0});
     }

@@ -111,8 +111,22 @@ void Tokenizer::EncodeText(std::string_view text, std::vector<int32_t>& ids) con
 }
 
 Encoding Tokenizer::Encode(std::string_view text, const TokenizeOptions& options) const {
+  Encoding out;
+  Encode(text, options, out);
+  return out;
+}
+
+Encoding Tokenizer::EncodePair(std::string_view a_text, std::string_view b_text,
+                               const TokenizeOptions& options) const {
+  Encoding out;
+  EncodePair(a_text, b_text, options, out);
+  return out;
+}
+
+void Tokenizer::Encode(std::string_view text, const TokenizeOptions& options, Encoding& out) const {
   CheckUtf8(text);
-  std::vector<int32_t> a;
+  thread_local std::vector<int32_t> a;  // the text's ids, before the layout
+  a.clear();
   EncodeText(text, a);
   const int64_t special = options.add_special_tokens ? SpecialTokenCount(false) : 0;
   if (options.max_length > 0) {
@@ -121,20 +135,20 @@ Encoding Tokenizer::Encode(std::string_view text, const TokenizeOptions& options
                   " cannot hold the special tokens (" + std::to_string(special) + ")");
     TruncateLongestFirst(a, nullptr, static_cast<size_t>(options.max_length - special));
   }
-  Encoding out;
   if (post_processor_) {
     post_processor_->Process(a, nullptr, options.add_special_tokens, out);
   } else {
     ConcatenateWithoutSpecialTokens(a, nullptr, out);
   }
-  return out;
 }
 
-Encoding Tokenizer::EncodePair(std::string_view a_text, std::string_view b_text,
-                               const TokenizeOptions& options) const {
+void Tokenizer::EncodePair(std::string_view a_text, std::string_view b_text,
+                           const TokenizeOptions& options, Encoding& out) const {
   CheckUtf8(a_text);
   CheckUtf8(b_text);
-  std::vector<int32_t> a, b;
+  thread_local std::vector<int32_t> a, b;
+  a.clear();
+  b.clear();
   EncodeText(a_text, a);
   EncodeText(b_text, b);
   const int64_t special = options.add_special_tokens ? SpecialTokenCount(true) : 0;
@@ -144,13 +158,11 @@ Encoding Tokenizer::EncodePair(std::string_view a_text, std::string_view b_text,
                   " cannot hold the special tokens of a pair (" + std::to_string(special) + ")");
     TruncateLongestFirst(a, &b, static_cast<size_t>(options.max_length - special));
   }
-  Encoding out;
   if (post_processor_) {
     post_processor_->Process(a, &b, options.add_special_tokens, out);
   } else {
     ConcatenateWithoutSpecialTokens(a, &b, out);
   }
-  return out;
 }
 
 int64_t Tokenizer::SpecialTokenCount(bool pair) const {

@@ -57,6 +57,11 @@ class Tokenizer {
   Encoding Encode(std::string_view text, const TokenizeOptions& options) const;
   // The ids of a pair of texts (BERT's segments A and B).
   Encoding EncodePair(std::string_view a, std::string_view b, const TokenizeOptions& options) const;
+  // The same into out, whose buffers are reused: a loop over many texts
+  // allocates nothing once they have grown.
+  void Encode(std::string_view text, const TokenizeOptions& options, Encoding& out) const;
+  void EncodePair(std::string_view a, std::string_view b, const TokenizeOptions& options,
+                  Encoding& out) const;
 
   // The ids the special tokens add to a single text or to a pair.
   int64_t SpecialTokenCount(bool pair) const;
