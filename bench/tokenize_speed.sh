@@ -62,24 +62,7 @@ folders="$work/folders"
 
 text="$work/text_${mb}mb.txt"
 if [ ! -f "$text" ]; then
-  "$python" - "$root/tests/data/tokenizers" "$mb" "$text" <<'EOF'
-import random, sys
-sys.path.insert(0, sys.argv[1])
-import make_corpus as mc
-# The hard-case pools left out (see the header); Greek too, whose capital
-# sigma the JavaScript port lowercases with the final-sigma rule.
-for pool in ("odd", "special", "el"):
-    mc.POOL_WEIGHTS.pop(pool)
-rng = random.Random(7)
-limit = float(sys.argv[2]) * 1e6
-size, lines = 0, []
-while size < limit:
-    line = mc.generated_line(rng, allow_tab=False).strip(" ")
-    lines.append(line)
-    size += len(line.encode("utf-8")) + 1
-with open(sys.argv[3], "w", encoding="utf-8", newline="") as f:
-    f.write("".join(l + "\n" for l in lines))
-EOF
+  "$python" "$here/tokenize_text.py" --mb "$mb" --out "$text"
 fi
 bytes=$(stat -c %s "$text")
 echo "text: $text ($bytes bytes, $(wc -l < "$text") lines)"

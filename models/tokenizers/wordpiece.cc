@@ -24,36 +24,16 @@ namespace {
 // candidate found in the vocabulary).
 class PrefixTrie {
  public:
-  void Insert(std::string_view key, int32_t id) {
-    if (nodes_.empty()) nodes_.emplace_back();
-    uint32_t node = 0;
-    for (const char ch : key) {
-      const auto b = static_cast<unsigned char>(ch);
-      uint32_t next = 0;
-      for (const auto& [byte, child] : build_[node])
-        if (byte == b) next = child;
-      if (next == 0) {
-        next = static_cast<uint32_t>(nodes_.size());
-        nodes_.emplace_back();
-        build_[node].emplace_back(b, next);
-      }
-      node = next;
-    }
-    if (nodes_[node].id < 0) nodes_[node].id = id;
-  }
+  using Entries = std::vector<std::pair<std::string_view, int32_t>>;
 
-  // Lays the children of every node out in one sorted array.
-  void Finish() {
-    if (nodes_.empty()) nodes_.emplace_back();
+  // Builds the trie of entries (distinct keys), each node's children laid
+  // out together in one sorted run of edges_.
+  void Build(Entries entries) {
+    std::sort(entries.begin(), entries.end());
+    nodes_.assign(1, Node{});
     edges_.clear();
-    for (uint32_t n = 0; n < nodes_.size(); ++n) {
-      auto& children = build_[n];
-      std::sort(children.begin(), children.end());
-      nodes_[n].begin = static_cast<uint32_t>(edges_.size());
-      edges_.insert(edges_.end(), children.begin(), children.end());
-      nodes_[n].end = static_cast<uint32_t>(edges_.size());
-    }
-    build_.clear();
+    edges_.reserve(entries.size() * 4);
+    AddChildren(0, entries, 0, entries.size(), 0);
   }
 
   // The id of the longest entry that text begins with (its bytes in len), or -1.
@@ -87,29 +67,54 @@ class PrefixTrie {
     int32_t id = -1;
     uint32_t begin = 0, end = 0;  // its children in edges_
   };
+  // keys[lo, hi) share their first depth bytes, which lead to node: the
+  // key of exactly those bytes (first, as sorted) ends there; the others are
+  // grouped by their next byte into children.
+  void AddChildren(uint32_t node, const Entries& keys, size_t lo, size_t hi, size_t depth) {
+    if (lo < hi && keys[lo].first.size() == depth) {
+      nodes_[node].id = keys[lo].second;
+      ++lo;
+    }
+    const auto first_edge = static_cast<uint32_t>(edges_.size());
+    std::vector<size_t> group_begin;
+    for (size_t i = lo; i < hi; ++i) {
+      const auto b = static_cast<unsigned char>(keys[i].first[depth]);
+      if (i == lo || b != static_cast<unsigned char>(keys[i - 1].first[depth])) {
+        group_begin.push_back(i);
+        edges_.emplace_back(b, static_cast<uint32_t>(nodes_.size()));
+        nodes_.emplace_back();
+      }
+    }
+    nodes_[node].begin = first_edge;
+    nodes_[node].end = static_cast<uint32_t>(edges_.size());
+    group_begin.push_back(hi);
+    for (size_t g = 0; g + 1 < group_begin.size(); ++g) {
+      AddChildren(edges_[first_edge + g].second, keys, group_begin[g], group_begin[g + 1],
+                  depth + 1);
+    }
+  }
+
   std::vector<Node> nodes_;
   std::vector<std::pair<unsigned char, uint32_t>> edges_;
-  // While building: each node's children.
-  std::unordered_map<uint32_t, std::vector<std::pair<unsigned char, uint32_t>>> build_;
 };
 
 class WordPiece final : public Model {
  public:
-  WordPiece(TokenTable vocab, const std::vector<std::pair<std::string, int32_t>>& entries,
-            int32_t unk_id, std::string prefix, size_t max_chars)
+  WordPiece(TokenTable vocab, const PrefixTrie::Entries& entries, int32_t unk_id,
+            std::string prefix, size_t max_chars)
       : vocab_(std::move(vocab)),
         unk_id_(unk_id),
         prefix_(std::move(prefix)),
         max_chars_(max_chars) {
     // A word's first piece is any entry; the pieces after it are the entries
     // that begin with the prefix, found without it.
+    PrefixTrie::Entries rest;
     for (const auto& [token, id] : entries) {
-      first_.Insert(token, id);
-      if (token.size() > prefix_.size() && token.compare(0, prefix_.size(), prefix_) == 0)
-        rest_.Insert(std::string_view(token).substr(prefix_.size()), id);
+      if (token.size() > prefix_.size() && token.substr(0, prefix_.size()) == prefix_)
+        rest.emplace_back(token.substr(prefix_.size()), id);
     }
-    first_.Finish();
-    rest_.Finish();
+    first_.Build(entries);
+    rest_.Build(std::move(rest));
   }
 
   void Tokenize(std::string_view piece, std::vector<int32_t>& ids) const override {
@@ -165,10 +170,11 @@ std::unique_ptr<Model> MakeWordPiece(const nlohmann::json& spec, const std::stri
     }
     max_chars = it->get<uint64_t>();
   }
-  std::vector<std::pair<std::string, int32_t>> entries;
+  // Views of the keys of spec, which outlives the model's construction.
+  PrefixTrie::Entries entries;
   entries.reserve(vocab.size());
-  for (const auto& [token, id] : spec["vocab"].items())
-    entries.emplace_back(token, id.get<int32_t>());
+  for (auto it = spec["vocab"].begin(); it != spec["vocab"].end(); ++it)
+    entries.emplace_back(std::string_view(it.key()), it.value().get<int32_t>());
   return std::make_unique<WordPiece>(std::move(vocab), entries, *unk_id, prefix, max_chars);
 }
 
