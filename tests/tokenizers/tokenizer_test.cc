@@ -1,0 +1,136 @@
+// The Tokenizer's own steps on the hand-made tokenizer of
+// tests/data/tokenizers/hand (ids in its README): added tokens and their
+// flags, longest-first truncation, and UTF-8 as Python reads it. Expected ids
+// are worked out by hand from the Hugging Face tokenizers library's rules.
+#include "models/tokenizers/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "models/text_input.h"
+#include "models/tokenizers/utf8.h"
+#include "tests/support/run.h"
+
+namespace phasor::tokenizers {
+namespace {
+
+using Ids = std::vector<int32_t>;
+
+// The hand tokenizer, with added tokens appended to its list.
+std::shared_ptr<const Tokenizer> HandTokenizer(
+    const std::string& name, const nlohmann::json& added = nlohmann::json::array()) {
+  auto spec = nlohmann::json::parse(
+      testing::ReadFile(std::string(PHASOR_TEST_DATA) + "/tokenizers/hand/tokenizer.json"));
+  for (const auto& a : added) spec["added_tokens"].push_back(a);
+  const std::string dir = ::testing::TempDir() + "tokenizer_test_" + name;
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  std::ofstream(dir + "/tokenizer.json") << spec.dump();
+  return Tokenizer::Load(dir);
+}
+
+nlohmann::json Added(const std::string& content, int id, bool single_word, bool normalized) {
+  return {{"id", id},        {"content", content}, {"single_word", single_word},
+          {"lstrip", false}, {"rstrip", false},    {"normalized", normalized},
+          {"special", false}};
+}
+
+TEST(TokenizerTest, TruncationIsLongestFirst) {
+  const auto tok = HandTokenizer("truncate");
+  TokenizeOptions o;
+  // 4 + 4 ids and 3 special tokens in 8: both cut, 5 / 2 = 2 to a, 3 to b.
+  o.max_length = 8;
+  EXPECT_EQ(tok->EncodePair("hello hello hello hello", "world world world world", o).ids,
+            (Ids{2, 5, 5, 3, 6, 6, 6, 3}));
+  // 10 + 2 in 9 - 3 = 6: the shorter keeps its 2, the longer gets the other 4.
+  o.max_length = 9;
+  EXPECT_EQ(tok->EncodePair("hello hello hello hello hello hello hello hello hello hello",
+                            "world world", o)
+                .ids,
+            (Ids{2, 5, 5, 5, 5, 3, 6, 6, 3}));
+  // One text: its first ids, [SEP] kept.
+  o.max_length = 4;
+  EXPECT_EQ(tok->Encode("hello hello hello", o).ids, (Ids{2, 5, 5, 3}));
+  // Without special tokens the whole length is the text's.
+  o.add_special_tokens = false;
+  EXPECT_EQ(tok->Encode("hello hello hello hello hello", o).ids, (Ids{5, 5, 5, 5}));
+  o.add_special_tokens = true;
+  o.max_length = 2;
+  EXPECT_THROW(tok->EncodePair("hello", "world", o), Error);
+}
+
+TEST(TokenizerTest, AddedTokensMatchAsTheLibraryMatchesThem) {
+  const auto tok =
+      HandTokenizer("added", {Added("<x>", 15, true, false), Added("FOO", 16, false, true)});
+  const TokenizeOptions o;
+  // single_word: only where no word character touches it.
+  EXPECT_EQ(tok->Encode("hello <x> world", o).ids, (Ids{2, 5, 15, 6, 3}));
+  // Touching words: plain text, "<", "x", ">" each unknown.
+  EXPECT_EQ(tok->Encode("hello<x>world", o).ids, (Ids{2, 5, 1, 1, 1, 6, 3}));
+  EXPECT_EQ(tok->Encode("hello<x> world", o).ids, (Ids{2, 5, 1, 1, 1, 6, 3}));  // one side
+  EXPECT_EQ(tok->Encode("<x>", o).ids, (Ids{2, 15, 3}));
+  // normalized: matched in the lowercased text, as its content lowercased.
+  EXPECT_EQ(tok->Encode("Foo hello", o).ids, (Ids{2, 16, 5, 3}));
+  // A special token of the file ([MASK], normalized false) only as written.
+  EXPECT_EQ(tok->Encode("[MASK] [mask]", o).ids.front(), 2);
+  EXPECT_EQ(tok->Encode("[MASK] [mask]", o).ids[1], 4);
+  EXPECT_NE(tok->Encode("[MASK] [mask]", o).ids[2], 4);
+  EXPECT_EQ(tok->TokenToId("<x>"), 15);
+  EXPECT_EQ(tok->vocab_size(), 17);
+}
+
+TEST(TokenizerTest, InvalidUtf8IsNamedByItsOffset) {
+  const auto tok = HandTokenizer("utf8");
+  try {
+    tok->Encode(std::string("hello\xC3("), {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "byte offset 5: invalid UTF-8");
+  }
+}
+
+// Python's bytes.decode("utf-8", errors="replace") of the same bytes (CPython 3.11).
+TEST(TokenizerTest, ReplacingInvalidUtf8IsPythons) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(ReplaceInvalidUtf8("a\xFF"
+                               "b\xE2\x82"
+                               "c\xF0\x9F\x98"),
+            "a" + fffd + "b" + fffd + "c" + fffd);
+  EXPECT_EQ(ReplaceInvalidUtf8("\xED\xA0\x80x"), fffd + fffd + fffd + "x");      // a surrogate
+  EXPECT_EQ(ReplaceInvalidUtf8("\xC0\xAFy"), fffd + fffd + "y");                 // overlong
+  EXPECT_EQ(ReplaceInvalidUtf8("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);  // > U+10FFFF
+  EXPECT_EQ(ReplaceInvalidUtf8("ok\xE2\x82\xAC"), "ok\xE2\x82\xAC");
+  EXPECT_EQ(FindInvalidUtf8("ok\xE2\x82\xAC"), std::string_view::npos);
+  EXPECT_EQ(FindInvalidUtf8("12345678abc\xED\xA0\x80"), 11u);
+}
+
+// Blocks of whole lines however small the block: the lines and their numbers
+// are the file's.
+TEST(TokenizerTest, LineBlocksKeepLinesWhole) {
+  const std::string path = ::testing::TempDir() + "tokenizer_test_blocks.txt";
+  std::ofstream(path) << "abc\ndefghijklmnop\n\nxy";
+  for (const size_t block : {1, 3, 5, 64}) {
+    std::vector<std::pair<std::string, int64_t>> got;
+    ForEachLineBlock(path, block, [&](std::string_view text, int64_t first) {
+      size_t begin = 0;
+      int64_t line = first;
+      while (begin < text.size()) {
+        size_t end = text.find('\n', begin);
+        if (end == std::string_view::npos) end = text.size();
+        got.emplace_back(std::string(text.substr(begin, end - begin)), line++);
+        begin = end + 1;
+      }
+    });
+    const std::vector<std::pair<std::string, int64_t>> want = {
+        {"abc", 1}, {"defghijklmnop", 2}, {"", 3}, {"xy", 4}};
+    EXPECT_EQ(got, want) << "block " << block;
+  }
+}
+
+}  // namespace
+}  // namespace phasor::tokenizers
