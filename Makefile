@@ -21,7 +21,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 FUZZ_SECONDS ?= 60
 FUZZ_SHORT_SECONDS ?= 30
-FUZZ_TARGETS := safetensors config tokens model
+FUZZ_TARGETS := safetensors config tokens model text
 SHELL := /bin/bash
 # The builds below run make again (through cmake --build): no "Entering
 # directory" lines around their output.

@@ -4,13 +4,14 @@
 #include <utility>
 
 #include "engine/error.h"
+#include "models/tokenizers/kinds.h"
 #include "models/tokenizers/model.h"
 
 namespace phasor::tokenizers {
 namespace {
 
 // Every model kind tokenizer.json may name, by its "type".
-constexpr std::array<std::pair<const char*, ModelBuilder>, 3> kModels = {{
+constexpr Kinds<ModelBuilder, 3> kModels = {{
     {"WordPiece", MakeWordPiece},
     {"BPE", MakeBpe},
     {"Unigram", MakeUnigram},
@@ -36,13 +37,7 @@ std::unique_ptr<Model> MakeModel(const nlohmann::json& spec, const std::string& 
   } else {
     type = InferType(spec);
   }
-  std::string known;
-  for (const auto& [name, build] : kModels) {
-    if (type == name) return build(spec, where);
-    known += known.empty() ? name : std::string(", ") + name;
-  }
-  throw Error(where + ".type: \"" + type + "\" is not a model phasor reads (it reads " + known +
-              ")");
+  return FindKind(kModels, type, where, "a model")(spec, where);
 }
 
 }  // namespace phasor::tokenizers

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "models/tokenizers/kinds.h"
 #include "models/tokenizers/normalizer.h"
 #include "models/tokenizers/pre_tokenizer.h"
 #include "models/tokenizers/precompiled_charsmap.h"
@@ -458,15 +459,8 @@ class Sequence final : public Normalizer {
 };
 
 NormalizerPtr MakeSequence(const json& spec, const std::string& where) {
-  const json& list = Required(spec, "normalizers", where);
-  if (!list.is_array()) throw Error(where + ".normalizers: expected a list, got " + list.dump());
-  std::vector<NormalizerPtr> steps;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string item = where + ".normalizers[" + std::to_string(i) + "]";
-    if (list[i].is_null()) throw Error(item + ": expected a normalizer, got null");
-    steps.push_back(MakeNormalizer(list[i], item));
-  }
-  return std::make_unique<Sequence>(std::move(steps));
+  return std::make_unique<Sequence>(
+      BuildSteps(spec, "normalizers", where, "a normalizer", MakeNormalizer));
 }
 
 using Builder = NormalizerPtr (*)(const json&, const std::string&);
@@ -493,17 +487,7 @@ constexpr std::array<std::pair<const char*, Builder>, 14> kNormalizers = {{
 
 std::unique_ptr<Normalizer> MakeNormalizer(const nlohmann::json& spec, const std::string& where) {
   if (spec.is_null()) return nullptr;
-  if (!spec.is_object()) throw Error(where + ": expected an object or null, got " + spec.dump());
-  const json& type = Required(spec, "type", where);
-  if (!type.is_string()) throw Error(where + ".type: expected a string, got " + type.dump());
-  const std::string name = type.get<std::string>();
-  std::string known;
-  for (const auto& [kind, build] : kNormalizers) {
-    if (name == kind) return build(spec, where);
-    known += known.empty() ? kind : std::string(", ") + kind;
-  }
-  throw Error(where + ".type: \"" + name + "\" is not a normalizer phasor reads (it reads " +
-              known + ")");
+  return FindKind(kNormalizers, TypeOf(spec, where), where, "a normalizer")(spec, where);
 }
 
 }  // namespace phasor::tokenizers

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/error.h"
+#include "models/tokenizers/kinds.h"
 #include "models/tokenizers/tokenizer.h"
 
 namespace phasor::tokenizers {
@@ -155,19 +156,17 @@ std::unique_ptr<PostProcessor> MakeSequence(const json& spec, const std::string&
   return layout;
 }
 
-struct Kind {
-  const char* type;
-  std::unique_ptr<PostProcessor> (*build)(const json&, const std::string&);
-};
+using Builder = std::unique_ptr<PostProcessor> (*)(const json&, const std::string&);
+
 // Every post-processor tokenizer.json may name; ByteLevel changes offsets only.
-const Kind kKinds[] = {
+const Kinds<Builder, 5> kKinds = {{
     {"TemplateProcessing", MakeTemplate},
     {"BertProcessing", MakeBert},
     {"RobertaProcessing", MakeRoberta},
     {"ByteLevel",
      [](const json&, const std::string&) -> std::unique_ptr<PostProcessor> { return nullptr; }},
     {"Sequence", MakeSequence},
-};
+}};
 
 }  // namespace
 
@@ -185,16 +184,7 @@ void ConcatenateWithoutSpecialTokens(const std::vector<int32_t>& a, const std::v
 
 std::unique_ptr<PostProcessor> MakePostProcessor(const json& spec, const std::string& where) {
   if (spec.is_null()) return nullptr;
-  if (!spec.is_object() || !spec.contains("type") || !spec["type"].is_string())
-    throw Error(where + ".type: expected a string");
-  const std::string type = spec["type"].get<std::string>();
-  std::string known;
-  for (const Kind& kind : kKinds) {
-    if (type == kind.type) return kind.build(spec, where);
-    known += known.empty() ? kind.type : std::string(", ") + kind.type;
-  }
-  throw Error(where + ".type: \"" + type + "\" is not a post-processor phasor reads (it reads " +
-              known + ")");
+  return FindKind(kKinds, TypeOf(spec, where), where, "a post-processor")(spec, where);
 }
 
 }  // namespace phasor::tokenizers

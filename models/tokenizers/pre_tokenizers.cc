@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "models/tokenizers/kinds.h"
 #include "models/tokenizers/pre_tokenizer.h"
 #include "models/tokenizers/regex.h"
 #include "models/tokenizers/unicode.h"
@@ -538,15 +539,8 @@ class Sequence final : public PreTokenizer {
 };
 
 PreTokenizerPtr MakeSequence(const json& spec, const std::string& where) {
-  const json& list = Required(spec, "pretokenizers", where);
-  if (!list.is_array()) throw Error(where + ".pretokenizers: expected a list, got " + list.dump());
-  std::vector<PreTokenizerPtr> steps;
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string item = where + ".pretokenizers[" + std::to_string(i) + "]";
-    if (list[i].is_null()) throw Error(item + ": expected a pre-tokenizer, got null");
-    steps.push_back(MakePreTokenizer(list[i], item));
-  }
-  return std::make_unique<Sequence>(std::move(steps));
+  return std::make_unique<Sequence>(
+      BuildSteps(spec, "pretokenizers", where, "a pre-tokenizer", MakePreTokenizer));
 }
 
 using Builder = PreTokenizerPtr (*)(const json&, const std::string&);
@@ -583,17 +577,7 @@ constexpr std::array<char32_t, 256> kByteToUnicode = MakeByteTable();
 std::unique_ptr<PreTokenizer> MakePreTokenizer(const nlohmann::json& spec,
                                                const std::string& where) {
   if (spec.is_null()) return nullptr;
-  if (!spec.is_object()) throw Error(where + ": expected an object or null, got " + spec.dump());
-  const json& type = Required(spec, "type", where);
-  if (!type.is_string()) throw Error(where + ".type: expected a string, got " + type.dump());
-  const std::string name = type.get<std::string>();
-  std::string known;
-  for (const auto& [kind, build] : kPreTokenizers) {
-    if (name == kind) return build(spec, where);
-    known += known.empty() ? kind : std::string(", ") + kind;
-  }
-  throw Error(where + ".type: \"" + name + "\" is not a pre-tokenizer phasor reads (it reads " +
-              known + ")");
+  return FindKind(kPreTokenizers, TypeOf(spec, where), where, "a pre-tokenizer")(spec, where);
 }
 
 char32_t ByteToUnicode(unsigned char b) { return kByteToUnicode[b]; }

@@ -122,6 +122,13 @@ def main():
     write("tokens", "near_ragged_unpadded", b"\x00" + b"1 2\n3")
     write("tokens", "near_out_of_range", b"\x00" + b"1 99999999999 -2147483649")
     write("tokens", "near_junk", b"\x81" + b"1 +2 0x3 4.5 \x0b6")
+    # text: byte 0 picks the folder (& 3) and pairs (4), no special tokens (8),
+    # invalid UTF-8 replaced (16), truncation to 8 (32); the rest is the file
+    write("text", "bert_lines", b"\x00" + "Hello, wörld!\n  \nCafé 東京 😀\r\n[MASK] x".encode())
+    write("text", "bpe_pairs", b"\x06" + "it's 12 o'clock\t<mask> now\n\tsecond\n".encode())
+    write("text", "unigram_nfkc", b"\x13" + "ｶﾞ ﬁ Ａ\u0301 \x00\u200d\n".encode() + b"bad \xff\xfe")
+    write("text", "cased_truncated", b"\x21" + ("İstanbul Müller " * 20).encode())
+    write("text", "near_no_tab", b"\x04" + b"one\ttwo\tthree\n")
     # model: valid models in several shapes, then near misses
     cases = [
         (0, 3, {}, "F32"),
