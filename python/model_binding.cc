@@ -19,6 +19,7 @@
 
 namespace phasor::python {
 
+// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
 py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_special_tokens,
                        py::handle truncate, py::handle max_length, py::handle prompt,
                        py::handle prefix);  // tokenizer_binding.cc
@@ -119,8 +120,9 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
       tokenizer = model.tokenizer();
     }
     const TextOptions o =
-        ToTextOptions(model.directory(), *tokenizer, py::bool_(true), truncate_in, py::none(),
-                      prompt_in, prefix_in, model.max_sequence_length());
+        ToTextOptions(model.directory(), *tokenizer,
+                      TextArgs{py::bool_(true), truncate_in, py::none(), prompt_in, prefix_in},
+                      model.max_sequence_length());
     const Texts texts = ToTexts(ids_in);
     TokenizedLines lines = TokenizeTexts(*tokenizer, texts, o);
     CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1, kMaxTokens);

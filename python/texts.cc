@@ -80,8 +80,9 @@ TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer, const Texts
 }
 
 TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& tokenizer,
-                          py::handle add_special_tokens, py::handle truncate, py::handle max_length,
-                          py::handle prompt, py::handle prefix, int64_t model_limit) {
+                          const TextArgs& args, int64_t model_limit) {
+  const py::handle add_special_tokens = args.add_special_tokens, truncate = args.truncate,
+                   max_length = args.max_length, prompt = args.prompt, prefix = args.prefix;
   if (!py::isinstance<py::bool_>(add_special_tokens))
     throw Error("add_special_tokens must be True or False, got " + TypeName(add_special_tokens));
   if (!py::isinstance<py::bool_>(truncate))
@@ -92,8 +93,13 @@ TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& t
   const std::string prefix_text = prefix.is_none() ? "" : ToStr(prefix, "prefix");
   if (!prompt_name.empty() && !prefix_text.empty())
     throw Error("prompt and prefix do not go together: give one");
-  return TextOptionsOf(dir, false, !add_special_tokens.cast<bool>(), truncate.cast<bool>(), length,
-                       "error", prompt_name, prefix_text, tokenizer, model_limit);
+  TextRequest r;
+  r.no_special = !add_special_tokens.cast<bool>();
+  r.truncate = truncate.cast<bool>();
+  r.max_length = length;
+  r.prompt = prompt_name;
+  r.prefix = prefix_text;
+  return TextOptionsOf(dir, r, tokenizer, model_limit);
 }
 
 py::dict EncodingsToDict(const TokenizedLines& lines, bool one) {

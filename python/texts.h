@@ -33,13 +33,18 @@ Texts ToTexts(py::handle value);
 TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer, const Texts& texts,
                              const TextOptions& options);
 
-// The text options of a call's keywords: add_special_tokens, truncate (to
-// the tokenizer's model_max_length and model_limit if positive), max_length
-// (None or an int), prompt (a name in dir's config_sentence_transformers.json)
-// and prefix (None or a str).
+// A call's keywords about text, as Python gave them.
+struct TextArgs {
+  py::handle add_special_tokens;  // a bool
+  py::handle truncate;            // a bool: cut to the tokenizer's (and the model's) length
+  py::handle max_length;          // None or an int
+  py::handle prompt;              // None or a name in config_sentence_transformers.json
+  py::handle prefix;              // None or a str
+};
+
+// The text options of args; model_limit as TextOptionsOf's.
 TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& tokenizer,
-                          py::handle add_special_tokens, py::handle truncate, py::handle max_length,
-                          py::handle prompt, py::handle prefix, int64_t model_limit);
+                          const TextArgs& args, int64_t model_limit);
 
 // {"input_ids": [[...], ...], "token_type_ids": [[...], ...]} (flat lists for
 // one text), as a Hugging Face tokenizer's call returns them.

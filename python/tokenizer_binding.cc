@@ -34,13 +34,10 @@ PyTokenizer LoadTokenizer(py::handle path) {
 }
 
 py::dict Tokenize(const tokenizers::Tokenizer& tokenizer, const std::string& dir,
-                  py::handle texts_in, py::handle add_special_tokens, py::handle truncate,
-                  py::handle max_length, py::handle prompt, py::handle prefix,
-                  int64_t model_limit) {
+                  py::handle texts_in, const TextArgs& args, int64_t model_limit) {
   if (!IsTexts(texts_in))
     throw Error("texts must be a str, or a list of str or of (str, str) pairs");
-  const TextOptions o = ToTextOptions(dir, tokenizer, add_special_tokens, truncate, max_length,
-                                      prompt, prefix, model_limit);
+  const TextOptions o = ToTextOptions(dir, tokenizer, args, model_limit);
   const Texts texts = ToTexts(texts_in);
   const TokenizedLines lines = TokenizeTexts(tokenizer, texts, o);
   return EncodingsToDict(lines, texts.one);
@@ -67,8 +64,8 @@ void BindTokenizer(py::module_& m) {
           "tokenize",
           [](const PyTokenizer& t, py::handle texts, py::handle add_special_tokens,
              py::handle truncate, py::handle max_length, py::handle prompt, py::handle prefix) {
-            return Tokenize(*t.tokenizer, t.directory, texts, add_special_tokens, truncate,
-                            max_length, prompt, prefix, -1);
+            return Tokenize(*t.tokenizer, t.directory, texts,
+                            TextArgs{add_special_tokens, truncate, max_length, prompt, prefix}, -1);
           },
           py::arg("texts"), py::arg("add_special_tokens") = true, py::arg("truncate") = false,
           py::arg("max_length") = py::none(), py::arg("prompt") = py::none(),
@@ -93,6 +90,7 @@ void BindTokenizer(py::module_& m) {
 }
 
 // Model.tokenize: the model folder's tokenizer, truncation bounded by the model too.
+// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
 py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_special_tokens,
                        py::handle truncate, py::handle max_length, py::handle prompt,
                        py::handle prefix) {
@@ -101,8 +99,9 @@ py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_spec
     py::gil_scoped_release release;
     tokenizer = model.tokenizer();
   }
-  return Tokenize(*tokenizer, model.directory(), texts, add_special_tokens, truncate, max_length,
-                  prompt, prefix, model.max_sequence_length());
+  return Tokenize(*tokenizer, model.directory(), texts,
+                  TextArgs{add_special_tokens, truncate, max_length, prompt, prefix},
+                  model.max_sequence_length());
 }
 
 }  // namespace phasor::python

@@ -143,17 +143,17 @@ void AddEncodeCommand(CLI::App& app) {
       cmd->add_option("--text-file", args->text_file,
                       "UTF-8 text, one text a line, tokenized by the model folder's own tokenizer "
                       "(tokenizer.json, vocab.txt, ...) on the worker threads");
-  cmd->add_flag("--pairs", r.pairs,
+  cmd->add_flag("--pairs", r.text.pairs,
                 "With --text-file: each line is text_a<TAB>text_b (BERT's segments A and B)");
-  cmd->add_flag("--no-special", r.no_special,
+  cmd->add_flag("--no-special", r.text.no_special,
                 "With --text-file: leave out the special tokens ([CLS], [SEP], ...)");
-  cmd->add_option("--invalid-utf8", r.invalid_utf8,
+  cmd->add_option("--invalid-utf8", r.text.invalid_utf8,
                   "With --text-file: error (name the line and byte) or replace (U+FFFD)")
       ->capture_default_str();
-  cmd->add_option("--prompt", r.prompt,
+  cmd->add_option("--prompt", r.text.prompt,
                   "With --text-file: a prompt's name in config_sentence_transformers.json, put "
                   "before each text");
-  cmd->add_option("--prefix", r.prefix,
+  cmd->add_option("--prefix", r.text.prefix,
                   "With --text-file: text put before each text (e.g. \"query: \")");
   cmd->add_option("--output", r.output,
                   "FILE.npy: float32 [batch, seq, d_model] (padding 0), or with --layout packed "

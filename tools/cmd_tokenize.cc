@@ -58,21 +58,22 @@ void AddTokenizeCommand(CLI::App& app) {
   cmd->add_option("--output", r.output,
                   "FILE for the ids, one line a line, as encode --tokens-file reads them "
                   "(default: stdout)");
-  cmd->add_flag("--pairs", r.pairs,
+  cmd->add_flag("--pairs", r.text.pairs,
                 "Each line is text_a<TAB>text_b; a tab in the output marks where the second "
                 "text's ids begin");
-  cmd->add_flag("--no-special", r.no_special, "Leave out the special tokens ([CLS], [SEP], ...)");
-  cmd->add_flag("--truncate", r.truncate,
+  cmd->add_flag("--no-special", r.text.no_special,
+                "Leave out the special tokens ([CLS], [SEP], ...)");
+  cmd->add_flag("--truncate", r.text.truncate,
                 "Cut each line to the tokenizer's model_max_length (special tokens included; a "
                 "pair longest first)");
-  cmd->add_option("--max-length", r.max_length, "Cut each line to N ids (0: no cut)");
-  cmd->add_option("--invalid-utf8", r.invalid_utf8,
+  cmd->add_option("--max-length", r.text.max_length, "Cut each line to N ids (0: no cut)");
+  cmd->add_option("--invalid-utf8", r.text.invalid_utf8,
                   "error (name the line and byte) or replace (U+FFFD, as Python's "
                   "errors=\"replace\")")
       ->capture_default_str();
-  cmd->add_option("--prompt", r.prompt,
+  cmd->add_option("--prompt", r.text.prompt,
                   "A prompt's name in config_sentence_transformers.json, put before each text");
-  cmd->add_option("--prefix", r.prefix, "Text put before each text (e.g. \"query: \")");
+  cmd->add_option("--prefix", r.text.prefix, "Text put before each text (e.g. \"query: \")");
   cmd->add_option("--threads", r.threads, "Threads (0: OMP_NUM_THREADS if set, else all cores)");
   cmd->add_flag("--json", args->json, "Print one JSON object (lines, tokens, bytes, seconds)");
   cmd->callback([args] { RunTokenizeCommand(*args); });

@@ -71,11 +71,12 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   if (r.text_file && r.model.empty())
     throw UsageError("--text-file needs --model, a folder with the model's tokenizer");
   if (!r.text_file) {
-    const char* text_only = r.pairs                     ? "--pairs"
-                            : r.no_special              ? "--no-special"
-                            : !r.prompt.empty()         ? "--prompt"
-                            : !r.prefix.empty()         ? "--prefix"
-                            : r.invalid_utf8 != "error" ? "--invalid-utf8"
+    const TextRequest& t = r.text;
+    const char* text_only = t.pairs                     ? "--pairs"
+                            : t.no_special              ? "--no-special"
+                            : !t.prompt.empty()         ? "--prompt"
+                            : !t.prefix.empty()         ? "--prefix"
+                            : t.invalid_utf8 != "error" ? "--invalid-utf8"
                                                         : nullptr;
     if (text_only) throw UsageError(std::string(text_only) + " needs --text-file");
   }
@@ -182,9 +183,9 @@ EncodeJob::~EncodeJob() = default;
 TokenBatch EncodeJob::TokenizeTextFile(const ModelConfig& c) const {
   const EncodeRequest& r = request_;
   const auto tokenizer = tokenizers::Tokenizer::Load(r.model);
-  const TextOptions o =
-      TextOptionsOf(r.model, r.pairs, r.no_special, r.truncate, 0, r.invalid_utf8, r.prompt,
-                    r.prefix, *tokenizer, encoder_->MaxSequenceLength());
+  TextRequest text = r.text;
+  text.truncate = r.truncate;
+  const TextOptions o = TextOptionsOf(r.model, text, *tokenizer, encoder_->MaxSequenceLength());
   TokenBatch all;
   all.offsets.assign(1, 0);
   ForEachLineBlock(*r.text_file, size_t{8} << 20, [&](std::string_view block, int64_t first) {

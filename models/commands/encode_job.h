@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/commands/job_events.h"
+#include "models/commands/tokenize_job.h"
 #include "models/config.h"
 #include "models/encoder.h"
 #include "models/input_rules.h"
@@ -30,11 +31,8 @@ struct EncodeRequest {
   std::optional<std::string> tokens;       // one sequence of ids, "3 14 15"
   std::optional<std::string> tokens_file;  // one sequence a line
   std::optional<std::string> text_file;    // one text a line, the model's tokenizer
-  bool pairs = false;                      // text_file: text_a<TAB>text_b a line
-  bool no_special = false;                 // text_file: no special tokens
-  std::string invalid_utf8 = "error";      // text_file: or "replace"
-  std::string prompt;                      // text_file: config_sentence_transformers.json's
-  std::string prefix;                      // text_file: put before each text
+  TextRequest text;                        // how text_file is read (its truncate unused:
+                                           // truncate below says it)
   std::string output;                      // .npy; "": none
   std::string offsets;                     // packed: the offsets .npy ("": beside output)
   std::string layout = "padded";           // or "packed"

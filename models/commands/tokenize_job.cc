@@ -32,10 +32,11 @@ int64_t SentenceMaxSeqLength(const std::string& dir) {
 
 }  // namespace
 
-TextOptions TextOptionsOf(const std::string& model, bool pairs, bool no_special, bool truncate,
-                          int64_t max_length, const std::string& invalid_utf8,
-                          const std::string& prompt, const std::string& prefix,
+TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
                           const tokenizers::Tokenizer& tokenizer, int64_t model_limit) {
+  const bool pairs = r.pairs, no_special = r.no_special, truncate = r.truncate;
+  const int64_t max_length = r.max_length;
+  const std::string &invalid_utf8 = r.invalid_utf8, &prompt = r.prompt, &prefix = r.prefix;
   TextOptions o;
   o.pairs = pairs;
   o.add_special_tokens = !no_special;
@@ -74,8 +75,7 @@ TokenizeResult RunTokenize(const TokenizeRequest& r, const JobEvents& events,
   const double t0 = Now();
   SetNumThreads(static_cast<int>(r.threads));
   const auto tokenizer = tokenizers::Tokenizer::Load(r.model);
-  const TextOptions o = TextOptionsOf(r.model, r.pairs, r.no_special, r.truncate, r.max_length,
-                                      r.invalid_utf8, r.prompt, r.prefix, *tokenizer, -1);
+  const TextOptions o = TextOptionsOf(r.model, r.text, *tokenizer, -1);
   std::unique_ptr<OutputFile> file;
   if (!r.output.empty()) file = std::make_unique<OutputFile>(r.output);
   TokenizeResult result;

@@ -17,31 +17,33 @@
 
 namespace phasor {
 
-struct TokenizeRequest {
-  std::string model;      // a folder with the tokenizer's files
-  std::string text_file;  // one text (or text_a<TAB>text_b) a line
-  std::string output;     // "": to the caller's sink (stdout in the CLI)
-  bool pairs = false;
+// How a command reads text, as its options say it (tokenize, encode --text-file).
+struct TextRequest {
+  bool pairs = false;                  // text_a<TAB>text_b a line
   bool no_special = false;             // no [CLS]/[SEP] (or <s>, </s>, ...)
-  bool truncate = false;               // cut each line to the tokenizer's model_max_length
+  bool truncate = false;               // cut each line (TextOptionsOf says to what)
   int64_t max_length = 0;              // cut each line to this (0: none, or --truncate's)
   std::string invalid_utf8 = "error";  // or "replace"
   std::string prompt;                  // a prompt's name in config_sentence_transformers.json
   std::string prefix;                  // text put before each line
-  int64_t threads = 0;                 // 0: OMP_NUM_THREADS if set, else all cores
+};
+
+struct TokenizeRequest {
+  std::string model;      // a folder with the tokenizer's files
+  std::string text_file;  // one text (or text_a<TAB>text_b) a line
+  std::string output;     // "": to the caller's sink (stdout in the CLI)
+  TextRequest text;
+  int64_t threads = 0;  // 0: OMP_NUM_THREADS if set, else all cores
 };
 
 // The text options a request asks for (prefix, pairs, truncation, UTF-8),
-// shared with `encode --text-file`. --truncate cuts to the tokenizer's
-// model_max_length, a sentence-transformers folder's max_seq_length
-// (sentence_bert_config.json) and model_limit, whichever is least. model_limit, if positive, also
-// bounds
-// --truncate (the model's positions); negative: truncate needs the
-// tokenizer's model_max_length (UsageError without it); 0: no bound, no cut.
-// Throws UsageError for bad values.
-TextOptions TextOptionsOf(const std::string& model, bool pairs, bool no_special, bool truncate,
-                          int64_t max_length, const std::string& invalid_utf8,
-                          const std::string& prompt, const std::string& prefix,
+// shared with `encode --text-file`. --truncate cuts to the least of the
+// tokenizer's model_max_length, a sentence-transformers folder's
+// max_seq_length (sentence_bert_config.json) and model_limit if positive (the
+// model's positions); with model_limit negative, truncate needs one of the
+// first two (UsageError without); 0: no bound from the model. Throws
+// UsageError for bad values.
+TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
                           const tokenizers::Tokenizer& tokenizer, int64_t model_limit);
 
 struct TokenizeResult {
