@@ -115,9 +115,15 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
     if (!types_in.is_none())
       throw Error("token_type_ids goes with ids; texts take theirs from the tokenizer");
     std::shared_ptr<const tokenizers::Tokenizer> tokenizer;
-    {
+    try {
       py::gil_scoped_release release;
       tokenizer = model.tokenizer();
+    } catch (const Error& e) {
+      // Say what was given too: ids written as a str ("3 14 15") come here.
+      throw Error(std::string("ids is text (") +
+                  (py::isinstance<py::str>(ids_in) ? "a str" : "a list of str") +
+                  "), which needs the model folder's own tokenizer: " + e.what() +
+                  "; token ids go as integers");
     }
     const TextOptions o =
         ToTextOptions(model.directory(), *tokenizer,

@@ -80,9 +80,11 @@ def test_ids_that_do_not_fit_int32_are_refused(toy_dir):
     ([[1, 2, 3], [[4, 5]]], r"ids\[1\] must be a 1-D sequence of token ids, got shape \(1, 2\)"),
     ([[1, 2], ["a"]], r"ids\[1\] must hold integers, got dtype <U1"),
     ([[3, 2**70]], "token id 1180591620717411303424 at sequence 0, position 1 is outside"),
-    (["a", "b"], "integers, got dtype <U1"),
+    # Text, for a model folder without a tokenizer (tests/python/test_text.py has one).
+    (["a", "b"], r"ids is text \(a list of str\), which needs the model folder's own tokenizer: "
+     r".* holds no tokenizer .*; token ids go as integers"),
     (None, "or a list of sequences, got NoneType"),
-    ("3 14 15", "or a list of sequences, got str"),
+    ("3 14 15", r"ids is text \(a str\), which needs the model folder's own tokenizer"),
     ({"ids": [3]}, "or a list of sequences, got dict"),
     ([], r"^ids is an empty list: nothing to encode \(give at least one sequence of token ids\)$"),
     ((), r"^ids is an empty tuple: nothing to encode \(give at least one sequence of token ids\)$"),
