@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "models/tokenizers/fields.h"
 
 namespace phasor::tokenizers {
 
@@ -34,10 +35,7 @@ Builder FindKind(const Kinds<Builder, N>& kinds, const std::string& type, const 
 // The type of spec, an object with a string "type"; Error naming where otherwise.
 inline std::string TypeOf(const nlohmann::json& spec, const std::string& where) {
   if (!spec.is_object()) throw Error(where + ": expected an object or null, got " + spec.dump());
-  if (!spec.contains("type")) throw Error(where + ".type: missing (it is required)");
-  if (!spec["type"].is_string())
-    throw Error(where + ".type: expected a string, got " + spec["type"].dump());
-  return spec["type"].get<std::string>();
+  return RequiredString(spec, "type", where);
 }
 
 // The steps of a Sequence: make(item, "WHERE.KEY[i]") for each item of
@@ -45,8 +43,7 @@ inline std::string TypeOf(const nlohmann::json& spec, const std::string& where) 
 template <class Make>
 auto BuildSteps(const nlohmann::json& spec, const char* key, const std::string& where,
                 const char* what, Make make) {
-  if (!spec.contains(key)) throw Error(where + "." + key + ": missing (it is required)");
-  const nlohmann::json& list = spec[key];
+  const nlohmann::json& list = Required(spec, key, where);
   if (!list.is_array()) throw Error(where + "." + key + ": expected a list, got " + list.dump());
   std::vector<decltype(make(list, where))> steps;
   for (size_t i = 0; i < list.size(); ++i) {

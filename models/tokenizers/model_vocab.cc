@@ -58,29 +58,4 @@ std::string BytePiece(unsigned char b) {
   return text;
 }
 
-std::string StringField(const nlohmann::json& spec, const char* key, const std::string& where,
-                        const std::string& fallback) {
-  const auto value = OptionalStringField(spec, key, where);
-  return value ? *value : fallback;
-}
-
-std::optional<std::string> OptionalStringField(const nlohmann::json& spec, const char* key,
-                                               const std::string& where) {
-  const auto it = spec.find(key);
-  if (it == spec.end() || it->is_null()) return std::nullopt;
-  if (!it->is_string()) {
-    throw Error(where + "." + key + ": expected a string, got " + it->dump());
-  }
-  return it->get<std::string>();
-}
-
-bool BoolField(const nlohmann::json& spec, const char* key, const std::string& where,
-               bool fallback) {
-  const auto it = spec.find(key);
-  if (it == spec.end() || it->is_null()) return fallback;
-  if (!it->is_boolean())
-    throw Error(where + "." + key + ": expected true or false, got " + it->dump());
-  return it->get<bool>();
-}
-
 }  // namespace phasor::tokenizers

@@ -1,6 +1,6 @@
 // The pieces the model kinds share: a token table looked up by string_view
 // without allocating, read from a tokenizer.json {token: id} object with the
-// checks every builder makes, and the typed field readers their messages use.
+// checks every builder makes (the typed field readers are fields.h's).
 // Internal to phasor_tokenizers.
 #pragma once
 
@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+
+#include "models/tokenizers/fields.h"  // the field readers the model kinds use
 
 namespace phasor::tokenizers {
 
@@ -49,15 +51,6 @@ TokenTable ReadTokenIds(const nlohmann::json& vocab, const std::string& where);
 
 // The "<0xAB>" piece of a byte, as byte fallback spells it.
 std::string BytePiece(unsigned char b);
-
-// Field readers: spec[key] when present and not null, else fallback; a value
-// of another type throws Error "where.key: expected ...".
-std::string StringField(const nlohmann::json& spec, const char* key, const std::string& where,
-                        const std::string& fallback);
-std::optional<std::string> OptionalStringField(const nlohmann::json& spec, const char* key,
-                                               const std::string& where);
-bool BoolField(const nlohmann::json& spec, const char* key, const std::string& where,
-               bool fallback);
 
 // A quoted token for messages: "ab" (JSON escapes, so control bytes show).
 std::string Quoted(std::string_view token);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "models/tokenizers/fields.h"
 #include "models/tokenizers/kinds.h"
 #include "models/tokenizers/normalizer.h"
 #include "models/tokenizers/pre_tokenizer.h"
@@ -26,35 +27,6 @@ namespace {
 
 using nlohmann::json;
 using NormalizerPtr = std::unique_ptr<Normalizer>;
-
-// ---- JSON fields, named in messages as where.field --------------------------
-
-const json& Required(const json& spec, const char* key, const std::string& where) {
-  auto it = spec.find(key);
-  if (it == spec.end()) throw Error(where + "." + key + ": missing (it is required)");
-  return *it;
-}
-
-bool RequiredBool(const json& spec, const char* key, const std::string& where) {
-  const json& v = Required(spec, key, where);
-  if (!v.is_boolean()) throw Error(where + "." + key + ": expected true or false, got " + v.dump());
-  return v.get<bool>();
-}
-
-// null or absent: nullopt.
-std::optional<bool> OptionalBool(const json& spec, const char* key, const std::string& where) {
-  auto it = spec.find(key);
-  if (it == spec.end() || it->is_null()) return std::nullopt;
-  if (!it->is_boolean())
-    throw Error(where + "." + key + ": expected true, false or null, got " + it->dump());
-  return it->get<bool>();
-}
-
-std::string RequiredString(const json& spec, const char* key, const std::string& where) {
-  const json& v = Required(spec, key, where);
-  if (!v.is_string()) throw Error(where + "." + key + ": expected a string, got " + v.dump());
-  return v.get<std::string>();
-}
 
 // Appends the code points of text for which keep(c) holds.
 template <class Keep>

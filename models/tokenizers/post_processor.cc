@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/error.h"
+#include "models/tokenizers/fields.h"
 #include "models/tokenizers/kinds.h"
 #include "models/tokenizers/tokenizer.h"
 
@@ -11,11 +12,6 @@ namespace phasor::tokenizers {
 namespace {
 
 using nlohmann::json;
-
-const json& Field(const json& spec, const char* key, const std::string& where) {
-  if (!spec.contains(key)) throw Error(where + "." + key + ": missing");
-  return spec[key];
-}
 
 // A piece of a layout: special ids, or one of the texts (0: a, 1: b).
 struct LayoutItem {
@@ -73,7 +69,7 @@ class Layout : public PostProcessor {
 
 // BertProcessing and RobertaProcessing name a token as [content, id].
 std::vector<int32_t> NamedId(const json& spec, const char* key, const std::string& where) {
-  const json& v = Field(spec, key, where);
+  const json& v = Required(spec, key, where);
   if (!v.is_array() || v.size() != 2 || !v[0].is_string() || !v[1].is_number_integer())
     throw Error(where + "." + key + ": expected [token, id]");
   return {v[1].get<int32_t>()};
@@ -137,21 +133,21 @@ std::vector<LayoutItem> Template(const json& items, const json& special, const s
 std::unique_ptr<PostProcessor> MakeTemplate(const json& spec, const std::string& where) {
   const json& special = spec.contains("special_tokens") ? spec["special_tokens"] : json::object();
   return std::make_unique<Layout>(
-      Template(Field(spec, "single", where), special, where + ".single", false),
-      Template(Field(spec, "pair", where), special, where + ".pair", true), true);
+      Template(Required(spec, "single", where), special, where + ".single", false),
+      Template(Required(spec, "pair", where), special, where + ".pair", true), true);
 }
 
 // Sequence: the ByteLevel steps change no id; at most one step lays out ids.
 std::unique_ptr<PostProcessor> MakeSequence(const json& spec, const std::string& where) {
-  const json& steps = Field(spec, "processors", where);
-  if (!steps.is_array()) throw Error(where + ".processors: expected a list");
   std::unique_ptr<PostProcessor> layout;
+  auto steps = BuildSteps(spec, "processors", where, "a post-processor", MakePostProcessor);
   for (size_t i = 0; i < steps.size(); ++i) {
-    const std::string at = where + ".processors[" + std::to_string(i) + "]";
-    auto step = MakePostProcessor(steps[i], at);
-    if (!step) continue;
-    if (layout) throw Error(at + ": a second step that adds special tokens; phasor reads one");
-    layout = std::move(step);
+    if (!steps[i]) continue;  // ByteLevel
+    if (layout) {
+      throw Error(where + ".processors[" + std::to_string(i) +
+                  "]: a second step that adds special tokens; phasor reads one");
+    }
+    layout = std::move(steps[i]);
   }
   return layout;
 }

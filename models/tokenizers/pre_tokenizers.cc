@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "models/tokenizers/fields.h"
 #include "models/tokenizers/kinds.h"
 #include "models/tokenizers/pre_tokenizer.h"
 #include "models/tokenizers/regex.h"
@@ -31,28 +32,6 @@ namespace {
 
 using nlohmann::json;
 using PreTokenizerPtr = std::unique_ptr<PreTokenizer>;
-
-// ---- JSON fields, named in messages as where.field --------------------------
-
-const json& Required(const json& spec, const char* key, const std::string& where) {
-  auto it = spec.find(key);
-  if (it == spec.end()) throw Error(where + "." + key + ": missing (it is required)");
-  return *it;
-}
-
-bool RequiredBool(const json& spec, const char* key, const std::string& where) {
-  const json& v = Required(spec, key, where);
-  if (!v.is_boolean()) throw Error(where + "." + key + ": expected true or false, got " + v.dump());
-  return v.get<bool>();
-}
-
-bool OptionalBool(const json& spec, const char* key, bool fallback, const std::string& where) {
-  auto it = spec.find(key);
-  if (it == spec.end() || it->is_null()) return fallback;
-  if (!it->is_boolean())
-    throw Error(where + "." + key + ": expected true or false, got " + it->dump());
-  return it->get<bool>();
-}
 
 // ---- Splitting --------------------------------------------------------------
 
@@ -428,8 +407,7 @@ class ByteLevel final : public PreTokenizer {
 PreTokenizerPtr MakeByteLevel(const json& spec, const std::string& where) {
   const bool add_prefix_space = RequiredBool(spec, "add_prefix_space", where);
   RequiredBool(spec, "trim_offsets", where);  // offsets only: no effect on ids
-  return std::make_unique<ByteLevel>(add_prefix_space,
-                                     OptionalBool(spec, "use_regex", true, where));
+  return std::make_unique<ByteLevel>(add_prefix_space, BoolField(spec, "use_regex", where, true));
 }
 
 enum class PrependScheme { kAlways, kFirst, kNever };
@@ -524,7 +502,7 @@ PreTokenizerPtr MakeMetaspace(const json& spec, const std::string& where) {
     }
   }
   return std::make_unique<Metaspace>(r.get<std::string>(), scheme,
-                                     OptionalBool(spec, "split", true, where));
+                                     BoolField(spec, "split", where, true));
 }
 
 class Sequence final : public PreTokenizer {
