@@ -26,6 +26,11 @@ inline std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+inline void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
 // args is a shell-quoted argument string appended to the CLI's path.
 inline RunResult RunPhasor(const std::string& args) {
   static int counter = 0;

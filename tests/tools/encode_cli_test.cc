@@ -17,11 +17,7 @@ namespace {
 
 using testing::ReadFile;
 using testing::RunPhasor;
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-}
+using testing::WriteFile;
 
 // A small model directory written by make-toy; each test gets a fresh copy.
 std::string MakeSmallModel(const std::string& name) {

@@ -14,11 +14,7 @@ namespace {
 
 using testing::ReadFile;
 using testing::RunPhasor;
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-}
+using testing::WriteFile;
 
 // tests/data/tokenizers/hand/tokenizer.json, ids: [PAD] 0, [UNK] 1, [CLS] 2,
 // [SEP] 3, [MASK] 4, hello 5, world 6, ##s 7, un 8, ##able 9, "," 10, "!" 11,
