@@ -13,5 +13,6 @@ void AddEncodeCommand(CLI::App& app);
 void AddMakeToyCommand(CLI::App& app);
 void AddBenchPeCommand(CLI::App& app);
 void AddTokenizeCommand(CLI::App& app);
+void AddServeCommand(CLI::App& app);
 
 }  // namespace phasor::cli

@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   phasor::cli::AddPeCommand(app);
   phasor::cli::AddEncodeCommand(app);
   phasor::cli::AddTokenizeCommand(app);
+  phasor::cli::AddServeCommand(app);
   phasor::cli::AddEmbedCommand(app);
   phasor::cli::AddMakeToyCommand(app);
   phasor::cli::AddBenchPeCommand(app);

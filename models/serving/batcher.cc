@@ -1,0 +1,204 @@
+#include "models/serving/batcher.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "engine/error.h"
+#include "models/pooling.h"
+
+namespace phasor::serving {
+namespace {
+
+// How often a waiting request asks whether its client is still there.
+constexpr auto kPollInterval = std::chrono::milliseconds(20);
+
+}  // namespace
+
+Batcher::Batcher(const Model& model, BatcherOptions options)
+    : model_(model), options_(std::move(options)) {
+  options_.embedding.normalize = false;  // per request, after the batch
+  options_.embedding.batch_tokens = options_.max_batch_tokens;
+  logits_.head = HeadOutput::kLogits;
+  logits_.batch_tokens = options_.max_batch_tokens;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+Batcher::~Batcher() {
+  Stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+int64_t Batcher::width(Output output) const {
+  return model_.output_dim(output == Output::kLogits ? logits_ : options_.embedding);
+}
+
+std::shared_ptr<Job> Batcher::Submit(Sequences seqs, Output output) {
+  auto job = std::make_shared<Job>();
+  job->output_ = output;
+  job->width_ = width(output);
+  job->rows_.assign(static_cast<size_t>(seqs.count() * job->width_), 0.0f);
+  job->seqs_ = std::move(seqs);
+  job->enqueued_ = Clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopping_) {
+      queued_ += job->seqs_.count();
+      queue_.push_back(job);
+      cv_.notify_one();
+      return job;
+    }
+  }
+  Finish(*job, 0, "the server is shutting down");
+  return job;
+}
+
+bool Batcher::Wait(Job& job, const std::function<bool()>& client_gone) {
+  std::unique_lock<std::mutex> lock(job.mu_);
+  while (!job.finished_) {
+    if (job.cv_.wait_for(lock, kPollInterval, [&] { return job.finished_; })) break;
+    lock.unlock();
+    const bool gone = client_gone && client_gone();
+    lock.lock();
+    if (gone) {
+      job.Cancel();
+      return false;
+    }
+  }
+  return job.error_.empty() && !job.cancelled();
+}
+
+int64_t Batcher::queued_sequences() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queued_;
+}
+
+void Batcher::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopping_ = true;
+  cv_.notify_all();
+}
+
+void Batcher::Finish(Job& job, int64_t sequences, const std::string& error) {
+  std::lock_guard<std::mutex> lock(job.mu_);
+  job.done_ += sequences;
+  if (!error.empty() && job.error_.empty()) job.error_ = error;
+  if (job.done_ >= job.seqs_.count() || !job.error_.empty()) {
+    job.finished_ = true;
+    job.cv_.notify_all();
+  }
+}
+
+std::vector<Batcher::Piece> Batcher::FormBatch() {
+  std::vector<Piece> pieces;
+  int64_t tokens = 0;
+  const Output output = queue_.front()->output_;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    Job& job = **it;
+    if (job.cancelled()) {  // its client is gone: none of the rest is computed
+      queued_ -= job.seqs_.count() - job.next_;
+      Finish(job, 0, "cancelled");
+      it = queue_.erase(it);
+      continue;
+    }
+    if (job.output_ != output) {
+      ++it;
+      continue;
+    }
+    Piece piece{*it, job.next_, 0};
+    const std::vector<int64_t>& off = job.seqs_.offsets;
+    while (job.next_ < job.seqs_.count()) {
+      const int64_t len = off[job.next_ + 1] - off[job.next_];
+      if (tokens > 0 && tokens + len > options_.max_batch_tokens) break;
+      tokens += len;
+      ++job.next_;
+      ++piece.count;
+    }
+    if (piece.count > 0) {
+      if (!job.started_) {
+        job.started_ = true;
+        if (options_.on_queued)
+          options_.on_queued(std::chrono::duration<double>(Clock::now() - job.enqueued_).count());
+      }
+      queued_ -= piece.count;
+      pieces.push_back(std::move(piece));
+    }
+    if (job.next_ == job.seqs_.count()) {
+      it = queue_.erase(it);
+    } else {
+      break;  // the budget is spent
+    }
+  }
+  return pieces;
+}
+
+void Batcher::Loop() {
+  for (;;) {
+    std::vector<Piece> pieces;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing is left
+      pieces = FormBatch();
+    }
+    if (!pieces.empty()) RunBatch(pieces);
+  }
+}
+
+void Batcher::RunBatch(const std::vector<Piece>& pieces) {
+  // Packs the pieces' sequences back to back: ids_, types_ [tokens], offsets_ [n + 1].
+  ids_.clear();
+  types_.clear();
+  offsets_.assign(1, 0);
+  bool typed = false;
+  for (const Piece& p : pieces) typed = typed || !p.job->seqs_.types.empty();
+  for (const Piece& p : pieces) {
+    const Sequences& s = p.job->seqs_;
+    const int64_t begin = s.offsets[p.first];
+    const int64_t end = s.offsets[p.first + p.count];
+    ids_.insert(ids_.end(), s.ids.begin() + begin, s.ids.begin() + end);
+    if (typed) {
+      if (s.types.empty()) {
+        types_.resize(types_.size() + static_cast<size_t>(end - begin), 0);
+      } else {
+        types_.insert(types_.end(), s.types.begin() + begin, s.types.begin() + end);
+      }
+    }
+    for (int64_t i = p.first; i < p.first + p.count; ++i)
+      offsets_.push_back(offsets_.back() + s.offsets[i + 1] - s.offsets[i]);
+  }
+  const auto n = static_cast<int64_t>(offsets_.size()) - 1;
+  const Output output = pieces.front().job->output_;
+  EncodeOptions options = output == Output::kLogits ? logits_ : options_.embedding;
+  const int64_t w = model_.output_dim(options);
+  out_.resize(static_cast<size_t>(n * w));
+  options.token_types = typed ? types_.data() : nullptr;
+  options.cancelled = [&pieces] {
+    return std::all_of(pieces.begin(), pieces.end(),
+                       [](const Piece& p) { return p.job->cancelled(); });
+  };
+  std::string error;
+  const auto start = Clock::now();
+  try {
+    model_.EncodePacked(ids_.data(), offsets_.data(), n, out_.data(), options);
+  } catch (const Cancelled&) {
+    error = "cancelled";
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  int64_t row = 0;
+  for (const Piece& p : pieces) {
+    Job& job = *p.job;
+    if (error.empty()) {
+      std::memcpy(job.rows_.data() + p.first * w, out_.data() + row * w,
+                  static_cast<size_t>(p.count * w) * sizeof(float));
+    }
+    row += p.count;
+    if (!error.empty()) job.Cancel();  // the rest of it is not computed either
+    Finish(job, p.count, error);
+  }
+  if (options_.on_batch) options_.on_batch({n, ids_.size() > 0 ? offsets_.back() : 0, seconds});
+}
+
+}  // namespace phasor::serving

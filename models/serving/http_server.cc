@@ -1,0 +1,191 @@
+#include "models/serving/http_server.h"
+
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+
+#include "engine/error.h"
+#include "models/serving/peer_socket.h"
+#include "models/serving/routes/routes.h"
+
+namespace phasor::serving {
+namespace {
+
+// Seconds a connection may wait between two bytes of a request (or an
+// answer's), and idle between two requests.
+constexpr time_t kReadTimeoutSeconds = 5;
+constexpr time_t kKeepAliveSeconds = 5;
+// Connections accepted but not yet taken by a thread, at most.
+constexpr int kListenBacklog = 1024;
+// Connection threads beyond --max-concurrent-requests: room for slow
+// clients, idle keep-alive connections and the GET routes.
+constexpr int64_t kSpareConnectionThreads = 64;
+
+// httplib::Server with its listening socket reachable (for a deeper backlog).
+class Listener : public httplib::Server {
+ public:
+  int socket() const { return svr_sock_; }
+};
+
+thread_local Clock::time_point t_request_start;
+
+}  // namespace
+
+class HttpServer::Impl {
+ public:
+  Impl(Service& service, std::function<void(const std::string&)> log)
+      : service_(service), log_(std::move(log)) {
+    const ServeOptions& o = service_.options();
+    const auto threads = static_cast<size_t>(o.max_concurrent_requests + kSpareConnectionThreads);
+    server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server_.set_payload_max_length(static_cast<size_t>(o.payload_limit));
+    server_.set_read_timeout(kReadTimeoutSeconds, 0);
+    server_.set_write_timeout(kReadTimeoutSeconds, 0);
+    server_.set_keep_alive_timeout(kKeepAliveSeconds);
+    server_.set_keep_alive_max_count(1u << 20);
+    server_.set_tcp_nodelay(true);
+    for (const Route& route : Routes()) {
+      auto handler = [this, &route](const httplib::Request& req, httplib::Response& res) {
+        Dispatch(route, req, res);
+      };
+      if (std::string(route.method) == "GET") {
+        server_.Get(route.path, handler);
+      } else {
+        server_.Post(route.path, handler);
+      }
+    }
+    server_.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+      t_request_start = Clock::now();
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+    server_.set_error_handler(
+        [this](const httplib::Request& req, httplib::Response& res) { ErrorPage(req, res); });
+    server_.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+          res.status = 500;
+          res.set_content(ErrorBody("internal error", "Backend"), "application/json");
+        });
+    server_.set_logger(
+        [this](const httplib::Request& req, const httplib::Response& res) { Log(req, res); });
+  }
+
+  int Bind() {
+    const ServeOptions& o = service_.options();
+    int port = o.port;
+    if (port == 0) {
+      port = server_.bind_to_any_port(o.host);
+    } else if (!server_.bind_to_port(o.host, port)) {
+      port = -1;
+    }
+    if (port < 0) {
+      throw Error("cannot listen on " + o.host + ":" + std::to_string(o.port) + ": " +
+                  std::strerror(errno));
+    }
+    ::listen(server_.socket(), kListenBacklog);  // httplib's own backlog is 5
+    return port;
+  }
+
+  void Run() { server_.listen_after_bind(); }
+
+  void Stop() {
+    stopping_.store(true);
+    server_.stop();
+  }
+
+ private:
+  void Dispatch(const Route& route, const httplib::Request& req, httplib::Response& res) {
+    HttpReply reply;
+    bool admitted = false;
+    try {
+      if (stopping_.load()) throw ApiError{503, "Unhealthy", "the server is shutting down"};
+      if (route.computes) {
+        admitted = service_.Admit();
+        if (!admitted) {
+          throw ApiError{429, "Overloaded",
+                         "the server has " +
+                             std::to_string(service_.options().max_concurrent_requests) +
+                             " requests in flight (--max-concurrent-requests): retry later"};
+        }
+      }
+      int fd = -2;  // found when first asked
+      HttpRequest r{req.body, [&]() mutable {
+                      if (fd == -2)
+                        fd = ConnectionSocket(req.remote_addr, req.remote_port, req.local_port);
+                      return PeerClosed(fd);
+                    }};
+      route.handle(service_, r, reply);
+    } catch (const ApiError& e) {
+      reply.status = e.status;
+      reply.body = ErrorBody(e.message, e.type);
+      reply.content_type = "application/json";
+    } catch (const std::bad_alloc&) {
+      reply.status = 507;
+      reply.body = ErrorBody("out of memory for this request", "Backend");
+      reply.content_type = "application/json";
+    } catch (const std::exception& e) {
+      reply.status = 500;
+      reply.body = ErrorBody(e.what(), "Backend");
+      reply.content_type = "application/json";
+    }
+    if (admitted) service_.Release();
+    if (reply.status == 429) res.set_header("Retry-After", "1");
+    res.status = reply.status;
+    res.set_content(std::move(reply.body), reply.content_type.c_str());
+    if (route.computes) {
+      service_.metrics().request_seconds.Observe(
+          std::chrono::duration<double>(Clock::now() - t_request_start).count());
+    }
+  }
+
+  void ErrorPage(const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;  // a route's own answer
+    std::string message, type = "Validation";
+    switch (res.status) {
+      case 404: {
+        message = "no route " + req.method + " " + req.path + "; the routes are";
+        for (const Route& r : Routes()) message += std::string(" ") + r.method + " " + r.path + ",";
+        message.pop_back();
+        type = "NotFound";
+        break;
+      }
+      case 413:
+        message = "the body is larger than the server takes (--payload-limit " +
+                  std::to_string(service_.options().payload_limit) + " bytes)";
+        break;
+      default:
+        message = "bad request (HTTP status " + std::to_string(res.status) + ")";
+    }
+    res.set_content(ErrorBody(message, type), "application/json");
+  }
+
+  void Log(const httplib::Request& req, const httplib::Response& res) {
+    bool known = false;  // an arbitrary path is never a label: "other"
+    for (const Route& r : Routes()) known = known || req.path == r.path;
+    service_.metrics().CountRequest(known ? req.path : "other", res.status);
+    if (service_.options().quiet) return;
+    const double ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - t_request_start).count();
+    char line[512];
+    std::snprintf(line, sizeof line, "%s %.200s %d %.60s:%d %.1f ms %zu bytes", req.method.c_str(),
+                  req.path.c_str(), res.status, req.remote_addr.c_str(), req.remote_port, ms,
+                  res.body.size());
+    log_(line);
+  }
+
+  Service& service_;
+  std::function<void(const std::string&)> log_;
+  Listener server_;
+  std::atomic<bool> stopping_{false};
+};
+
+HttpServer::HttpServer(Service& service, std::function<void(const std::string&)> log)
+    : impl_(std::make_unique<Impl>(service, std::move(log))) {}
+HttpServer::~HttpServer() = default;
+int HttpServer::Bind() { return impl_->Bind(); }
+void HttpServer::Run() { impl_->Run(); }
+void HttpServer::Stop() { impl_->Stop(); }
+
+}  // namespace phasor::serving

@@ -1,0 +1,68 @@
+#include "models/serving/peer_socket.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace phasor::serving {
+namespace {
+
+// The port and address of an IPv4 or IPv6 socket address.
+bool Ends(const sockaddr_storage& a, std::string& addr, int& port) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (a.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&a);
+    inet_ntop(AF_INET, &in->sin_addr, buf, sizeof buf);
+    port = ntohs(in->sin_port);
+  } else if (a.ss_family == AF_INET6) {
+    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a);
+    inet_ntop(AF_INET6, &in6->sin6_addr, buf, sizeof buf);
+    port = ntohs(in6->sin6_port);
+  } else {
+    return false;
+  }
+  addr = buf;
+  return true;
+}
+
+bool Matches(int fd, const std::string& remote_addr, int remote_port, int local_port) {
+  sockaddr_storage peer{}, self{};
+  socklen_t len = sizeof peer;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return false;
+  std::string addr;
+  int port = 0;
+  if (!Ends(peer, addr, port) || port != remote_port || addr != remote_addr) return false;
+  len = sizeof self;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) != 0) return false;
+  return Ends(self, addr, port) && port == local_port;
+}
+
+}  // namespace
+
+int ConnectionSocket(const std::string& remote_addr, int remote_port, int local_port) {
+  thread_local int cached = -1;
+  if (cached >= 0 && Matches(cached, remote_addr, remote_port, local_port)) return cached;
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  const int top = static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 16));
+  for (int fd = 3; fd < top; ++fd) {
+    if (Matches(fd, remote_addr, remote_port, local_port)) return cached = fd;
+  }
+  return cached = -1;
+}
+
+bool PeerClosed(int fd) {
+  if (fd < 0) return false;
+  pollfd p{fd, POLLIN | POLLRDHUP, 0};
+  if (poll(&p, 1, 0) <= 0) return false;
+  if (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) return true;
+  char c;
+  return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+}  // namespace phasor::serving

@@ -1,0 +1,19 @@
+// Which socket a request came on, and whether its client has closed it: the
+// HTTP library hands a route the request's addresses but not its socket, so
+// the socket is found by its two ends (once per connection and thread).
+#pragma once
+
+#include <string>
+
+namespace phasor::serving {
+
+// The descriptor of this process's TCP socket from local_port to
+// remote_addr:remote_port, or -1. Cached per thread: a connection thread asks
+// again for the same connection at the cost of one getpeername.
+int ConnectionSocket(const std::string& remote_addr, int remote_port, int local_port);
+
+// Whether the peer of fd has closed its end (or reset it). Data waiting to
+// be read (a pipelined request) is not a close.
+bool PeerClosed(int fd);
+
+}  // namespace phasor::serving

@@ -1,0 +1,61 @@
+// POST /rerank, as text-embeddings-inference, for a checkpoint with a
+// classification head (a cross-encoder): {"query": str, "texts": [str],
+// "truncate": false, "raw_scores": false, "return_text": false} ->
+// [{"index": i, "score": s, "text": ...}], highest score first. Each text is
+// encoded as the pair (query, text); its score is the sigmoid of the head's
+// one logit (raw_scores: the logit).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "models/serving/routes/routes.h"
+
+namespace phasor::serving {
+
+void Rerank(Service& service, const HttpRequest& req, HttpReply& reply) {
+  if (!service.has_classifier()) {
+    throw ApiError{424, "Backend",
+                   service.options().model +
+                       " has no classification head: /rerank needs a cross-encoder (a "
+                       "*ForSequenceClassification checkpoint)"};
+  }
+  const nlohmann::json body = ParseBody(req.body);
+  const Inputs query = ReadInputs(body, "query", false);
+  if (!query.one) throw ApiError{422, "Validation", "'query' must be a string"};
+  const Inputs texts = ReadInputs(body, "texts", false);
+  TextChoices text;
+  text.truncate = ReadBool(body, "truncate", false);
+  const bool raw = ReadBool(body, "raw_scores", false);
+  const bool return_text = ReadBool(body, "return_text", false);
+  const int64_t w = service.batcher().width(Output::kLogits);
+  if (w != 1) {
+    throw ApiError{424, "Backend",
+                   "the classification head has " + std::to_string(w) +
+                       " labels; /rerank needs one score a pair (num_labels 1)"};
+  }
+  Sequences seqs = service.PreparePairs(query.texts[0], texts.texts, text);
+  const std::vector<float> logits =
+      service.Encode(std::move(seqs), Output::kLogits, req.client_gone);
+  std::vector<float> scores(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i)
+    scores[i] = raw ? logits[i] : 1.0f / (1.0f + std::exp(-logits[i]));
+  std::vector<size_t> order(scores.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  std::string& out = reply.body;
+  out += '[';
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    if (k > 0) out += ',';
+    out += "{\"index\":" + std::to_string(i) + ",\"score\":";
+    std::string value;
+    AppendFloats(&scores[i], 1, value);
+    out += value.substr(1, value.size() - 2);
+    if (return_text) out += ",\"text\":" + Quoted(texts.texts[i]);
+    out += '}';
+  }
+  out += ']';
+}
+
+}  // namespace phasor::serving

@@ -1,0 +1,55 @@
+#include "models/serving/serve.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <thread>
+
+#include "models/serving/http_server.h"
+
+namespace phasor::serving {
+
+void RunServe(const ServeOptions& options, const JobEvents& events,
+              const std::function<void(const std::string&)>& info) {
+  ::signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals, old;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  // Before any thread starts: each inherits the mask, so only sigtimedwait
+  // below takes these signals.
+  pthread_sigmask(SIG_BLOCK, &stop_signals, &old);
+  struct Restore {
+    sigset_t mask;
+    ~Restore() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
+  } restore{old};
+
+  Service service(options, events);
+  HttpServer http(service, info);
+  const int port = http.Bind();
+  info("listening on http://" + options.host + ":" + std::to_string(port) + " (" + options.model +
+       ", pool " + service.pooling() + ", " + std::to_string(service.max_input_tokens()) +
+       " tokens an input at most)");
+
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    const timespec tick{0, 100 * 1000 * 1000};
+    while (!done.load()) {
+      const int sig = sigtimedwait(&stop_signals, nullptr, &tick);
+      if (sig == SIGINT || sig == SIGTERM) {
+        info(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
+             ": no new connections; answering the requests in flight");
+        http.Stop();
+        return;
+      }
+    }
+  });
+  http.Run();
+  done.store(true);
+  watcher.join();
+  service.Stop();
+  info("stopped");
+}
+
+}  // namespace phasor::serving
