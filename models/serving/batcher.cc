@@ -1,6 +1,7 @@
 #include "models/serving/batcher.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -19,6 +20,8 @@ Batcher::Batcher(const Model& model, BatcherOptions options)
     : model_(model), options_(std::move(options)) {
   options_.embedding.normalize = false;  // per request, after the batch
   options_.embedding.batch_tokens = options_.max_batch_tokens;
+  if (const char* delay = std::getenv("PHASOR_TEST_BATCH_DELAY_MS"))
+    test_delay_ = std::chrono::milliseconds(std::atoll(delay));
   logits_.head = HeadOutput::kLogits;
   logits_.batch_tokens = options_.max_batch_tokens;
   thread_ = std::thread([this] { Loop(); });
@@ -138,7 +141,13 @@ void Batcher::Loop() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and nothing is left
+      if (queue_.empty()) return;     // stopping, and nothing is left
+      if (test_delay_.count() > 0) {  // a request held in flight, for the tests
+        lock.unlock();
+        std::this_thread::sleep_for(test_delay_);
+        lock.lock();
+        if (queue_.empty()) continue;
+      }
       pieces = FormBatch();
     }
     if (!pieces.empty()) RunBatch(pieces);

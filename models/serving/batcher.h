@@ -151,6 +151,9 @@ class Batcher {
   std::vector<int32_t> types_;    // [tokens]
   std::vector<int64_t> offsets_;  // [sequences + 1]
   std::vector<float> out_;        // [sequences, width]
+  // PHASOR_TEST_BATCH_DELAY_MS: a pause before each batch is formed, so that
+  // the tests can hold requests in flight (429, SIGTERM, a client gone).
+  std::chrono::milliseconds test_delay_{0};
   std::thread thread_;
 };
 

@@ -6,8 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "engine/error.h"
+#include "models/serving/connections.h"
 #include "models/serving/peer_socket.h"
 #include "models/serving/routes/routes.h"
 
@@ -18,6 +21,11 @@ namespace {
 // answer's), and idle between two requests.
 constexpr time_t kReadTimeoutSeconds = 5;
 constexpr time_t kKeepAliveSeconds = 5;
+// Time a connection has to send a whole request (line, headers and body) from
+// when it opens or its last answer went: a client that trickles it is closed.
+constexpr auto kRequestTimeout = std::chrono::seconds(10);
+// How often the connections are looked at (and, when stopping, closed).
+constexpr auto kSweepInterval = std::chrono::milliseconds(100);
 // Connections accepted but not yet taken by a thread, at most.
 constexpr int kListenBacklog = 1024;
 // Connection threads beyond --max-concurrent-requests: room for slow
@@ -85,10 +93,24 @@ class HttpServer::Impl {
                   std::strerror(errno));
     }
     ::listen(server_.socket(), kListenBacklog);  // httplib's own backlog is 5
+    connections_ = std::make_unique<Connections>(
+        port, server_.socket(),
+        std::chrono::duration_cast<std::chrono::milliseconds>(kRequestTimeout));
     return port;
   }
 
-  void Run() { server_.listen_after_bind(); }
+  void Run() {
+    std::atomic<bool> done{false};
+    std::thread sweeper([&] {
+      while (!done.load()) {
+        connections_->Sweep(stopping_.load());
+        std::this_thread::sleep_for(kSweepInterval);
+      }
+    });
+    server_.listen_after_bind();  // returns once every connection's thread has ended
+    done.store(true);
+    sweeper.join();
+  }
 
   void Stop() {
     stopping_.store(true);
@@ -110,12 +132,11 @@ class HttpServer::Impl {
                              " requests in flight (--max-concurrent-requests): retry later"};
         }
       }
-      int fd = -2;  // found when first asked
-      HttpRequest r{req.body, [&]() mutable {
-                      if (fd == -2)
-                        fd = ConnectionSocket(req.remote_addr, req.remote_port, req.local_port);
-                      return PeerClosed(fd);
-                    }};
+      // Its connection: watched for the client leaving, and kept open on shutdown.
+      const int fd = ConnectionSocket(req.remote_addr, req.remote_port, req.local_port);
+      std::optional<Connections::Busy> busy;
+      if (fd >= 0) busy.emplace(*connections_, fd);
+      HttpRequest r{req.body, [fd] { return PeerClosed(fd); }};
       route.handle(service_, r, reply);
     } catch (const ApiError& e) {
       reply.status = e.status;
@@ -178,6 +199,7 @@ class HttpServer::Impl {
   Service& service_;
   std::function<void(const std::string&)> log_;
   Listener server_;
+  std::unique_ptr<Connections> connections_;  // once bound
   std::atomic<bool> stopping_{false};
 };
 

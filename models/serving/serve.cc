@@ -13,17 +13,15 @@ namespace phasor::serving {
 void RunServe(const ServeOptions& options, const JobEvents& events,
               const std::function<void(const std::string&)>& info) {
   ::signal(SIGPIPE, SIG_IGN);
-  sigset_t stop_signals, old;
+  sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   // Before any thread starts: each inherits the mask, so only sigtimedwait
   // below takes these signals.
-  pthread_sigmask(SIG_BLOCK, &stop_signals, &old);
-  struct Restore {
-    sigset_t mask;
-    ~Restore() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
-  } restore{old};
+  // They stay blocked when this returns: a second signal during the shutdown
+  // must not kill the process on its way out.
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   Service service(options, events);
   HttpServer http(service, info);
@@ -35,13 +33,18 @@ void RunServe(const ServeOptions& options, const JobEvents& events,
   std::atomic<bool> done{false};
   std::thread watcher([&] {
     const timespec tick{0, 100 * 1000 * 1000};
+    bool stopping = false;
     while (!done.load()) {
       const int sig = sigtimedwait(&stop_signals, nullptr, &tick);
       if (sig == SIGINT || sig == SIGTERM) {
-        info(std::string(sig == SIGINT ? "SIGINT" : "SIGTERM") +
-             ": no new connections; answering the requests in flight");
+        const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+        if (stopping) {
+          info(name + ": already stopping");
+          continue;
+        }
+        stopping = true;
+        info(name + ": no new connections; answering the requests in flight");
         http.Stop();
-        return;
       }
     }
   });

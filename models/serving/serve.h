@@ -15,7 +15,8 @@
 
 namespace phasor::serving {
 
-// Blocks SIGINT and SIGTERM in every thread it starts and waits for them on
+// Blocks SIGINT and SIGTERM in the calling thread (and so in every thread it
+// starts; they stay blocked in the caller's on return) and waits for them on
 // one of its own; ignores SIGPIPE (a client gone mid-answer is an error of
 // that write alone). info gets "listening on http://HOST:PORT" once bound,
 // a line per request (unless options.quiet) and the shutdown's news. Throws

@@ -87,6 +87,12 @@ Service::Service(const ServeOptions& options, const JobEvents& events) : options
     r.truncate = true;
     max_input_tokens_ = TextOptionsOf(options_.model, r, *tokenizer_, model_limit).max_length;
   }
+  // A model without a table of positions (sinusoidal, RoPE) holds more than
+  // any batch: then a batch's worth is the bound.
+  if (options_.max_input_tokens == 0 && max_input_tokens_ > options_.max_batch_tokens &&
+      model_limit > (int64_t{1} << 24)) {
+    max_input_tokens_ = options_.max_batch_tokens;
+  }
   if (options_.max_input_tokens > 0) {
     if (options_.max_input_tokens > model_limit) {
       throw UsageError("--max-input-tokens " + std::to_string(options_.max_input_tokens) +

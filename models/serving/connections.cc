@@ -1,0 +1,75 @@
+#include "models/serving/connections.h"
+
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+
+namespace phasor::serving {
+namespace {
+
+// The local and peer ports of a TCP socket fd; false if fd is not one.
+bool Ports(int fd, int& local, int& peer) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return false;
+  auto port_of = [](const sockaddr_storage& s) {
+    if (s.ss_family == AF_INET)
+      return static_cast<int>(ntohs(reinterpret_cast<const sockaddr_in*>(&s)->sin_port));
+    if (s.ss_family == AF_INET6)
+      return static_cast<int>(ntohs(reinterpret_cast<const sockaddr_in6*>(&s)->sin6_port));
+    return -1;
+  };
+  local = port_of(a);
+  len = sizeof a;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return false;
+  peer = port_of(a);
+  return local >= 0 && peer >= 0;
+}
+
+}  // namespace
+
+Connections::Connections(int port, int listener, std::chrono::milliseconds request_timeout)
+    : port_(port), listener_(listener), timeout_(request_timeout) {}
+
+Connections::Busy::Busy(Connections& c, int fd) : c_(c), fd_(fd) {
+  std::lock_guard<std::mutex> lock(c_.mu_);
+  c_.busy_.insert(fd_);
+}
+
+Connections::Busy::~Busy() {
+  std::lock_guard<std::mutex> lock(c_.mu_);
+  c_.busy_.erase(c_.busy_.find(fd_));
+  // Its next request has a whole timeout from now.
+  const auto it = c_.seen_.find(fd_);
+  if (it != c_.seen_.end()) it->second.since = Clock::now();
+}
+
+int Connections::Sweep(bool stopping) {
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  const int top = static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 16));
+  const auto now = Clock::now();
+  int closed = 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<int, Seen> seen;
+  for (int fd = 3; fd < top; ++fd) {
+    int local = 0, peer = 0;
+    if (fd == listener_ || !Ports(fd, local, peer) || local != port_) continue;
+    Seen s{peer, now};
+    const auto it = seen_.find(fd);
+    if (it != seen_.end() && it->second.peer_port == peer) s.since = it->second.since;
+    if (busy_.count(fd) > 0) {
+      s.since = now;
+    } else if (stopping || now - s.since > timeout_) {
+      ::shutdown(fd, SHUT_RDWR);  // its thread sees the end and closes it
+      ++closed;
+    }
+    seen[fd] = s;
+  }
+  seen_.swap(seen);
+  return closed;
+}
+
+}  // namespace phasor::serving
