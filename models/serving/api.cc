@@ -45,7 +45,7 @@ std::string ErrorBody(const std::string& message, const std::string& type) {
 Json ParseBody(const std::string& body) {
   try {
     return json_text::ParseStrictJson(body);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error; out_of_range for 1e999
     Invalid("the body is not valid JSON: " + std::string(e.what()));
   } catch (const json_text::StructureError& e) {
     Invalid("the body: " + e.message);
