@@ -196,6 +196,9 @@ void Batcher::RunBatch(const std::vector<Piece>& pieces) {
     error = e.what();
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  // Reported before any answer goes: a client that reads the metrics after
+  // its answer finds its batch in them.
+  if (options_.on_batch) options_.on_batch({n, offsets_.back(), seconds, error.empty()});
   int64_t row = 0;
   for (const Piece& p : pieces) {
     Job& job = *p.job;
@@ -207,7 +210,6 @@ void Batcher::RunBatch(const std::vector<Piece>& pieces) {
     if (!error.empty()) job.Cancel();  // the rest of it is not computed either
     Finish(job, p.count, error);
   }
-  if (options_.on_batch) options_.on_batch({n, ids_.size() > 0 ? offsets_.back() : 0, seconds});
 }
 
 }  // namespace phasor::serving

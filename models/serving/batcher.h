@@ -51,7 +51,8 @@ struct Sequences {
 struct BatchReport {
   int64_t sequences = 0;
   int64_t tokens = 0;
-  double seconds = 0;  // encoding it
+  double seconds = 0;     // encoding it
+  bool completed = true;  // false: stopped (every client gone) or failed
 };
 
 struct BatcherOptions {

@@ -66,7 +66,7 @@ Service::Service(const ServeOptions& options, const JobEvents& events) : options
     metrics_.inference_seconds.Observe(r.seconds);
     metrics_.batch_tokens.Observe(static_cast<double>(r.tokens));
     metrics_.batch_size.Observe(static_cast<double>(r.sequences));
-    metrics_.AddTokens(r.tokens);
+    if (r.completed) metrics_.AddTokens(r.tokens);
   };
   b.on_queued = [this](double s) { metrics_.queue_seconds.Observe(s); };
 
