@@ -1,6 +1,8 @@
 #include "models/serving/service.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 #include "engine/error.h"
@@ -63,12 +65,15 @@ Service::Service(const ServeOptions& options, const JobEvents& events) : options
   }
   pooling_name_ = ToString(b.embedding.pool);
   b.on_batch = [this](const BatchReport& r) {
+    if (warming_up_) return;
     metrics_.inference_seconds.Observe(r.seconds);
     metrics_.batch_tokens.Observe(static_cast<double>(r.tokens));
     metrics_.batch_size.Observe(static_cast<double>(r.sequences));
     if (r.completed) metrics_.AddTokens(r.tokens);
   };
-  b.on_queued = [this](double s) { metrics_.queue_seconds.Observe(s); };
+  b.on_queued = [this](double s) {
+    if (!warming_up_) metrics_.queue_seconds.Observe(s);
+  };
 
   EncodeOptions logits;
   logits.head = HeadOutput::kLogits;
@@ -106,6 +111,25 @@ Service::Service(const ServeOptions& options, const JobEvents& events) : options
                      " tokens): give at least that, or a smaller --max-input-tokens");
   }
   batcher_ = std::make_unique<Batcher>(*model_, std::move(b));
+  WarmUp();
+}
+
+void Service::WarmUp() {
+  // One short sequence through the batcher before the first client: its
+  // threads and the encoder's workspace exist by then (the metrics skip it).
+  const std::optional<int32_t> pad = model_->pad_token_id();
+  const int32_t id =
+      static_cast<int32_t>(std::min<int64_t>(pad && *pad == 0 ? 1 : 0, model_->vocab_size() - 1));
+  Sequences s;
+  const int64_t n = std::min<int64_t>(8, max_input_tokens_);
+  s.ids.assign(static_cast<size_t>(n), id);
+  s.offsets = {0, n};
+  warming_up_ = true;
+  const auto job = batcher_->Submit(std::move(s), Output::kEmbedding);
+  batcher_->Wait(*job, nullptr);
+  warming_up_ = false;
+  if (!job->error().empty())
+    throw Error(options_.model + ": the warm-up encode failed: " + job->error());
 }
 
 Service::~Service() = default;

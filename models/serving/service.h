@@ -91,6 +91,7 @@ class Service {
   void Stop() { batcher_->Stop(); }
 
  private:
+  void WarmUp();
   void CheckLength(int64_t tokens, const std::string& name) const;
   Sequences Tokenized(const std::vector<std::string_view>& a,
                       const std::vector<std::string_view>* b, const std::string& field,
@@ -106,6 +107,7 @@ class Service {
   Metrics metrics_;
   std::unique_ptr<Batcher> batcher_;
   std::atomic<int64_t> in_flight_{0};
+  std::atomic<bool> warming_up_{false};
 };
 
 }  // namespace phasor::serving
