@@ -1,10 +1,11 @@
 #include "models/serving/connections.h"
 
 #include <netinet/in.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <algorithm>
+
+#include "models/serving/peer_socket.h"
 
 namespace phasor::serving {
 namespace {
@@ -47,16 +48,13 @@ Connections::Busy::~Busy() {
 }
 
 int Connections::Sweep(bool stopping) {
-  rlimit lim{};
-  getrlimit(RLIMIT_NOFILE, &lim);
-  const int top = static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 16));
   const auto now = Clock::now();
   int closed = 0;
   std::lock_guard<std::mutex> lock(mu_);
   std::map<int, Seen> seen;
-  for (int fd = 3; fd < top; ++fd) {
+  ForEachOpenFd([&](int fd) {
     int local = 0, peer = 0;
-    if (fd == listener_ || !Ports(fd, local, peer) || local != port_) continue;
+    if (fd == listener_ || !Ports(fd, local, peer) || local != port_) return;
     Seen s{peer, now};
     const auto it = seen_.find(fd);
     if (it != seen_.end() && it->second.peer_port == peer) s.since = it->second.since;
@@ -67,7 +65,7 @@ int Connections::Sweep(bool stopping) {
       ++closed;
     }
     seen[fd] = s;
-  }
+  });
   seen_.swap(seen);
   return closed;
 }

@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "engine/error.h"
+#include "models/serving/connection_pool.h"
 #include "models/serving/connections.h"
 #include "models/serving/peer_socket.h"
 #include "models/serving/routes/routes.h"
@@ -31,6 +33,9 @@ constexpr int kListenBacklog = 1024;
 // Connection threads beyond --max-concurrent-requests: room for slow
 // clients, idle keep-alive connections and the GET routes.
 constexpr int64_t kSpareConnectionThreads = 64;
+// Connection threads at most, made as connections need them (a few dozen KiB
+// of memory each): a slow client holds one for kRequestTimeout at most.
+constexpr size_t kMaxConnectionThreads = 2048;
 
 // httplib::Server with its listening socket reachable (for a deeper backlog).
 class Listener : public httplib::Server {
@@ -48,7 +53,9 @@ class HttpServer::Impl {
       : service_(service), log_(std::move(log)) {
     const ServeOptions& o = service_.options();
     const auto threads = static_cast<size_t>(o.max_concurrent_requests + kSpareConnectionThreads);
-    server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server_.new_task_queue = [threads] {
+      return new ConnectionPool(threads, std::max(threads, kMaxConnectionThreads));
+    };
     server_.set_payload_max_length(static_cast<size_t>(o.payload_limit));
     server_.set_read_timeout(kReadTimeoutSeconds, 0);
     server_.set_write_timeout(kReadTimeoutSeconds, 0);

@@ -1,9 +1,9 @@
 // The service behind HTTP/1.1 (cpp-httplib): each route of routes.cc on its
 // method and path, errors as JSON, limits, a log line per request.
 //
-// Connections are served by threads of their own, apart from the encoder's:
-// a slow or silent client holds a connection thread for at most the read
-// timeout between two of its bytes, never a compute thread. Bodies over
+// Connections are served by threads of their own (ConnectionPool), apart
+// from the encoder's: a slow or silent client holds a connection thread for
+// at most 10 s (Connections closes it then), never a compute thread. Bodies over
 // --payload-limit are refused (413) from their Content-Length, before they
 // are read; the request line and each header line are bounded (8 KiB).
 #pragma once

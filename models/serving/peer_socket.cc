@@ -1,13 +1,16 @@
 #include "models/serving/peer_socket.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace phasor::serving {
 namespace {
@@ -44,16 +47,33 @@ bool Matches(int fd, const std::string& remote_addr, int remote_port, int local_
 
 }  // namespace
 
+void ForEachOpenFd(const std::function<void(int)>& fn) {
+  std::vector<int> fds;
+  if (DIR* dir = opendir("/proc/self/fd")) {
+    const int own = dirfd(dir);
+    while (const dirent* e = readdir(dir)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      const int fd = std::atoi(e->d_name);
+      if (fd != own) fds.push_back(fd);
+    }
+    closedir(dir);
+  } else {  // no /proc: every descriptor below the limit
+    rlimit lim{};
+    getrlimit(RLIMIT_NOFILE, &lim);
+    const int top = static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 16));
+    for (int fd = 0; fd < top; ++fd) fds.push_back(fd);
+  }
+  for (const int fd : fds) fn(fd);
+}
+
 int ConnectionSocket(const std::string& remote_addr, int remote_port, int local_port) {
   thread_local int cached = -1;
   if (cached >= 0 && Matches(cached, remote_addr, remote_port, local_port)) return cached;
-  rlimit lim{};
-  getrlimit(RLIMIT_NOFILE, &lim);
-  const int top = static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 16));
-  for (int fd = 3; fd < top; ++fd) {
-    if (Matches(fd, remote_addr, remote_port, local_port)) return cached = fd;
-  }
-  return cached = -1;
+  cached = -1;
+  ForEachOpenFd([&](int fd) {
+    if (cached < 0 && fd > 2 && Matches(fd, remote_addr, remote_port, local_port)) cached = fd;
+  });
+  return cached;
 }
 
 bool PeerClosed(int fd) {

@@ -3,6 +3,7 @@
 // the socket is found by its two ends (once per connection and thread).
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace phasor::serving {
@@ -11,6 +12,10 @@ namespace phasor::serving {
 // remote_addr:remote_port, or -1. Cached per thread: a connection thread asks
 // again for the same connection at the cost of one getpeername.
 int ConnectionSocket(const std::string& remote_addr, int remote_port, int local_port);
+
+// Calls fn(fd) for every descriptor the process has open (from /proc/self/fd:
+// a few system calls for a few connections, however high RLIMIT_NOFILE is).
+void ForEachOpenFd(const std::function<void(int)>& fn);
 
 // Whether the peer of fd has closed its end (or reset it). Data waiting to
 // be read (a pipelined request) is not a close.

@@ -2,7 +2,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -13,6 +15,12 @@ namespace phasor::serving {
 void RunServe(const ServeOptions& options, const JobEvents& events,
               const std::function<void(const std::string&)>& info) {
   ::signal(SIGPIPE, SIG_IGN);
+  // A descriptor per connection: as many as the system lets this process have.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 1 << 16);
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
