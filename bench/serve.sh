@@ -10,7 +10,9 @@
 # the level (at most 1 s each) are left out, so that connecting and the
 # requests abandoned when wrk stops do not count.
 # Then 40 slow clients trickle a request header a byte every half second while
-# wrk runs 8 ordinary connections. A benchmark, not a test: run it on a quiet
+# wrk runs 8 ordinary connections, then a hostile run (tests/serve/hostile.py), and
+# the RSS is read against its size after a warm-up with the largest requests.
+# A benchmark, not a test: run it on a quiet
 # machine.
 #
 #   bench/serve.sh [--work /tmp/phasor-serve-bench] [--phasor build/bin/phasor]
@@ -235,6 +237,22 @@ settle() {
   say "requests still in flight 30 s after a level"
 }
 run_wrk 8 "$warmup" "$out/wrk_warmup.txt"
+# Then the largest legitimate requests, 4 at once: --max-client-batch-size texts each cut
+# to --max-input-tokens, so that every buffer has grown to the largest batch the server forms.
+say "warm-up with the largest requests"
+"$python" - "$url" "$out/info.json" << 'PY'
+import json, sys, threading, urllib.request
+url, info = sys.argv[1], json.load(open(sys.argv[2]))
+body = json.dumps({"inputs": ["the quick brown fox jumps over the lazy dog " * 200]
+                   * info["max_client_batch_size"], "truncate": True}).encode()
+def send():
+    for _ in range(2):
+        req = urllib.request.Request(url + "/embed", body, {"Content-Type": "application/json"})
+        assert urllib.request.urlopen(req, timeout=600).status == 200
+threads = [threading.Thread(target=send) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+PY
 settle
 rss_warm_kb="$(rss VmRSS)"
 
@@ -276,6 +294,15 @@ wait "$slow_pid" || die "the slow clients exited with status $?"
 slow_pid=""
 slow_summary="$(grep '^phasor-slow:' "$out/slow_clients.txt" || echo "phasor-slow: no summary")"
 settle
+# A hostile run (tests/serve/hostile.py: garbage, broken JSON, huge numbers, lying lengths),
+# then the RSS against the warm-up's.
+say "hostile run"
+if "$python" "$root/tests/serve/hostile.py" "$port" > "$out/hostile.txt" 2>&1; then
+  hostile_result="every case answered 4xx or closed"
+else
+  hostile_result="unexpected answers: $(tr '\n' ';' < "$out/hostile.txt")"
+fi
+settle
 cp "$out/metrics/settle.txt" "$out/metrics/end.txt"
 
 rss_end_kb="$(rss VmRSS)"
@@ -307,6 +334,7 @@ slow_connections	$slow_connections
 slow_concurrency	$slow_concurrency
 slow_result	$slow_result
 slow_summary	$slow_summary
+hostile_result	$hostile_result
 cpu	$cpu
 family	$family
 load_before	$load_before
@@ -432,10 +460,14 @@ print("Slow clients: %s connections trickling a header (a byte every 0.5 s, neve
       % (meta["slow_connections"], meta["slow_concurrency"], s["rps"], s["p50_ms"], s["p99_ms"],
          s["max_ms"], s["non2xx"], s["connect"] + s["read"] + s["write"] + s["timeout"],
          meta["slow_summary"]))
-print("Server RSS: %.1f MiB once listening, %.1f MiB after warm-up, %.1f MiB at the end (peak "
-      "%.1f MiB); the first request (cold) took %.3f s; exit status %s, %s s after SIGTERM."
+print("Hostile run (tests/serve/hostile.py) after the slow clients: %s." % meta["hostile_result"])
+print("Server RSS: %.1f MiB once listening, %.1f MiB after the warm-up with the largest requests, "
+      "%.1f MiB at the end after the slow clients and the hostile run: %.2f× the warm-up's "
+      "(target <= 1.5×; peak %.1f MiB); the first request took %.3f s; exit status %s, %s s "
+      "after SIGTERM."
       % (int(meta["rss_start_kb"]) / 1024, int(meta["rss_warm_kb"]) / 1024,
-         int(meta["rss_end_kb"]) / 1024, int(meta["hwm_end_kb"]) / 1024,
+         int(meta["rss_end_kb"]) / 1024, int(meta["rss_end_kb"]) / int(meta["rss_warm_kb"]),
+         int(meta["hwm_end_kb"]) / 1024,
          float(meta["first_seconds"]), meta["server_status"], meta["server_stop_seconds"]))
 end = metrics(os.path.join(out, "metrics", "end.txt"))
 print("Answers by route and status over the whole run: %s (499: requests wrk left when a level "

@@ -136,6 +136,8 @@ class Batcher {
   void Loop();
   // Takes pieces from the queue under the budget (mu_ held).
   std::vector<Piece> FormBatch();
+  // Waits briefly (mu_ held by lock) for the last batch's clients' next requests.
+  void GatherFor(std::unique_lock<std::mutex>& lock);
   void RunBatch(const std::vector<Piece>& pieces);
   static void Finish(Job& job, int64_t sequences, const std::string& error);
 
@@ -147,6 +149,8 @@ class Batcher {
   std::deque<std::shared_ptr<Job>> queue_;
   int64_t queued_ = 0;  // sequences not yet given to a batch
   bool stopping_ = false;
+  int64_t last_sequences_ = 0;                     // of the last batch
+  std::chrono::duration<double> last_seconds_{0};  // its encoding
   // Reused from batch to batch: the packed ids, types, offsets and rows.
   std::vector<int32_t> ids_;      // [tokens]
   std::vector<int32_t> types_;    // [tokens]
