@@ -9,7 +9,8 @@
 # counters between two reads while the load runs: the first and last tenth of
 # the level (at most 1 s each) are left out, so that connecting and the
 # requests abandoned when wrk stops do not count.
-# Then 40 slow clients trickle a request header a byte every half second while
+# Then 40 slow clients trickle a request header a byte every half second (one
+# closed by the server comes back at once) while
 # wrk runs 8 ordinary connections, then a hostile run (tests/serve/hostile.py), and
 # the RSS is read against its size after a warm-up with the largest requests.
 # A benchmark, not a test: run it on a quiet
@@ -289,7 +290,7 @@ grep -q '^ready' "$out/slow_clients.txt" || die "the slow clients did not connec
 sleep 1  # their first bytes are in
 run_wrk "$slow_concurrency" "$duration" "$out/wrk_slow.txt"
 slow_result="$wrk_line"
-kill -TERM "$slow_pid"
+kill -TERM "$slow_pid" 2> /dev/null || die "the slow clients ended early: $(cat "$out/slow_clients.txt")"
 wait "$slow_pid" || die "the slow clients exited with status $?"
 slow_pid=""
 slow_summary="$(grep '^phasor-slow:' "$out/slow_clients.txt" || echo "phasor-slow: no summary")"

@@ -2,10 +2,11 @@
 """Slow clients for bench/serve.sh: opens --connections connections to the
 server and sends each a request's header one byte every --interval seconds,
 never ending it (after the request line and Host, one header whose value goes
-on), until SIGTERM or SIGINT. Prints "ready N" once every connection is open,
-and on exit one line:
+on), until SIGTERM or SIGINT; a connection the server closes is replaced by a
+new one at once, so that N are always held. Prints "ready N" once every
+connection is open, and on exit one line:
 
-    phasor-slow: opened=N closed_by_server=K bytes_each=B seconds=S
+    phasor-slow: opened=N closed_by_server=K seconds=S
 
 (closed_by_server: connections the server closed or reset meanwhile). Standard
 library only.
@@ -47,30 +48,45 @@ def header_byte(k):
     return head[k:k + 1] if k < len(head) else b"a"
 
 
-socks = []
-for _ in range(args.connections):
+def connect():
     s = socket.create_connection((args.host, args.port), timeout=10)
     s.setblocking(False)
-    socks.append(s)
-print("ready %d" % len(socks), flush=True)
+    return s
 
+
+# Each connection and the number of bytes of the endless request it has sent.
+sent = {connect(): 0 for _ in range(args.connections)}
+opened = len(sent)
+print("ready %d" % len(sent), flush=True)
 # Any readable socket is one the server answered (an error page) or closed.
 selector = selectors.DefaultSelector()
-for s in socks:
+for s in sent:
     selector.register(s, selectors.EVENT_READ)
-open_socks = set(socks)
 closed_by_server = 0
-sent = 0
+
+
+def replace(s):
+    """The server closed s: another takes its place at once, as an attacker's would."""
+    global closed_by_server, opened
+    selector.unregister(s)
+    del sent[s]
+    s.close()
+    closed_by_server += 1
+    if not stop:
+        n = connect()
+        sent[n] = 0
+        opened += 1
+        selector.register(n, selectors.EVENT_READ)
+
+
 start = time.monotonic()
-while not stop and open_socks:
-    for s in list(open_socks):
+while not stop:
+    for s in list(sent):
         try:
-            s.send(header_byte(sent))
+            s.send(header_byte(sent[s]))
+            sent[s] += 1
         except OSError:
-            open_socks.discard(s)
-            selector.unregister(s)
-            closed_by_server += 1
-    sent += 1
+            replace(s)
     deadline = time.monotonic() + args.interval
     while not stop:
         left = deadline - time.monotonic()
@@ -78,16 +94,16 @@ while not stop and open_socks:
             break
         for key, _ in selector.select(timeout=left):
             s = key.fileobj
+            if s not in sent:
+                continue
             try:
                 data = s.recv(4096)
             except OSError:
                 data = b""
-            if not data:  # closed or reset; an answer is read and the socket kept until it closes
-                open_socks.discard(s)
-                selector.unregister(s)
-                closed_by_server += 1
-for s in socks:
+            if not data:  # closed or reset
+                replace(s)
+for s in list(sent):
     s.close()
-print("phasor-slow: opened=%d closed_by_server=%d bytes_each=%d seconds=%.1f"
-      % (len(socks), closed_by_server, sent, time.monotonic() - start), flush=True)
+print("phasor-slow: opened=%d closed_by_server=%d seconds=%.1f"
+      % (opened, closed_by_server, time.monotonic() - start), flush=True)
 sys.exit(0)
