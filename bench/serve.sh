@@ -122,16 +122,7 @@ mkdir -p "$work" "$out" "$out/metrics"
 rm -f "$out"/metrics/*.txt "$out"/wrk_*.txt "$out/levels.tsv"
 load_before="$(uptime)"
 
-# The model, as bench/tokenize_share.sh makes it.
-model="$work/minilm"
-if [ ! -f "$model/model.safetensors" ]; then
-  "$python" "$here/make_hf_checkpoint.py" --shape minilm --dtype F32 --sentence-transformers \
-    "$model" >&2
-fi
-if [ ! -f "$model/tokenizer.json" ]; then
-  "$python" "$root/tests/data/tokenizers/make_folders.py" --out "$work/folders" >&2
-  cp "$work/folders/bert-uncased/"{tokenizer.json,tokenizer_config.json,vocab.txt} "$model/"
-fi
+model="$(PYTHON="$python" "$here/make_minilm_folder.sh" "$work")"
 
 # The sentences: lines of tokenize_text.py's text of 20 to 28 tokens.
 sentences="$work/sentences.txt"
@@ -426,22 +417,24 @@ print("MiniLM shape (random F32 weights), bert-base-uncased tokenizer; %s senten
 print("CPU: %s, family %s. requests/s and latency: wrk over the whole level; real tokens/s and "
       "batches: the server's /metrics over the middle %.1f s of it.\n"
       % (meta["cpu"], meta["family"], rows[0]["window_s"]))
-print("| concurrency | requests/s | real tokens/s | (requests/s × mean tokens) | ratio to CLI "
-      "| p50 ms | p99 ms | mean batch sequences | non-2xx / socket errors |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for r in rows:
-    print("| %d | %.1f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %d / %d |"
-          % (r["concurrency"], r["requests_per_s"], r["tokens_per_s"], r["tokens_per_s_from_rps"],
-             r["ratio_to_cli"], r["p50_ms"], r["p99_ms"], r["mean_batch_seqs"], r["non2xx"],
-             r["socket_errors"]))
+def table(header, row_format, keys):
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---:|" * len(header))
+    for r in rows:
+        print("| " + " | ".join(f % r[k] for f, k in zip(row_format, keys)) + " |")
+
+
+table(["concurrency", "requests/s", "real tokens/s", "(requests/s × mean tokens)", "ratio to CLI",
+       "p50 ms", "p99 ms", "mean batch sequences", "non-2xx", "socket errors"],
+      ["%d", "%.1f", "%.0f", "%.0f", "%.2f", "%.2f", "%.2f", "%.2f", "%d", "%d"],
+      ["concurrency", "requests_per_s", "tokens_per_s", "tokens_per_s_from_rps", "ratio_to_cli",
+       "p50_ms", "p99_ms", "mean_batch_seqs", "non2xx", "socket_errors"])
 print("\nWhere a request's time goes (the server's histograms, means over the level):\n")
-print("| concurrency | request ms | queued ms | tokenize ms | batch encode ms | mean batch tokens "
-      "| max latency ms (wrk) |")
-print("|---:|---:|---:|---:|---:|---:|---:|")
-for r in rows:
-    print("| %d | %.2f | %.2f | %.3f | %.2f | %.1f | %.1f |"
-          % (r["concurrency"], r["server_request_ms"], r["queue_ms"], r["tokenize_ms"],
-             r["batch_encode_ms"], r["mean_batch_tokens"], r["max_ms"]))
+table(["concurrency", "request ms", "queued ms", "tokenize ms", "batch encode ms",
+       "mean batch tokens", "max latency ms (wrk)"],
+      ["%d", "%.2f", "%.2f", "%.3f", "%.2f", "%.1f", "%.1f"],
+      ["concurrency", "server_request_ms", "queue_ms", "tokenize_ms", "batch_encode_ms",
+       "mean_batch_tokens", "max_ms"])
 r0 = runs[0]
 print("\nCLI: `phasor encode --text-file` of the same %d sentences (%d real tokens), --pool model, "
       "--threads %s: %.0f real tokens/s (median of %d runs; tokenizing left out, as its "

@@ -31,15 +31,7 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 mkdir -p "$work"
-model="$work/minilm"
-if [ ! -f "$model/model.safetensors" ]; then
-  "$python" "$here/make_hf_checkpoint.py" --shape minilm --dtype F32 --sentence-transformers \
-    "$model" >&2
-fi
-if [ ! -f "$model/tokenizer.json" ]; then
-  "$python" "$root/tests/data/tokenizers/make_folders.py" --out "$work/folders" >&2
-  cp "$work/folders/bert-uncased/"{tokenizer.json,tokenizer_config.json,vocab.txt} "$model/"
-fi
+model="$(PYTHON="$python" "$here/make_minilm_folder.sh" "$work")"
 text="$work/text_${lines}.txt"
 if [ ! -f "$text" ]; then
   "$python" "$here/tokenize_text.py" --mb 1 --out "$work/text_1mb.txt" >&2
