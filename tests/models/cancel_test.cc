@@ -16,6 +16,7 @@
 #include "models/config.h"
 #include "models/phasor.h"
 #include "models/toy.h"
+#include "tests/support/toy_dir.h"
 
 namespace phasor {
 namespace {
@@ -25,22 +26,8 @@ constexpr int64_t kLayers = 3;
 // A small model directory of the test's own: 3 layers, toy weights.
 class CancelTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "phasor_cancel_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    ModelConfig c = ToyConfig();
-    c.vocab_size = 50;
-    c.d_model = 16;
-    c.n_heads = 2;
-    c.n_layers = kLayers;
-    c.d_ff = 32;
-    WriteFileAtomically(dir_ + "/config.json", ConfigToJson(c));
-    SaveSafetensors(dir_ + "/model.safetensors", ToyWeights(c));
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string dir_;
+  testing::ToyDir toy_{testing::SmallToyConfig(50, 16, kLayers), "cancel"};
+  const std::string& dir_ = toy_.path();
 };
 
 TEST_F(CancelTest, AskedAfterEveryLayerOfEveryBatch) {

@@ -6,18 +6,13 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include <cstring>
-#include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "engine/output_file.h"
-#include "engine/safetensors.h"
-#include "models/config.h"
-#include "models/toy.h"
+#include "tests/support/toy_dir.h"
 
 namespace phasor::serving {
 namespace {
@@ -27,28 +22,14 @@ constexpr int64_t kDModel = 16;
 class BatcherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "phasor_batcher_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    ModelConfig c = ToyConfig();
-    c.vocab_size = 50;
-    c.d_model = kDModel;
-    c.n_heads = 2;
-    c.n_layers = 2;
-    c.d_ff = 32;
-    WriteFileAtomically(dir_ + "/config.json", ConfigToJson(c));
-    SaveSafetensors(dir_ + "/model.safetensors", ToyWeights(c));
-    model_ = std::make_unique<Model>(Model::Load(dir_));
+    model_ = std::make_unique<Model>(Model::Load(toy_.path()));
     options_.embedding.pool = Pooling::kMean;
     options_.on_batch = [this](const BatchReport& r) {
       std::lock_guard<std::mutex> lock(mu_);
       batches_.push_back(r);
     };
   }
-  void TearDown() override {
-    unsetenv("PHASOR_TEST_BATCH_DELAY_MS");
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { unsetenv("PHASOR_TEST_BATCH_DELAY_MS"); }
 
   // Sequences of the given lengths, ids from first on.
   static Sequences Make(const std::vector<int64_t>& lengths, int32_t first) {
@@ -78,7 +59,7 @@ class BatcherTest : public ::testing::Test {
     }
   }
 
-  std::string dir_;
+  testing::ToyDir toy_{testing::SmallToyConfig(50, kDModel, 2), "batcher"};
   std::unique_ptr<Model> model_;
   BatcherOptions options_;
   std::mutex mu_;
