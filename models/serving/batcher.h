@@ -76,8 +76,12 @@ class Job {
   // [count, width] row-major once Wait returned true.
   const std::vector<float>& rows() const { return rows_; }
   std::vector<float>& rows() { return rows_; }
-  // Why the request failed ("" if it did not): the encoder's message.
-  const std::string& error() const { return error_; }
+  // Why the request failed ("" if it did not): the encoder's message. A copy:
+  // a batch still running a cancelled job's other sequences may set it.
+  std::string error() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return error_;
+  }
   // The client went away: no more of its sequences are computed.
   void Cancel() { cancelled_.store(true); }
   bool cancelled() const { return cancelled_.load(); }
@@ -95,7 +99,7 @@ class Job {
   std::atomic<bool> cancelled_{false};
   Clock::time_point enqueued_;
   bool started_ = false;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
 };
 

@@ -239,11 +239,11 @@ std::vector<float> Service::Encode(Sequences seqs, Output output,
                                    const std::function<bool()>& client_gone) {
   const std::shared_ptr<Job> job = batcher_->Submit(std::move(seqs), output);
   if (!batcher_->Wait(*job, client_gone)) {
-    if (job->cancelled() && job->error().empty())
+    const std::string error = job->error();
+    if (job->cancelled() && (error.empty() || error == "cancelled"))
       throw ApiError{499, "Cancelled", "the client closed the connection"};
-    if (job->error() == "the server is shutting down")
-      throw ApiError{503, "Unhealthy", job->error()};
-    throw ApiError{424, "Backend", job->error()};
+    if (error == "the server is shutting down") throw ApiError{503, "Unhealthy", error};
+    throw ApiError{424, "Backend", error};
   }
   return std::move(job->rows());
 }
