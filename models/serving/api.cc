@@ -107,6 +107,15 @@ std::string ReadString(const Json& body, const std::string& field, const std::st
   return it->get<std::string>();
 }
 
+void CheckDimensions(const Json& body, int64_t width) {
+  const auto it = body.find("dimensions");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_number_integer() || it->get<int64_t>() != width) {
+    Invalid("'dimensions': the model's rows have " + std::to_string(width) +
+            " values, and phasor does not cut them (found " + json_text::Found(*it) + ")");
+  }
+}
+
 void AppendFloats(const float* row, int64_t d, std::string& out) {
   out.push_back('[');
   char buf[32];

@@ -45,6 +45,10 @@ bool ReadBool(const nlohmann::json& body, const std::string& field, bool fallbac
 std::string ReadString(const nlohmann::json& body, const std::string& field,
                        const std::string& fallback);
 
+// Refuses body["dimensions"] (OpenAI's and TEI's request for shorter rows)
+// unless it is absent, null or width itself: ApiError 422 naming the width.
+void CheckDimensions(const nlohmann::json& body, int64_t width);
+
 // Appends row [d] as a JSON array, each value the shortest text that reads
 // back to the same float32 (null for NaN and infinities, which JSON lacks).
 void AppendFloats(const float* row, int64_t d, std::string& out);

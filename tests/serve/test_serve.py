@@ -79,7 +79,8 @@ def test_openai_embeddings_from_text_and_ids(model_dir, start_server, tmp_path):
     assert status == 200
     raw = np.frombuffer(base64.b64decode(one["data"][0]["embedding"]), dtype="<f4")
     assert raw.tobytes() == want[0].tobytes()
-    status, many = s.post("/v1/embeddings", {"input": [HELLO_WORLDS_IDS, [2, 1, 3]]})
+    status, many = s.post("/v1/embeddings", {"input": [HELLO_WORLDS_IDS, [2, 1, 3]],
+                                             "dimensions": 32})  # the rows' own width: fine
     assert status == 200
     assert floats([d["embedding"] for d in many["data"]]).tobytes() == want[[0, 2]].tobytes()
 
@@ -153,6 +154,8 @@ def test_errors_name_the_field(model_dir, start_server):
     assert "input[0] holds no token" in err["error"]
     err = error_of(s, "/v1/embeddings", {"input": ["a"], "encoding_format": "hex"}, 422)
     assert "encoding_format" in err["error"]
+    err = error_of(s, "/v1/embeddings", {"input": ["a"], "dimensions": 16}, 422)
+    assert "'dimensions': the model's rows have 32 values" in err["error"]
     err = error_of(s, "/embed", {"input": ["a"]}, 422)
     assert "'inputs' is missing" in err["error"]
     err = error_of(s, "/embed", {"inputs": ["a"], "prompt_name": "query"}, 422)

@@ -9,6 +9,7 @@ namespace phasor::serving {
 void Embed(Service& service, const HttpRequest& req, HttpReply& reply) {
   const nlohmann::json body = ParseBody(req.body);
   const Inputs in = ReadInputs(body, "inputs", true);
+  CheckDimensions(body, service.batcher().width(Output::kEmbedding));
   const bool normalize = ReadBool(body, "normalize", true);
   TextChoices text;
   text.truncate = ReadBool(body, "truncate", false);

@@ -11,6 +11,7 @@ namespace phasor::serving {
 void OpenAiEmbeddings(Service& service, const HttpRequest& req, HttpReply& reply) {
   const nlohmann::json body = ParseBody(req.body);
   const Inputs in = ReadInputs(body, "input", true);
+  CheckDimensions(body, service.batcher().width(Output::kEmbedding));
   const std::string format = ReadString(body, "encoding_format", "float");
   if (format != "float" && format != "base64") {
     throw ApiError{422, "Validation",
