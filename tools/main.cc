@@ -66,10 +66,10 @@ int main(int argc, char** argv) {
   phasor::cli::AddPeCommand(app);
   phasor::cli::AddEncodeCommand(app);
   phasor::cli::AddTokenizeCommand(app);
-  phasor::cli::AddServeCommand(app);
   phasor::cli::AddEmbedCommand(app);
   phasor::cli::AddMakeToyCommand(app);
   phasor::cli::AddBenchPeCommand(app);
+  phasor::cli::AddServeCommand(app);
   // An unknown option is named before anything else can be said about the
   // command line (such as a required option that it was meant to be).
   const std::string unknown = phasor::cli::UnknownOptionMessage(app, argc, argv);
