@@ -4,8 +4,10 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -90,14 +92,16 @@ class HttpServer::Impl {
   int Bind() {
     const ServeOptions& o = service_.options();
     int port = o.port;
+    errno = 0;
     if (port == 0) {
       port = server_.bind_to_any_port(o.host);
     } else if (!server_.bind_to_port(o.host, port)) {
       port = -1;
     }
     if (port < 0) {
+      // errno is 0 when the host did not resolve to an address of this machine.
       throw Error("cannot listen on " + o.host + ":" + std::to_string(o.port) + ": " +
-                  std::strerror(errno));
+                  (errno != 0 ? std::strerror(errno) : "not an address of this machine"));
     }
     ::listen(server_.socket(), kListenBacklog);  // httplib's own backlog is 5
     connections_ = std::make_unique<Connections>(

@@ -311,3 +311,20 @@ def test_bad_options_are_one_line(model_dir, args, message):
                           capture_output=True, text=True, timeout=TIMEOUT)
     assert proc.returncode == 2
     assert proc.stderr.startswith("phasor: error: ") and message in proc.stderr
+
+
+def test_an_address_it_cannot_listen_on_is_one_line(model_dir):
+    import subprocess
+    from conftest import CLI
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    port = busy.getsockname()[1]
+    for args, message in [(["--port", str(port)], f"cannot listen on 127.0.0.1:{port}: Address already in use"),
+                          (["--host", "999.1.1.1", "--port", "0"],
+                           "cannot listen on 999.1.1.1:0: not an address of this machine")]:
+        proc = subprocess.run([str(CLI), "serve", "--model", str(model_dir), *args],
+                              capture_output=True, text=True, timeout=TIMEOUT)
+        assert proc.returncode == 1
+        assert proc.stderr == f"phasor: error: {message}\n"
+    busy.close()
