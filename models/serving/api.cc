@@ -116,17 +116,21 @@ void CheckDimensions(const Json& body, int64_t width) {
   }
 }
 
+void AppendFloat(float v, std::string& out) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
 void AppendFloats(const float* row, int64_t d, std::string& out) {
   out.push_back('[');
-  char buf[32];
   for (int64_t i = 0; i < d; ++i) {
     if (i > 0) out.push_back(',');
-    if (!std::isfinite(row[i])) {
-      out += "null";
-      continue;
-    }
-    const auto r = std::to_chars(buf, buf + sizeof buf, row[i]);
-    out.append(buf, r.ptr);
+    AppendFloat(row[i], out);
   }
   out.push_back(']');
 }

@@ -49,8 +49,10 @@ std::string ReadString(const nlohmann::json& body, const std::string& field,
 // unless it is absent, null or width itself: ApiError 422 naming the width.
 void CheckDimensions(const nlohmann::json& body, int64_t width);
 
-// Appends row [d] as a JSON array, each value the shortest text that reads
-// back to the same float32 (null for NaN and infinities, which JSON lacks).
+// Appends v as the shortest text that reads back to the same float32 (null
+// for NaN and infinities, which JSON lacks).
+void AppendFloat(float v, std::string& out);
+// Appends row [d] as a JSON array of AppendFloat's values.
 void AppendFloats(const float* row, int64_t d, std::string& out);
 // Appends row [d] as base64 of its little-endian float32 bytes, quoted
 // (OpenAI's encoding_format "base64").

@@ -8,29 +8,6 @@
 #include "models/serving/peer_socket.h"
 
 namespace phasor::serving {
-namespace {
-
-// The local and peer ports of a TCP socket fd; false if fd is not one.
-bool Ports(int fd, int& local, int& peer) {
-  sockaddr_storage a{};
-  socklen_t len = sizeof a;
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return false;
-  auto port_of = [](const sockaddr_storage& s) {
-    if (s.ss_family == AF_INET)
-      return static_cast<int>(ntohs(reinterpret_cast<const sockaddr_in*>(&s)->sin_port));
-    if (s.ss_family == AF_INET6)
-      return static_cast<int>(ntohs(reinterpret_cast<const sockaddr_in6*>(&s)->sin6_port));
-    return -1;
-  };
-  local = port_of(a);
-  len = sizeof a;
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return false;
-  peer = port_of(a);
-  return local >= 0 && peer >= 0;
-}
-
-}  // namespace
-
 Connections::Connections(int port, int listener, std::chrono::milliseconds request_timeout)
     : port_(port), listener_(listener), timeout_(request_timeout) {}
 
@@ -53,8 +30,9 @@ int Connections::Sweep(bool stopping) {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<int, Seen> seen;
   ForEachOpenFd([&](int fd) {
-    int local = 0, peer = 0;
-    if (fd == listener_ || !Ports(fd, local, peer) || local != port_) return;
+    SocketEnds ends;
+    if (fd == listener_ || !GetSocketEnds(fd, ends) || ends.local_port != port_) return;
+    const int peer = ends.peer_port;
     Seen s{peer, now};
     const auto it = seen_.find(fd);
     if (it != seen_.end() && it->second.peer_port == peer) s.since = it->second.since;

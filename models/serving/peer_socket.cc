@@ -34,18 +34,23 @@ bool Ends(const sockaddr_storage& a, std::string& addr, int& port) {
 }
 
 bool Matches(int fd, const std::string& remote_addr, int remote_port, int local_port) {
-  sockaddr_storage peer{}, self{};
-  socklen_t len = sizeof peer;
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return false;
-  std::string addr;
-  int port = 0;
-  if (!Ends(peer, addr, port) || port != remote_port || addr != remote_addr) return false;
-  len = sizeof self;
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) != 0) return false;
-  return Ends(self, addr, port) && port == local_port;
+  SocketEnds e;
+  return GetSocketEnds(fd, e) && e.peer_port == remote_port && e.local_port == local_port &&
+         e.peer_addr == remote_addr;
 }
 
 }  // namespace
+
+bool GetSocketEnds(int fd, SocketEnds& ends) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0 ||
+      !Ends(a, ends.local_addr, ends.local_port))
+    return false;
+  len = sizeof a;
+  return getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 &&
+         Ends(a, ends.peer_addr, ends.peer_port);
+}
 
 void ForEachOpenFd(const std::function<void(int)>& fn) {
   std::vector<int> fds;

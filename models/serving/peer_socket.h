@@ -8,6 +8,14 @@
 
 namespace phasor::serving {
 
+// The two ends of a connected IPv4 or IPv6 socket.
+struct SocketEnds {
+  std::string local_addr, peer_addr;
+  int local_port = -1, peer_port = -1;
+};
+// false if fd is not one (not a socket, not connected, another family).
+bool GetSocketEnds(int fd, SocketEnds& ends);
+
 // The descriptor of this process's TCP socket from local_port to
 // remote_addr:remote_port, or -1. Cached per thread: a connection thread asks
 // again for the same connection at the cost of one getpeername.

@@ -49,9 +49,7 @@ void Rerank(Service& service, const HttpRequest& req, HttpReply& reply) {
     const size_t i = order[k];
     if (k > 0) out += ',';
     out += "{\"index\":" + std::to_string(i) + ",\"score\":";
-    std::string value;
-    AppendFloats(&scores[i], 1, value);
-    out += value.substr(1, value.size() - 2);
+    AppendFloat(scores[i], out);
     if (return_text) out += ",\"text\":" + Quoted(texts.texts[i]);
     out += '}';
   }
