@@ -1,15 +1,13 @@
 #include "models/commands/tokenize_job.h"
 
-#include <fstream>
-#include <iterator>
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "engine/error.h"
 #include "engine/output_file.h"
 #include "engine/parallel.h"
 #include "models/commands/option_checks.h"
 #include "models/commands/timing.h"
+#include "models/length_rule.h"
 
 namespace phasor {
 namespace {
@@ -17,18 +15,6 @@ namespace {
 // Text read and tokenized at once: large enough for every thread to have
 // many lines, small enough that memory stays flat on any corpus.
 constexpr size_t kBlockBytes = size_t{8} << 20;
-
-// sentence_bert_config.json's max_seq_length in dir, or 0.
-int64_t SentenceMaxSeqLength(const std::string& dir) {
-  std::ifstream in(dir + "/sentence_bert_config.json", std::ios::binary);
-  if (!in) return 0;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("max_seq_length") ||
-      !j["max_seq_length"].is_number_integer() || j["max_seq_length"].get<int64_t>() < 1)
-    return 0;
-  return j["max_seq_length"].get<int64_t>();
-}
 
 }  // namespace
 
@@ -49,16 +35,13 @@ TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
   CheckRange("--max-length", max_length, 0, int64_t{1} << 30);
   o.max_length = max_length;
   if (truncate && max_length == 0) {
-    int64_t limit = tokenizer.model_max_length();
-    // A sentence-transformers folder cuts to its max_seq_length.
-    const int64_t st = SentenceMaxSeqLength(model);
-    if (st > 0 && (limit == 0 || st < limit)) limit = st;
-    if (model_limit > 0 && (limit == 0 || model_limit < limit)) limit = model_limit;
-    if (limit == 0 && model_limit < 0)
+    const LengthRule rule =
+        ResolveLengthRule(model, &tokenizer, model_limit, "the model's positions", true);
+    if (rule.limit == 0 && model_limit < 0)
       throw UsageError(
           "--truncate: the tokenizer has no model_max_length (tokenizer_config.json); give "
           "--max-length N");
-    o.max_length = limit;
+    o.max_length = rule.limit;
   }
   return o;
 }
