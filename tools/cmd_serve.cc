@@ -12,8 +12,8 @@ void AddServeCommand(CLI::App& app) {
   auto o = std::make_shared<serving::ServeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "serve",
-      "Serve the model over HTTP: POST /v1/embeddings (OpenAI), /embed, /rerank, /tokenize "
-      "(text-embeddings-inference), GET /health, /info, /metrics (Prometheus)");
+      "Serve the model over HTTP: POST /v1/embeddings (OpenAI), /embed, /rerank, /predict, "
+      "/tokenize (text-embeddings-inference), GET /health, /info, /metrics (Prometheus)");
   cmd->add_option("--model", o->model, "Model folder (a tokenizer in it lets requests send text)")
       ->required();
   cmd->add_option("--host", o->host, "Address to listen on")->capture_default_str();
@@ -28,10 +28,22 @@ void AddServeCommand(CLI::App& app) {
                   "Requests in flight at most; more are answered 429 with Retry-After")
       ->capture_default_str();
   cmd->add_option("--max-client-batch-size", o->max_client_batch_size,
-                  "Inputs one request may hold")
+                  "Inputs one request may hold (OpenAI's own limit by default; a large request "
+                  "is split across batches)")
       ->capture_default_str();
   cmd->add_option("--max-input-tokens", o->max_input_tokens,
-                  "Tokens one input may hold (0: the model's and its tokenizer's length)");
+                  "Tokens one input may hold (0: the least of the tokenizer's "
+                  "model_max_length, the sentence-transformers folder's max_seq_length and the "
+                  "model's positions)");
+  cmd->add_flag_function(
+      "--auto-truncate", [o](int64_t) { o->auto_truncate = true; },
+      "Cut an input past that length to its first tokens when the request does not say "
+      "(\"truncate\"); the default for a sentence-transformers folder, as "
+      "sentence-transformers cuts at max_seq_length");
+  cmd->add_flag_function(
+      "--no-auto-truncate", [o](int64_t) { o->auto_truncate = false; },
+      "Refuse (413) an input past that length unless the request sends \"truncate\": true; "
+      "the default for other folders");
   cmd->add_option("--payload-limit", o->payload_limit, "Bytes a request body may hold")
       ->capture_default_str();
   cmd->add_option("--pool", o->pool,

@@ -6,14 +6,29 @@
 #include <limits>
 
 #include "engine/json_text.h"
+#include "models/pooling.h"
 
 namespace phasor::serving {
 namespace {
 
 using Json = nlohmann::json;
 
-[[noreturn]] void Invalid(const std::string& message) {
-  throw ApiError{422, "Validation", message};
+[[noreturn]] void Invalid(const std::string& message, const std::string& param = "") {
+  throw ApiError{422, "Validation", message, param};
+}
+
+// "Validation" -> "validation", "NotFound" -> "not_found".
+std::string SnakeCase(const std::string& type) {
+  std::string out;
+  for (const char c : type) {
+    if (c >= 'A' && c <= 'Z') {
+      if (!out.empty()) out += '_';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 // Reads item as one sequence of ids; name is its place ("input[2]").
@@ -37,9 +52,20 @@ std::vector<int64_t> IdsOf(const Json& item, const std::string& name) {
 
 }  // namespace
 
-std::string ErrorBody(const std::string& message, const std::string& type) {
-  return Json{{"error", message}, {"error_type", type}}.dump(-1, ' ', false,
-                                                             Json::error_handler_t::replace);
+std::string ErrorBody(const ApiError& e) {
+  return Json{{"error", e.message}, {"error_type", e.type}}.dump(-1, ' ', false,
+                                                                 Json::error_handler_t::replace);
+}
+
+std::string OpenAiErrorBody(const ApiError& e) {
+  const char* type = e.status == 429   ? "rate_limit_error"
+                     : e.status >= 500 ? "server_error"
+                                       : "invalid_request_error";
+  const Json error = {{"message", e.message},
+                      {"type", type},
+                      {"param", e.param.empty() ? Json(nullptr) : Json(e.param)},
+                      {"code", SnakeCase(e.type)}};
+  return Json{{"error", error}}.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 Json ParseBody(const std::string& body) {
@@ -52,7 +78,9 @@ Json ParseBody(const std::string& body) {
   }
 }
 
-Inputs ReadInputs(const Json& body, const std::string& field, bool with_ids) {
+namespace {
+
+Inputs ReadInputsOf(const Json& body, const std::string& field, bool with_ids) {
   if (!body.is_object()) Invalid("the body must be a JSON object, found " + json_text::Found(body));
   const auto it = body.find(field);
   const char* forms = with_ids ? "a string, an array of strings, an array of token ids or an "
@@ -92,28 +120,61 @@ Inputs ReadInputs(const Json& body, const std::string& field, bool with_ids) {
   return in;
 }
 
+}  // namespace
+
+Inputs ReadInputs(const Json& body, const std::string& field, bool with_ids) {
+  try {
+    return ReadInputsOf(body, field, with_ids);
+  } catch (ApiError& e) {
+    if (e.param.empty()) e.param = field;
+    throw;
+  }
+}
+
 bool ReadBool(const Json& body, const std::string& field, bool fallback) {
   const auto it = body.find(field);
   if (it == body.end() || it->is_null()) return fallback;
   if (!it->is_boolean())
-    Invalid("'" + field + "' must be true or false, found " + json_text::Found(*it));
+    Invalid("'" + field + "' must be true or false, found " + json_text::Found(*it), field);
+  return it->get<bool>();
+}
+
+std::optional<bool> ReadOptionalBool(const Json& body, const std::string& field) {
+  const auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_boolean())
+    Invalid("'" + field + "' must be true or false, found " + json_text::Found(*it), field);
   return it->get<bool>();
 }
 
 std::string ReadString(const Json& body, const std::string& field, const std::string& fallback) {
   const auto it = body.find(field);
   if (it == body.end() || it->is_null()) return fallback;
-  if (!it->is_string()) Invalid("'" + field + "' must be a string, found " + json_text::Found(*it));
+  if (!it->is_string())
+    Invalid("'" + field + "' must be a string, found " + json_text::Found(*it), field);
   return it->get<std::string>();
 }
 
-void CheckDimensions(const Json& body, int64_t width) {
+int64_t ReadDimensions(const Json& body, int64_t width) {
   const auto it = body.find("dimensions");
-  if (it == body.end() || it->is_null()) return;
-  if (!it->is_number_integer() || it->get<int64_t>() != width) {
-    Invalid("'dimensions': the model's rows have " + std::to_string(width) +
-            " values, and phasor does not cut them (found " + json_text::Found(*it) + ")");
+  if (it == body.end() || it->is_null()) return width;
+  if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > width) {
+    Invalid("'dimensions' must be an integer from 1 to " + std::to_string(width) +
+                " (the model's rows have " + std::to_string(width) + " values), found " +
+                json_text::Found(*it),
+            "dimensions");
   }
+  return it->get<int64_t>();
+}
+
+void CutRows(std::vector<float>& rows, int64_t n, int64_t w, int64_t d, bool normalize) {
+  for (int64_t i = 0; i < n; ++i) {
+    float* to = rows.data() + i * d;
+    const float* from = rows.data() + i * w;
+    std::memmove(to, from, static_cast<size_t>(d) * sizeof(float));
+  }
+  rows.resize(static_cast<size_t>(n * d));
+  if (normalize) NormalizeRows(rows.data(), n, d);
 }
 
 void AppendFloat(float v, std::string& out) {

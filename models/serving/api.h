@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace phasor::serving {
@@ -13,13 +15,23 @@ namespace phasor::serving {
 // "Validation", "Tokenizer", "Empty", "Overloaded", "Backend", "Unhealthy";
 // "NotFound") and a message naming the field. Thrown by the routes.
 struct ApiError {
+  ApiError(int status_, std::string type_, std::string message_, std::string param_ = "")
+      : status(status_),
+        type(std::move(type_)),
+        message(std::move(message_)),
+        param(std::move(param_)) {}
   int status = 422;
   std::string type = "Validation";
   std::string message;
+  std::string param;  // the request's field it is about ("input"), or ""
 };
 
-// {"error": message, "error_type": type}
-std::string ErrorBody(const std::string& message, const std::string& type);
+// {"error": message, "error_type": type}: TEI's shape, on every route but /v1/*.
+std::string ErrorBody(const ApiError& e);
+// {"error": {"message", "type", "param", "code"}}: OpenAI's shape, on /v1/*
+// (type "invalid_request_error" for a 4xx, "rate_limit_error" for 429,
+// "server_error" for a 5xx; code TEI's type in snake case).
+std::string OpenAiErrorBody(const ApiError& e);
 
 // The body parsed as JSON: nesting bounded, a repeated key refused. ApiError
 // 422 naming the byte where it stops being JSON.
@@ -41,13 +53,20 @@ Inputs ReadInputs(const nlohmann::json& body, const std::string& field, bool wit
 
 // body[field] as a bool (fallback if absent or null); ApiError 422 otherwise.
 bool ReadBool(const nlohmann::json& body, const std::string& field, bool fallback);
+// body[field] as a bool, or nullopt if absent or null; ApiError 422 otherwise.
+std::optional<bool> ReadOptionalBool(const nlohmann::json& body, const std::string& field);
 // body[field] as a str (fallback if absent or null); ApiError 422 otherwise.
 std::string ReadString(const nlohmann::json& body, const std::string& field,
                        const std::string& fallback);
 
-// Refuses body["dimensions"] (OpenAI's and TEI's request for shorter rows)
-// unless it is absent, null or width itself: ApiError 422 naming the width.
-void CheckDimensions(const nlohmann::json& body, int64_t width);
+// body["dimensions"] (OpenAI's and TEI's request for shorter rows, as
+// Matryoshka models are trained to give): width when absent or null, else an
+// integer in [1, width]; ApiError 422 naming the width otherwise.
+int64_t ReadDimensions(const nlohmann::json& body, int64_t width);
+
+// Cuts rows [n, w] to their first d values in place ([n, d]), each renormalised
+// to unit length if normalize.
+void CutRows(std::vector<float>& rows, int64_t n, int64_t w, int64_t d, bool normalize);
 
 // Appends v as the shortest text that reads back to the same float32 (null
 // for NaN and infinities, which JSON lacks).

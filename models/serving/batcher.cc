@@ -221,6 +221,13 @@ void Batcher::RunBatch(const std::vector<Piece>& pieces) {
   // Reported before any answer goes: a client that reads the metrics after
   // its answer finds its batch in them.
   if (options_.on_batch) options_.on_batch({n, offsets_.back(), seconds, error.empty()});
+  if (!error.empty() && error != "cancelled" && pieces.size() > 1) {
+    // Every sequence was checked before it was queued, so this is the engine
+    // refusing something no rule foresaw: each request is run again alone,
+    // and only the one that holds it fails.
+    for (const Piece& p : pieces) RunBatch({p});
+    return;
+  }
   int64_t row = 0;
   for (const Piece& p : pieces) {
     Job& job = *p.job;

@@ -142,6 +142,9 @@ class Batcher {
   std::vector<Piece> FormBatch();
   // Waits briefly (mu_ held by lock) for the last batch's clients' next requests.
   void GatherFor(std::unique_lock<std::mutex>& lock);
+  // Encodes the pieces as one packed batch and gives each job its rows. If the
+  // engine refuses the batch, each piece is run again alone, so that one
+  // request's input fails that request only.
   void RunBatch(const std::vector<Piece>& pieces);
   static void Finish(Job& job, int64_t sequences, const std::string& error);
 

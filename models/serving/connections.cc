@@ -21,7 +21,23 @@ Connections::Busy::~Busy() {
   c_.busy_.erase(c_.busy_.find(fd_));
   // Its next request has a whole timeout from now.
   const auto it = c_.seen_.find(fd_);
-  if (it != c_.seen_.end()) it->second.since = Clock::now();
+  if (it != c_.seen_.end()) {
+    it->second.since = Clock::now();
+    it->second.receiving = false;
+  }
+}
+
+void Connections::Receiving(int fd, int peer_port) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Seen& s = seen_[fd];
+  if (s.peer_port != peer_port) s = Seen{peer_port, Clock::now(), false};
+  s.receiving = true;
+}
+
+void Connections::Answered(int fd, int peer_port) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = seen_.find(fd);
+  if (it != seen_.end() && it->second.peer_port == peer_port) it->second.receiving = false;
 }
 
 int Connections::Sweep(bool stopping) {
@@ -35,10 +51,10 @@ int Connections::Sweep(bool stopping) {
     const int peer = ends.peer_port;
     Seen s{peer, now};
     const auto it = seen_.find(fd);
-    if (it != seen_.end() && it->second.peer_port == peer) s.since = it->second.since;
+    if (it != seen_.end() && it->second.peer_port == peer) s = it->second;
     if (busy_.count(fd) > 0) {
       s.since = now;
-    } else if (stopping || now - s.since > timeout_) {
+    } else if ((stopping && !s.receiving) || now - s.since > timeout_) {
       ::shutdown(fd, SHUT_RDWR);  // its thread sees the end and closes it
       ++closed;
     }

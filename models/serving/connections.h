@@ -2,7 +2,8 @@
 // connection that has not sent a whole request within the request timeout
 // since it opened (or since its last answer) is closed, so that a client
 // trickling its headers or body holds a connection thread for a bounded time;
-// on shutdown every connection not being answered is closed at once.
+// on shutdown every connection neither being answered nor receiving a request
+// is closed at once (one receiving its body is answered 503 once it arrives).
 #pragma once
 
 #include <chrono>
@@ -32,15 +33,22 @@ class Connections {
     int fd_;
   };
 
+  // The head of a request has arrived on fd (from peer_port): its body is on
+  // its way, so shutdown leaves the connection open until it is answered.
+  void Receiving(int fd, int peer_port);
+  // fd's request has been answered (or refused): idle again.
+  void Answered(int fd, int peer_port);
+
   // One look at every socket of the process on the server's port: closes
   // (shutdown) those idle or receiving for longer than the timeout, or, with
-  // stopping, every one not busy. Returns how many it closed.
+  // stopping, every one neither busy nor receiving. Returns how many it closed.
   int Sweep(bool stopping);
 
  private:
   struct Seen {
     int peer_port = 0;  // tells a reused descriptor from the one seen before
     Clock::time_point since;
+    bool receiving = false;  // a request's head has arrived, its answer not yet gone
   };
   int port_;
   int listener_;

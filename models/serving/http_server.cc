@@ -47,6 +47,46 @@ class Listener : public httplib::Server {
 
 thread_local Clock::time_point t_request_start;
 
+// OpenAI's routes answer errors in OpenAI's shape, the others in TEI's.
+bool OpenAiRoute(const std::string& path) { return path.rfind("/v1/", 0) == 0; }
+
+std::string ErrorBodyFor(const std::string& path, const ApiError& e) {
+  return OpenAiRoute(path) ? OpenAiErrorBody(e) : ErrorBody(e);
+}
+
+void SetError(const std::string& path, const ApiError& e, httplib::Response& res) {
+  res.status = e.status;
+  res.set_content(ErrorBodyFor(path, e), "application/json");
+}
+
+// A request body is read as JSON whatever its Content-Type says: curl's -d
+// sends application/x-www-form-urlencoded, which httplib would otherwise parse
+// as a form (and refuse past 8 KiB). multipart/form-data is no JSON body: 415.
+// Called before the body is read; req is httplib's own, const only in the
+// handler's signature.
+bool NormaliseBody(const httplib::Request& req, httplib::Response& res) {
+  auto& headers = const_cast<httplib::Headers&>(req.headers);
+  const std::string type = req.get_header_value("Content-Type");
+  if (type.rfind("multipart/", 0) == 0) {
+    SetError(req.path,
+             ApiError{415, "Validation",
+                      "Content-Type " + type.substr(0, 60) +
+                          ": the body must be a JSON object (send Content-Type: "
+                          "application/json)"},
+             res);
+    return false;
+  }
+  if (!type.empty() && type.rfind("application/json", 0) != 0) {
+    headers.erase("Content-Type");
+    headers.emplace("Content-Type", "application/json");
+  }
+  // A request with neither Content-Length nor chunked encoding has no body
+  // (RFC 9112 6.3): never wait for one until the read times out.
+  if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
+    headers.emplace("Content-Length", "0");
+  return true;
+}
+
 }  // namespace
 
 class HttpServer::Impl {
@@ -74,16 +114,22 @@ class HttpServer::Impl {
         server_.Post(route.path, handler);
       }
     }
-    server_.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       t_request_start = Clock::now();
+      // Its body is on its way: a shutdown now answers it (503) rather than
+      // closing the connection under it.
+      const int fd = ConnectionSocket(req.remote_addr, req.remote_port, req.local_port);
+      if (fd >= 0 && connections_) connections_->Receiving(fd, req.remote_port);
+      if (WrongMethod(req, res)) return httplib::Server::HandlerResponse::Handled;
+      if (req.method == "POST" && !NormaliseBody(req, res))
+        return httplib::Server::HandlerResponse::Handled;
       return httplib::Server::HandlerResponse::Unhandled;
     });
     server_.set_error_handler(
         [this](const httplib::Request& req, httplib::Response& res) { ErrorPage(req, res); });
     server_.set_exception_handler(
-        [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-          res.status = 500;
-          res.set_content(ErrorBody("internal error", "Backend"), "application/json");
+        [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
+          SetError(req.path, ApiError{500, "Backend", "internal error"}, res);
         });
     server_.set_logger(
         [this](const httplib::Request& req, const httplib::Response& res) { Log(req, res); });
@@ -129,6 +175,24 @@ class HttpServer::Impl {
   }
 
  private:
+  // A known path asked with another method: 405 with the methods it takes.
+  static bool WrongMethod(const httplib::Request& req, httplib::Response& res) {
+    std::string allow;
+    for (const Route& r : Routes()) {
+      if (req.path != r.path) continue;
+      if (req.method == r.method || (req.method == "HEAD" && std::string(r.method) == "GET"))
+        return false;
+      allow += (allow.empty() ? "" : ", ") + std::string(r.method);
+    }
+    if (allow.empty()) return false;  // an unknown path: 404
+    SetError(req.path,
+             ApiError{405, "Validation",
+                      req.method.substr(0, 20) + " " + req.path + ": this route takes " + allow},
+             res);
+    res.set_header("Allow", allow);
+    return true;
+  }
+
   void Dispatch(const Route& route, const httplib::Request& req, httplib::Response& res) {
     HttpReply reply;
     bool admitted = false;
@@ -150,17 +214,11 @@ class HttpServer::Impl {
       HttpRequest r{req.body, [fd] { return PeerClosed(fd); }};
       route.handle(service_, r, reply);
     } catch (const ApiError& e) {
-      reply.status = e.status;
-      reply.body = ErrorBody(e.message, e.type);
-      reply.content_type = "application/json";
+      Refuse(req.path, e, reply);
     } catch (const std::bad_alloc&) {
-      reply.status = 507;
-      reply.body = ErrorBody("out of memory for this request", "Backend");
-      reply.content_type = "application/json";
+      Refuse(req.path, ApiError{507, "Backend", "out of memory for this request"}, reply);
     } catch (const std::exception& e) {
-      reply.status = 500;
-      reply.body = ErrorBody(e.what(), "Backend");
-      reply.content_type = "application/json";
+      Refuse(req.path, ApiError{500, "Backend", e.what()}, reply);
     }
     if (admitted) service_.Release();
     if (reply.status == 429) res.set_header("Retry-After", "1");
@@ -170,6 +228,12 @@ class HttpServer::Impl {
       service_.metrics().request_seconds.Observe(
           std::chrono::duration<double>(Clock::now() - t_request_start).count());
     }
+  }
+
+  static void Refuse(const std::string& path, const ApiError& e, HttpReply& reply) {
+    reply.status = e.status;
+    reply.body = ErrorBodyFor(path, e);
+    reply.content_type = "application/json";
   }
 
   void ErrorPage(const httplib::Request& req, httplib::Response& res) {
@@ -190,10 +254,13 @@ class HttpServer::Impl {
       default:
         message = "bad request (HTTP status " + std::to_string(res.status) + ")";
     }
-    res.set_content(ErrorBody(message, type), "application/json");
+    res.set_content(ErrorBodyFor(req.path, ApiError{res.status, type, message}),
+                    "application/json");
   }
 
   void Log(const httplib::Request& req, const httplib::Response& res) {
+    const int fd = ConnectionSocket(req.remote_addr, req.remote_port, req.local_port);
+    if (fd >= 0 && connections_) connections_->Answered(fd, req.remote_port);
     bool known = false;  // an arbitrary path is never a label: "other"
     for (const Route& r : Routes()) known = known || req.path == r.path;
     service_.metrics().CountRequest(known ? req.path : "other", res.status);

@@ -78,6 +78,9 @@ def cases(seed=1):
     out.append(("a huge number of inputs", post(b"/embed", b'{"inputs": [' + b'"a",' * 100000 + b'"a"]}'),
                 {413}))
     out.append(("a string of 1 MB", post(b"/embed", b'{"inputs": "' + b"hello " * 170000 + b'"}'),
+                {200}))  # cut to the folder's max_seq_length (auto-truncate)
+    out.append(("a string of 1 MB, truncation off",
+                post(b"/embed", b'{"truncate": false, "inputs": "' + b"hello " * 170000 + b'"}'),
                 {413}))
     out.append(("invalid UTF-8 in a string", post(b"/embed", b'{"inputs": "caf\xe9"}'), {422}))
     out.append(("a lone surrogate", post(b"/embed", b'{"inputs": "\\ud800"}'), {422}))

@@ -115,20 +115,43 @@ def test_batches_shared_by_many_clients_change_no_bit(model_dir, start_server, t
     assert m["phasor_queue_size"] == 0 and m["phasor_requests_in_flight"] == 0
 
 
-def test_truncate_cuts_as_encode_truncate(model_dir, start_server, tmp_path):
+def test_truncation_follows_the_folder_rule(model_dir, start_server, tmp_path):
+    """A sentence-transformers folder cuts every text at its max_seq_length by default, on
+    every route (OpenAI's clients cannot send "truncate"), as `encode --truncate` cuts it; a
+    request may say no, and --no-auto-truncate makes refusing the default."""
     long_text = " ".join(["hello worlds"] * 20)  # 62 ids with [CLS], [SEP]
     want = encode_texts(model_dir, [long_text], tmp_path, "--truncate")
     s = start_server(model_dir)
-    status, err = s.post("/embed", {"inputs": [TEXTS[0], long_text]})
-    assert status == 413 and err["error_type"] == "Validation"
-    assert "inputs[1] has 62 tokens, more than the 32" in err["error"]
-    status, rows = s.post("/embed", {"inputs": long_text, "truncate": True})
+    status, rows = s.post("/embed", {"inputs": long_text})
     assert status == 200 and floats(rows).tobytes() == want.tobytes()
+    status, body = s.post("/v1/embeddings", {"input": long_text})
+    assert status == 200 and floats([body["data"][0]["embedding"]]).tobytes() == want.tobytes()
+    assert body["usage"]["prompt_tokens"] == 32
+    status, ids = s.post("/tokenize", {"inputs": long_text})
+    assert status == 200 and len(ids[0]) == 32 and ids[0][-1] == 3  # [SEP] kept
+    status, err = s.post("/embed", {"inputs": [TEXTS[0], long_text], "truncate": False})
+    assert status == 413 and err["error_type"] == "Validation"
+    assert ("inputs[1] has 62 tokens, more than the 32 of max_seq_length 32 of "
+            f"{model_dir}/sentence_bert_config.json") in err["error"]
+    strict = start_server(model_dir, "--no-auto-truncate")
+    status, err = strict.post("/v1/embeddings", {"input": [long_text]})
+    assert status == 413 and "input[0] has 62 tokens" in err["error"]["message"]
+    status, rows = strict.post("/embed", {"inputs": long_text, "truncate": True})
+    assert status == 200 and floats(rows).tobytes() == want.tobytes()
+    status, _ = strict.post("/embed", {"inputs": [[2] + [5] * 40 + [3]], "truncate": True})
+    assert status == 200  # ids are cut too: 42 ids, the first 32 encoded
 
 
 def error_of(s, path, body, status):
+    """The error of a request refused with status, in TEI's shape, or OpenAI's on /v1/*
+    (returned as TEI's keys: error, error_type, param)."""
     got, err = s.post(path, body)
     assert got == status, err
+    if path.startswith("/v1/"):
+        assert set(err) == {"error"} and set(err["error"]) == {"message", "type", "param", "code"}
+        e = err["error"]
+        assert e["type"] == ("server_error" if status >= 500 else "invalid_request_error")
+        return {"error": e["message"], "error_type": e["code"], "param": e["param"]}
     assert set(err) == {"error", "error_type"}
     return err
 
@@ -151,11 +174,14 @@ def test_errors_name_the_field(model_dir, start_server):
     err = error_of(s, "/v1/embeddings", {"input": [2, 5.5]}, 422)
     assert "input[1]: expected a token id (an integer), found 5.5" in err["error"]
     err = error_of(s, "/v1/embeddings", {"input": [[]]}, 422)
-    assert "input[0] holds no token" in err["error"]
+    assert "input[0] is empty: nothing to encode" in err["error"]
     err = error_of(s, "/v1/embeddings", {"input": ["a"], "encoding_format": "hex"}, 422)
     assert "encoding_format" in err["error"]
-    err = error_of(s, "/v1/embeddings", {"input": ["a"], "dimensions": 16}, 422)
-    assert "'dimensions': the model's rows have 32 values" in err["error"]
+    err = error_of(s, "/v1/embeddings", {"input": ["a"], "dimensions": 33}, 422)
+    assert "'dimensions' must be an integer from 1 to 32" in err["error"]
+    assert err["param"] == "dimensions" and err["error_type"] == "validation"
+    err = error_of(s, "/v1/embeddings", {"input": [2, -1]}, 422)
+    assert err["param"] == "input"
     err = error_of(s, "/embed", {"input": ["a"]}, 422)
     assert "'inputs' is missing" in err["error"]
     err = error_of(s, "/embed", {"inputs": ["a"], "prompt_name": "query"}, 422)
@@ -173,13 +199,17 @@ def test_errors_name_the_field(model_dir, start_server):
     # 424: /rerank on a model without a classification head.
     err = error_of(s, "/rerank", {"query": "a", "texts": ["b"]}, 424)
     assert "no classification head" in err["error"]
-    # 404: an unknown route, or a known one by the wrong method.
+    # 404: an unknown route; 405: a known one by the wrong method, with the one it takes.
     err = error_of(s, "/v2/embeddings", {"input": "a"}, 404)
     assert err["error_type"] == "NotFound" and "POST /v1/embeddings" in err["error"]
-    status, _, _ = s.request("GET", "/embed")
-    assert status == 404
+    status, headers, body = s.request("GET", "/embed")
+    assert status == 405 and headers["Allow"] == "POST"
+    assert "GET /embed: this route takes POST" in json.loads(body)["error"]
+    status, headers, body = s.request("POST", "/health", {})
+    assert status == 405 and headers["Allow"] == "GET"
     m = s.metrics()
     assert m["phasor_requests_total{route=\"/embed\",code=\"422\"}"] == 6
+    assert m["phasor_requests_total{route=\"/embed\",code=\"405\"}"] == 1
     assert m["phasor_requests_total{route=\"other\",code=\"404\"}"] == 1
     assert m["phasor_tokens_total"] == 0  # nothing refused was encoded
 

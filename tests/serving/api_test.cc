@@ -23,7 +23,7 @@ ApiError ErrorOf(const Json& body, const std::string& field = "input", bool with
     return e;
   }
   ADD_FAILURE() << "no error for " << body.dump();
-  return {};
+  return ApiError{0, "", ""};
 }
 
 TEST(ServeApiTest, ReadsEachInputForm) {
@@ -67,6 +67,54 @@ TEST(ServeApiTest, RefusesOtherFormsNamingTheItem) {
   EXPECT_NE(ErrorOf(Json::parse(R"({"texts": [1]})"), "texts", false)
                 .message.find("texts[0]: expected a string or an array of strings"),
             std::string::npos);
+}
+
+TEST(ServeApiTest, ErrorsInOpenAisShapeAndTeis) {
+  const ApiError e = ErrorOf(Json::parse(R"({"input": [[1], "a"]})"));
+  EXPECT_EQ(e.param, "input");
+  const Json openai = Json::parse(OpenAiErrorBody(e));
+  EXPECT_EQ(openai, (Json{{"error",
+                           {{"message", e.message},
+                            {"type", "invalid_request_error"},
+                            {"param", "input"},
+                            {"code", "validation"}}}}));
+  EXPECT_EQ(Json::parse(ErrorBody(e)), (Json{{"error", e.message}, {"error_type", "Validation"}}));
+  const Json busy = Json::parse(OpenAiErrorBody(ApiError{429, "Overloaded", "later"}));
+  EXPECT_EQ(busy["error"]["type"], "rate_limit_error");
+  EXPECT_EQ(busy["error"]["code"], "overloaded");
+  EXPECT_TRUE(busy["error"]["param"].is_null());
+  const Json lost = Json::parse(OpenAiErrorBody(ApiError{404, "NotFound", "no route"}));
+  EXPECT_EQ(lost["error"]["code"], "not_found");
+  EXPECT_EQ(Json::parse(OpenAiErrorBody(ApiError{500, "Backend", "x"}))["error"]["type"],
+            "server_error");
+}
+
+TEST(ServeApiTest, DimensionsCutRowsAndRenormalise) {
+  EXPECT_EQ(ReadDimensions(Json::parse(R"({"input": "a"})"), 8), 8);
+  EXPECT_EQ(ReadDimensions(Json::parse(R"({"dimensions": null})"), 8), 8);
+  EXPECT_EQ(ReadDimensions(Json::parse(R"({"dimensions": 3})"), 8), 3);
+  for (const char* bad : {R"({"dimensions": 0})", R"({"dimensions": 9})", R"({"dimensions": 2.5})",
+                          R"({"dimensions": "4"})"}) {
+    try {
+      ReadDimensions(Json::parse(bad), 8);
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const ApiError& e) {
+      EXPECT_EQ(e.status, 422) << bad;
+      EXPECT_EQ(e.param, "dimensions");
+      EXPECT_NE(e.message.find("from 1 to 8"), std::string::npos) << e.message;
+    }
+  }
+  // Two rows of 4 cut to 2: the first values, then of unit length (3-4-5 triangles).
+  std::vector<float> rows = {3, 4, 9, 9, 0.6f, 0.8f, -1, -1};
+  CutRows(rows, 2, 4, 2, false);
+  EXPECT_EQ(rows, (std::vector<float>{3, 4, 0.6f, 0.8f}));
+  rows = {3, 4, 9, 9, -6, 8, 1, 1};
+  CutRows(rows, 2, 4, 2, true);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_NEAR(rows[0], 0.6, 1e-7);
+  EXPECT_NEAR(rows[1], 0.8, 1e-7);
+  EXPECT_NEAR(rows[2], -0.6, 1e-7);
+  EXPECT_NEAR(rows[3], 0.8, 1e-7);
 }
 
 TEST(ServeApiTest, BodyErrorsAre422) {

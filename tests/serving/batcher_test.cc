@@ -101,6 +101,50 @@ TEST_F(BatcherTest, RequestsQueuedTogetherShareOneBatch) {
   EXPECT_EQ(batches_[0].tokens, (2 + 3 + 4 + 5 + 6) + 5 * 3);
 }
 
+TEST_F(BatcherTest, SequencesThatExactlyFillTheBudgetRunAsOneBatch) {
+  options_.max_batch_tokens = 12;
+  setenv("PHASOR_TEST_BATCH_DELAY_MS", "300", 1);  // all three are queued before it forms
+  Batcher batcher(*model_, options_);
+  const auto a = batcher.Submit(Make({5, 3}, 0), Output::kEmbedding);
+  const auto b = batcher.Submit(Make({4}, 9), Output::kEmbedding);  // 5 + 3 + 4 = 12
+  const auto c = batcher.Submit(Make({1}, 20), Output::kEmbedding);
+  for (const auto& job : {a, b, c}) {
+    ASSERT_TRUE(batcher.Wait(*job, nullptr));
+    ExpectRowsAlone(*job);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ASSERT_EQ(batches_.size(), 2u);
+  EXPECT_EQ(batches_[0].sequences, 3);
+  EXPECT_EQ(batches_[0].tokens, 12);
+  EXPECT_EQ(batches_[1].tokens, 1);
+}
+
+TEST_F(BatcherTest, ABatchTheEngineRefusesFailsOnlyTheRequestThatHoldsIt) {
+  setenv("PHASOR_TEST_BATCH_DELAY_MS", "300", 1);  // all are queued before the batch forms
+  Batcher batcher(*model_, options_);
+  std::vector<std::shared_ptr<Job>> good;
+  for (int k = 0; k < 4; ++k)
+    good.push_back(batcher.Submit(Make({3, 2}, 5 * k), Output::kEmbedding));
+  Sequences bad = Make({3}, 0);
+  bad.ids[1] = 999;  // outside the vocabulary of 50: the engine refuses the batch
+  const auto refused = batcher.Submit(std::move(bad), Output::kEmbedding);
+  good.push_back(batcher.Submit(Make({2}, 30), Output::kEmbedding));
+  for (const auto& job : good) {
+    ASSERT_TRUE(batcher.Wait(*job, nullptr)) << job->error();
+    ExpectRowsAlone(*job);
+  }
+  EXPECT_FALSE(batcher.Wait(*refused, nullptr));
+  EXPECT_NE(refused->error().find("999"), std::string::npos) << refused->error();
+  std::lock_guard<std::mutex> lock(mu_);
+  // The shared batch failed; each of its six requests then ran alone.
+  ASSERT_EQ(batches_.size(), 7u);
+  EXPECT_FALSE(batches_[0].completed);
+  EXPECT_EQ(batches_[0].sequences, 10);
+  int failed = 0;
+  for (size_t i = 1; i < batches_.size(); ++i) failed += batches_[i].completed ? 0 : 1;
+  EXPECT_EQ(failed, 1);
+}
+
 TEST_F(BatcherTest, ACancelledRequestIsNotComputed) {
   setenv("PHASOR_TEST_BATCH_DELAY_MS", "300", 1);
   Batcher batcher(*model_, options_);

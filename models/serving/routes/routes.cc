@@ -7,6 +7,7 @@ const std::vector<Route>& Routes() {
       {"POST", "/v1/embeddings", true, OpenAiEmbeddings},
       {"POST", "/embed", true, Embed},
       {"POST", "/rerank", true, Rerank},
+      {"POST", "/predict", true, Predict},
       {"POST", "/tokenize", true, Tokenize},
       {"GET", "/health", false, Health},
       {"GET", "/info", false, Info},

@@ -1,6 +1,7 @@
 // POST /tokenize: {"inputs": str | [str], "add_special_tokens": true,
-// "prompt_name": null} -> [[id, ...], ...], each text's ids from the model
-// folder's own tokenizer, as `phasor tokenize` writes them.
+// "prompt_name": null, "truncate": (the server's)} -> [[id, ...], ...], each
+// text's ids from the model folder's own tokenizer, as `phasor tokenize`
+// writes them.
 #include "models/serving/routes/routes.h"
 
 namespace phasor::serving {
@@ -11,7 +12,7 @@ void Tokenize(Service& service, const HttpRequest& req, HttpReply& reply) {
   TextChoices text;
   text.add_special_tokens = ReadBool(body, "add_special_tokens", true);
   text.prompt_name = ReadString(body, "prompt_name", "");
-  text.truncate = ReadBool(body, "truncate", false);
+  text.truncate = ReadOptionalBool(body, "truncate");
   const Sequences seqs = service.Prepare(in, "inputs", text);
   std::string& out = reply.body;
   out += '[';
