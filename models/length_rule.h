@@ -29,8 +29,8 @@ class Tokenizer;
 }
 
 struct LengthRule {
-  int64_t limit = 0;     // tokens a sequence may hold; 0: no bound is known
-  std::string limit_of;  // where the limit comes from, for messages
+  int64_t limit = 0;      // tokens a sequence may hold; 0: no bound is known
+  std::string limit_of;   // where the limit comes from, for messages
   bool truncate = false;  // cut a longer sequence (else refuse it)
 };
 
