@@ -8,6 +8,7 @@ import shutil
 import socket
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -255,3 +256,38 @@ def test_a_body_that_ends_after_sigterm_gets_503(model_dir, start_server):
     assert b"shutting down" in answer
     sock.close()
     assert s.proc.wait(timeout=TIMEOUT) == 0
+
+
+def test_real_clients_requests_replayed(model_dir, start_server, tmp_path):
+    """The requests the OpenAI Node SDK and LangChain's OpenAIEmbeddings sent (recorded by
+    tests/serve/clients/record.sh, which also checked that each client read its answers):
+    each answered as then, every row `encode`'s bits (or its first N values, renormalised)."""
+    import base64
+    recorded = json.loads((Path(__file__).parent / "data" / "client_requests.json").read_text())
+    clients = {e["client"].split(" ")[0] for e in recorded["exchanges"]}
+    assert clients == {"openai", "@langchain/openai"}
+    s = start_server(model_dir)
+    for e in recorded["exchanges"]:
+        headers = {k: v for k, v in e["headers"].items() if v is not None}
+        status, _, data = s.request(e["method"], e["path"], e["body"].encode(), headers=headers)
+        assert status == e["status"], (e["client"], data[:300])
+        answer = json.loads(data)
+        if status != 200:
+            assert answer == e["answer"]
+            continue
+        body = json.loads(e["body"])
+        texts = [body["input"]] if isinstance(body["input"], str) else body["input"]
+        want = encode_texts(model_dir, texts, tmp_path)
+        if "dimensions" in body:
+            cut = want.astype(np.float64)[:, :body["dimensions"]]
+            want = (cut / np.linalg.norm(cut, axis=1, keepdims=True)).astype(np.float32)
+        if body.get("encoding_format") == "base64":
+            rows = np.stack([np.frombuffer(base64.b64decode(d["embedding"]), dtype="<f4")
+                             for d in answer["data"]])
+        else:
+            rows = floats([d["embedding"] for d in answer["data"]])
+        assert [d["index"] for d in answer["data"]] == list(range(len(texts)))
+        if "dimensions" in body:
+            assert np.abs(rows - want).max() < 1e-6
+        else:
+            assert rows.tobytes() == want.tobytes(), e["client"]
