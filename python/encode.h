@@ -1,0 +1,40 @@
+// Model.encode's computation, shared by Model.encode (with phasor's and
+// sentence-transformers' keywords), Model.predict and Model.rank.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "models/phasor.h"
+
+namespace phasor::python {
+
+namespace py = pybind11;
+
+// One call, its keywords read (the Python objects are read with the GIL held).
+struct EncodeRequest {
+  py::handle input;           // ids (array-like or a list of sequences) or texts
+  py::handle lengths;         // None or [batch] real tokens of array ids
+  py::handle token_type_ids;  // None or laid out as ids
+  py::handle prompt;          // None or a prompt's name (texts only)
+  py::handle prefix;          // None or text put before each text
+  std::string stage = "final";
+  // None or "none": every row; "mean", "cls", "max", ...; "model": the
+  // folder's modules.json.
+  py::handle pool;
+  bool normalize = false;
+  bool packed = false;
+  int64_t batch_tokens = 0;
+  // Texts: nullopt for the folder's default (models/length_rule.h); ids: cut
+  // at the model's positions when true (nullopt: false).
+  std::optional<bool> truncate;
+};
+
+// Encodes as Model.encode documents it; phasor.Error with the CLI's messages.
+// The GIL is released while C++ computes.
+py::object EncodeModel(const Model& model, const EncodeRequest& r);
+
+}  // namespace phasor::python
