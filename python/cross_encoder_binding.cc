@@ -58,7 +58,7 @@ bool IsStrPair(py::handle v) {
 
 // The logits of pairs [n, labels] (a copy the caller may change), the GIL
 // released while the model runs.
-py::array_t<float> PairLogits(const Model& model, const py::list& pairs, const Arguments& a) {
+py::array_t<float> PairLogits(py::handle self, const py::list& pairs, const Arguments& a) {
   // The keywords that only say how to batch or report: checked, not used.
   IntArgument(a, "batch_size", 1, int64_t{1} << 31);
   OptionalBoolArgument(a, "show_progress_bar");
@@ -67,11 +67,12 @@ py::array_t<float> PairLogits(const Model& model, const py::list& pairs, const A
   r.lengths = r.token_type_ids = r.prompt = r.prefix = r.pool = py::none();
   r.stage = "logits";
   r.truncate = OptionalBoolArgument(a, "truncate");
-  py::object out = EncodeModel(model, r);
+  r.max_seq_length = MaxSeqLengthSet(self);
+  py::object out = EncodeModel(self.cast<const Model&>(), r);
   return py::array_t<float, py::array::c_style>::ensure(out);
 }
 
-py::object Predict(const Model& model, const py::args& args, const py::kwargs& kwargs) {
+py::object Predict(py::handle self, const py::args& args, const py::kwargs& kwargs) {
   const py::object none = py::none();
   const Arguments a("predict",
                     {{"sentences"},
@@ -102,7 +103,7 @@ py::object Predict(const Model& model, const py::args& args, const py::kwargs& k
     }
   }
   if (py::len(pairs) == 0) return py::array_t<float>(0);
-  py::array_t<float> logits = PairLogits(model, pairs, a);
+  py::array_t<float> logits = PairLogits(self, pairs, a);
   const int64_t n = logits.shape(0), labels = logits.shape(1);
   Activate(act, logits.mutable_data(), n, labels);
   // One label: a score a pair, [n]; several: [n, labels].
@@ -111,7 +112,7 @@ py::object Predict(const Model& model, const py::args& args, const py::kwargs& k
   return to_numpy ? out : py::object(py::list(out));
 }
 
-py::list Rank(const Model& model, const py::args& args, const py::kwargs& kwargs) {
+py::list Rank(py::handle self, const py::args& args, const py::kwargs& kwargs) {
   const py::object none = py::none();
   const Arguments a("rank",
                     {{"query"},
@@ -142,7 +143,7 @@ py::list Rank(const Model& model, const py::args& args, const py::kwargs& kwargs
   }
   py::list ranked;
   if (n == 0) return ranked;
-  py::array_t<float> logits = PairLogits(model, pairs, a);
+  py::array_t<float> logits = PairLogits(self, pairs, a);
   if (logits.shape(1) != 1) {
     throw Error("rank needs one score a pair (num_labels 1); the classification head has " +
                 std::to_string(logits.shape(1)) + " labels: predict gives them all");

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "models/length_rule.h"
 #include "models/phasor.h"
 
 namespace phasor::python {
@@ -31,7 +32,17 @@ struct EncodeRequest {
   // Texts: nullopt for the folder's default (models/length_rule.h); ids: cut
   // at the model's positions when true (nullopt: false).
   std::optional<bool> truncate;
+  // Model.max_seq_length as the caller set it (0: not set, the folder's).
+  int64_t max_seq_length = 0;
 };
+
+// The length rule of text (models/length_rule.h) for model and its tokenizer
+// (null if it has none), its limit replaced by max_seq_length if set.
+LengthRule TextLengthRule(const Model& model, const tokenizers::Tokenizer* tokenizer,
+                          std::optional<bool> truncate, int64_t max_seq_length);
+
+// The max_seq_length set on the Python object self (a phasor.Model), 0 if none.
+int64_t MaxSeqLengthSet(py::handle self);
 
 // Encodes as Model.encode documents it; phasor.Error with the CLI's messages.
 // The GIL is released while C++ computes.

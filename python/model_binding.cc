@@ -118,9 +118,7 @@ Ids TextIds(const Model& model, const EncodeRequest& r, std::vector<int32_t>& ty
   if (!r.token_type_ids.is_none())
     throw Error("token_type_ids goes with ids; texts take theirs from the tokenizer");
   const auto tokenizer = TokenizerFor(model, r.input);
-  const LengthRule rule =
-      ResolveLengthRule(model.directory(), tokenizer.get(), model.max_sequence_length(),
-                        model.max_sequence_length_of(), r.truncate);
+  const LengthRule rule = TextLengthRule(model, tokenizer.get(), r.truncate, r.max_seq_length);
   const py::object cut =
       rule.truncate && rule.limit > 0 ? py::object(py::int_(rule.limit)) : py::object(py::none());
   const TextOptions o =
@@ -195,6 +193,17 @@ void Run(const Model& model, const Ids& ids, bool by_offsets, EncodeOptions& opt
 }
 
 }  // namespace
+
+LengthRule TextLengthRule(const Model& model, const tokenizers::Tokenizer* tokenizer,
+                          std::optional<bool> truncate, int64_t max_seq_length) {
+  LengthRule rule = ResolveLengthRule(model.directory(), tokenizer, model.max_sequence_length(),
+                                      model.max_sequence_length_of(), truncate);
+  if (max_seq_length > 0) {
+    rule.limit = max_seq_length;
+    rule.limit_of = "max_seq_length " + std::to_string(max_seq_length) + " set on the model";
+  }
+  return rule;
+}
 
 py::object EncodeModel(const Model& model, const EncodeRequest& r) {
   EncodeOptions options = OptionsOf(model, r);
@@ -284,7 +293,7 @@ void BindModel(py::module_& m) {
         "(real lengths, warning or ''); phasor.Error for a line of pad ids only, and with a "
         "model for a line longer than its positions unless truncate.");
   py::class_<Model> model(
-      m, "Model",
+      m, "Model", py::dynamic_attr(),
       "An encoder model directory (config.json, model.safetensors). Its methods "
       "may be called from several Python threads at once.");
   model

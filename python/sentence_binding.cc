@@ -51,6 +51,7 @@ std::vector<Parameter> EncodeParameters() {
       {"output_value", py::str("sentence_embedding")},
       {"prompt_name", none},
       {"device", none},
+      {"precision", py::str("float32")},
   };
 }
 
@@ -86,16 +87,23 @@ void CheckHints(const Arguments& a) {
         "encode: convert_to_tensor=True is not supported: phasor returns NumPy arrays and does "
         "not use torch; torch.from_numpy(model.encode(...)) makes a tensor of one");
   }
+  if (OptionalStrArgument(a, "precision") != "float32") {
+    throw Error(
+        "encode: precision must be 'float32' (phasor does not quantize embeddings; "
+        "phasor.Model(path, precision=...) sets the number format of the weight products)");
+  }
   const std::optional<std::string> device = OptionalStrArgument(a, "device");
   if (device && *device != "cpu")
     throw Error("encode: device must be 'cpu' or None (phasor runs on the CPU), got '" + *device +
                 "'");
 }
 
-py::object Encode(const Model& model, const py::args& args, const py::kwargs& kwargs) {
+py::object Encode(py::handle self, const py::args& args, const py::kwargs& kwargs) {
+  const Model& model = self.cast<const Model&>();
   const Arguments a("encode", EncodeParameters(), args, kwargs);
   CheckHints(a);
   EncodeRequest r;
+  r.max_seq_length = MaxSeqLengthSet(self);
   r.input = a["ids"];
   r.lengths = a["lengths"];
   r.token_type_ids = a["token_type_ids"];
@@ -157,14 +165,56 @@ std::vector<double> Norms(const float* rows, py::ssize_t count, py::ssize_t d) {
   return v;
 }
 
-// sentence-transformers' cos_sim: each row over max(its norm, 1e-12).
-py::array_t<float> Similarity(const Model&, py::handle a_in, py::handle b_in) {
+// config_sentence_transformers.json's similarity_fn_name in the model's
+// folder: "cosine" (also without the file or the key), "dot", "euclidean" or
+// "manhattan"; Error naming the file and key otherwise.
+std::string SimilarityFnName(const Model& model) {
+  const std::string path = model.directory() + "/config_sentence_transformers.json";
+  const py::object file = py::module_::import("pathlib").attr("Path")(path);
+  if (model.directory().empty() || !file.attr("is_file")().cast<bool>()) return "cosine";
+  py::object j;
+  try {
+    j = py::module_::import("json").attr("loads")(file.attr("read_text")("utf-8"));
+  } catch (py::error_already_set& e) {
+    throw Error(path + ": not valid JSON: " + std::string(e.what()).substr(0, 300));
+  }
+  if (!py::isinstance<py::dict>(j)) throw Error(path + ": expected a JSON object");
+  const py::object name = j.attr("get")("similarity_fn_name");
+  if (name.is_none()) return "cosine";
+  const std::string n = py::isinstance<py::str>(name) ? name.cast<std::string>() : "";
+  if (n != "cosine" && n != "dot" && n != "euclidean" && n != "manhattan") {
+    throw Error(path + ": key 'similarity_fn_name': expected 'cosine', 'dot', 'euclidean' or " +
+                "'manhattan', found " + py::repr(name).cast<std::string>());
+  }
+  return n;
+}
+
+// Row i of a against row j of b [d] by fn, as sentence-transformers'
+// cos_sim (each row over max(its norm, 1e-12)), dot_score, and the negated
+// L2 and L1 distances.
+double Score(const std::string& fn, const float* x, const float* y, py::ssize_t d, double nx,
+             double ny) {
+  double s = 0;
+  if (fn == "euclidean") {
+    for (py::ssize_t k = 0; k < d; ++k) s += (double{x[k]} - y[k]) * (double{x[k]} - y[k]);
+    return -std::sqrt(s);
+  }
+  if (fn == "manhattan") {
+    for (py::ssize_t k = 0; k < d; ++k) s += std::abs(double{x[k]} - y[k]);
+    return -s;
+  }
+  for (py::ssize_t k = 0; k < d; ++k) s += double{x[k]} * y[k];
+  return fn == "dot" ? s : s / (nx * ny);
+}
+
+py::array_t<float> Similarity(const Model& model, py::handle a_in, py::handle b_in) {
   const Rows a = RowsOf(a_in, "a"), b = RowsOf(b_in, "b");
   const py::ssize_t n = a.n, m = b.n, d = a.d;
   if (b.d != d) {
     throw Error("similarity: a has rows of " + std::to_string(d) + " values and b of " +
                 std::to_string(b.d));
   }
+  const std::string fn = SimilarityFnName(model);
   py::array_t<float> out({n, m});
   const float *pa = a.array.data(), *pb = b.array.data();
   float* po = out.mutable_data();
@@ -172,16 +222,21 @@ py::array_t<float> Similarity(const Model&, py::handle a_in, py::handle b_in) {
   const std::vector<double> na = Norms(pa, n, d), nb = Norms(pb, m, d);
   for (py::ssize_t i = 0; i < n; ++i) {
     for (py::ssize_t j = 0; j < m; ++j) {
-      double s = 0;
-      for (py::ssize_t k = 0; k < d; ++k) s += double{pa[i * d + k]} * pb[j * d + k];
-      po[i * m + j] = static_cast<float>(s / (na[i] * nb[j]));
+      po[i * m + j] = static_cast<float>(Score(fn, pa + i * d, pb + j * d, d, na[i], nb[j]));
     }
   }
   return out;
 }
 
-// The length rule of text (models/length_rule.h): its limit, None if none is known.
-py::object MaxSeqLength(const Model& model) {
+// Where Model.max_seq_length keeps a value set on it: the instance's dict.
+constexpr const char* kMaxSeqLengthKey = "_phasor_max_seq_length";
+
+// The length rule's limit of text (models/length_rule.h), or the value set on
+// the model; None if nothing bounds text.
+py::object MaxSeqLength(py::handle self) {
+  const int64_t set = MaxSeqLengthSet(self);
+  if (set > 0) return py::int_(set);
+  const Model& model = self.cast<const Model&>();
   std::shared_ptr<const tokenizers::Tokenizer> tokenizer;
   try {
     py::gil_scoped_release release;
@@ -189,11 +244,42 @@ py::object MaxSeqLength(const Model& model) {
   } catch (const Error&) {
     // A folder without a tokenizer: the other bounds still hold.
   }
-  const LengthRule rule =
-      ResolveLengthRule(model.directory(), tokenizer.get(), model.max_sequence_length(),
-                        model.max_sequence_length_of(), std::nullopt);
+  const LengthRule rule = TextLengthRule(model, tokenizer.get(), std::nullopt, 0);
   return rule.limit > 0 ? py::object(py::int_(rule.limit)) : py::object(py::none());
 }
+
+// model.max_seq_length = N, as SentenceTransformer's: texts are cut (or
+// refused) at N from then on, N at most the model's positions; None: the
+// folder's limit again.
+void SetMaxSeqLength(py::handle self, py::handle value) {
+  const py::dict dict = self.attr("__dict__");
+  if (value.is_none()) {
+    if (dict.contains(kMaxSeqLengthKey)) PyDict_DelItemString(dict.ptr(), kMaxSeqLengthKey);
+    return;
+  }
+  const Model& model = self.cast<const Model&>();
+  int64_t n = 0;
+  try {
+    n = ToInt(value, "max_seq_length");
+  } catch (const Error&) {
+    throw Error("max_seq_length must be an int or None, got " + TypeNameOf(value));
+  }
+  const int64_t positions = model.max_sequence_length();
+  if (n < 1 || (positions > 0 && n > positions)) {
+    throw Error("max_seq_length must be in [1, " + std::to_string(positions) + "] (" +
+                model.max_sequence_length_of() + "), got " + std::to_string(n));
+  }
+  dict[kMaxSeqLengthKey] = py::int_(n);
+}
+
+}  // namespace
+
+int64_t MaxSeqLengthSet(py::handle self) {
+  const py::dict dict = self.attr("__dict__");
+  return dict.contains(kMaxSeqLengthKey) ? dict[kMaxSeqLengthKey].cast<int64_t>() : 0;
+}
+
+namespace {
 
 // The width of encode's default rows of text: after the folder's Dense
 // modules for a sentence-transformers folder, else d_model.
@@ -207,11 +293,11 @@ int64_t SentenceDimension(const Model& model) {
 }
 
 constexpr const char* kEncodeDoc =
-    R"(encode(sentences, lengths=None, stage='final', pool=<default>, normalize=False, packed=False, batch_tokens=0, truncate=None, token_type_ids=None, prompt=None, prefix=None, batch_size=32, normalize_embeddings=False, convert_to_numpy=True, convert_to_tensor=False, show_progress_bar=None, output_value='sentence_embedding', prompt_name=None, device=None)
+    R"(encode(sentences, lengths=None, stage='final', pool=<default>, normalize=False, packed=False, batch_tokens=0, truncate=None, token_type_ids=None, prompt=None, prefix=None, batch_size=32, normalize_embeddings=False, convert_to_numpy=True, convert_to_tensor=False, show_progress_bar=None, output_value='sentence_embedding', prompt_name=None, device=None, precision='float32')
 
 sentences (or ids=): a str, a list of str or of (str, str) pairs (tokenized by the model folder's own tokenizer, as Model.tokenize), or token ids: [batch, seq] integers (any integer dtype, or a list of equal-length lists), [seq] for one sequence, or a list of 1-D sequences of different lengths.
 
-As SentenceTransformer.encode for a sentence-transformers folder (one with modules.json): text is pooled as the folder's modules say (pool='model': its Pooling, Dense and Normalize), one str gives [d], a list [n, d] float32 (convert_to_numpy=False: a list of 1-D arrays); normalize_embeddings=True (or normalize=True) gives unit L2 norms; text is cut at max_seq_length (truncate=False: a longer text is a phasor.Error naming it, its tokens, the limit and where the limit comes from). batch_size and show_progress_bar are checked and otherwise ignored: phasor batches by tokens (batch_tokens; 0: 2048 or the longest sequence), with the same results for any batch_size, and shows no progress bar. convert_to_tensor=True is refused (phasor does not use torch). output_value='token_embeddings': every token's row. prompt_name: as prompt.
+As SentenceTransformer.encode for a sentence-transformers folder (one with modules.json): text is pooled as the folder's modules say (pool='model': its Pooling, Dense and Normalize), one str gives [d], a list [n, d] float32 (convert_to_numpy=False: a list of 1-D arrays); normalize_embeddings=True (or normalize=True) gives unit L2 norms; text is cut at max_seq_length (truncate=False: a longer text is a phasor.Error naming it, its tokens, the limit and where the limit comes from). batch_size and show_progress_bar are checked and otherwise ignored: phasor batches by tokens (batch_tokens; 0: 2048 or the longest sequence), with the same results for any batch_size, and shows no progress bar. convert_to_tensor=True is refused (phasor does not use torch). output_value='token_embeddings': every token's row. prompt_name: as prompt. device: None or 'cpu'; precision: 'float32' only.
 
 Otherwise (token ids, or a folder without modules.json) the default is every row: float32 [batch, seq, d_model] ([seq, d_model] for 1-D ids or one str; a list of [len_i, d_model] arrays for a list of different lengths or of texts): the final hidden states, or with stage='embeddings' the encoder's input; padding rows are 0. lengths: [batch] tokens per sequence of array ids, the rest masked as padding. pool='mean', 'cls' or 'max': one row per sequence, [batch, d_model] (normalize=True: unit L2 norm); pool='model': what a sentence-transformers folder declares (its Dense modules too: [batch, out_features]). stage='pooler' (BERT's pooler output) or stage='logits' (a classification checkpoint's head, [batch, num_labels]): one row per sequence from its first token, without pool. packed=True: (rows [total tokens, d_model], offsets [batch + 1]). Trailing pad ids inside given lengths or list items warn (phasor.Warning). Token ids past the model's positions (max_sequence_length) are an error unless truncate=True, which keeps the first ones; text follows max_seq_length (truncate=None: cut for a sentence-transformers folder, refused for any other). token_type_ids: laid out as ids, each token's type (BERT's segments); None: all 0. prompt names a prompt of config_sentence_transformers.json, prefix is text put before each text.
 
@@ -222,13 +308,19 @@ A wrong type is a phasor.Error naming the argument; an unknown keyword a TypeErr
 void BindSentenceTransformers(py::class_<Model>& model) {
   model.def("encode", &Encode, kEncodeDoc)
       .def("similarity", &Similarity, py::arg("a"), py::arg("b"),
-           "Cosine similarity of every row of a with every row of b, float32 [len(a), len(b)], "
-           "as SentenceTransformer.similarity (a 1-D array is one row).")
-      .def_property_readonly(
-          "max_seq_length", &MaxSeqLength,
+           "Similarity of every row of a with every row of b, float32 [len(a), len(b)], as "
+           "SentenceTransformer.similarity (a 1-D array is one row): cosine, or what the "
+           "folder's similarity_fn_name says ('dot', 'euclidean', 'manhattan': the negated "
+           "distance).")
+      .def_property(
+          "max_seq_length", &MaxSeqLength, &SetMaxSeqLength,
           "The most tokens a text keeps (None if nothing bounds it): the least of the "
           "tokenizer's model_max_length, a sentence-transformers folder's max_seq_length and "
-          "the model's positions (max_sequence_length).")
+          "the model's positions (max_sequence_length). Set it (at most max_sequence_length) "
+          "to cut texts elsewhere, as SentenceTransformer.max_seq_length; None: the folder's.")
+      .def_property_readonly("similarity_fn_name", &SimilarityFnName,
+                             "config_sentence_transformers.json's similarity_fn_name "
+                             "('cosine' without one): what similarity computes.")
       .def("get_sentence_embedding_dimension", &SentenceDimension,
            "The width of encode's rows of text: after the folder's Dense modules for a "
            "sentence-transformers folder, else d_model.");

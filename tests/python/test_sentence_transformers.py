@@ -164,6 +164,44 @@ def test_similarity_is_cosine_of_every_pair():
         model.similarity(a, "text")
 
 
+def test_max_seq_length_set_on_the_model_cuts_there(folders, tmp_path):
+    model = phasor.Model(folders["st"])
+    full = cli_ids(folders["st"], [LONG], tmp_path)[0]
+    model.max_seq_length = 5
+    assert model.max_seq_length == 5
+    want = mean_rows(model, full[:4] + full[-1:], True)
+    assert np.max(np.abs(model.encode(LONG) - want)) <= 1e-6
+    with pytest.raises(phasor.Error, match="^the text has 22 tokens, more than the 5 of "
+                                           "max_seq_length 5 set on the model; truncate=True"):
+        model.encode(LONG, truncate=False)
+    model.max_seq_length = None
+    assert model.max_seq_length == 8
+    with pytest.raises(phasor.Error, match=r"^max_seq_length must be in \[1, 40\] .*got 41$"):
+        model.max_seq_length = 41
+    with pytest.raises(phasor.Error, match="^max_seq_length must be an int or None, got str$"):
+        model.max_seq_length = "8"
+    assert phasor.Model(folders["st"]).max_seq_length == 8  # another model: its own
+
+
+@pytest.mark.parametrize("name", ["dot", "euclidean", "manhattan"])
+def test_similarity_follows_the_folders_similarity_fn_name(tmp_path, name):
+    folder = copy_folder(HF / "st_mean", tmp_path / "st")
+    (folder / "config_sentence_transformers.json").write_text(
+        json.dumps({"similarity_fn_name": name}))
+    model = phasor.Model(folder)
+    assert model.similarity_fn_name == name
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((3, 6)), rng.standard_normal((2, 6))
+    diff = a[:, None, :] - b[None, :, :]
+    want = {"dot": a @ b.T, "euclidean": -np.sqrt((diff ** 2).sum(-1)),
+            "manhattan": -np.abs(diff).sum(-1)}[name]
+    assert np.max(np.abs(model.similarity(a, b) - want)) <= 1e-5
+    (folder / "config_sentence_transformers.json").write_text('{"similarity_fn_name": "l3"}')
+    with pytest.raises(phasor.Error, match="config_sentence_transformers.json: key "
+                                           "'similarity_fn_name': expected 'cosine'"):
+        model.similarity(a, b)
+
+
 @pytest.mark.parametrize("kwargs,match", [
     ({"batch_size": "8"}, "^encode: batch_size must be an int, got str$"),
     ({"batch_size": 0}, r"^encode: batch_size must be in \[1, "),
@@ -175,6 +213,8 @@ def test_similarity_is_cosine_of_every_pair():
     ({"truncate": 1.0}, "^encode: truncate must be True, False or None, got float$"),
     ({"output_value": None}, "^encode: output_value must be 'sentence_embedding' or "),
     ({"device": "cuda"}, "^encode: device must be 'cpu' or None"),
+    ({"precision": "int8"}, "^encode: precision must be 'float32'"),
+    ({"pool": 3}, "pool must be a str"),
 ])
 def test_wrong_types_are_one_short_line(folders, kwargs, match):
     model = phasor.Model(folders["st"])
@@ -192,7 +232,8 @@ def test_unknown_keywords_name_only_the_keyword(folders):
          "encode() got an unexpected keyword argument 'batchsize'"),
         (lambda: model.encode(sentences, None, "final", None, False, False, 0, None, None, None,
                               None, 32, False, True, False, None, "sentence_embedding", None,
-                              None, "extra"), "encode() takes at most 19 arguments (20 given)"),
+                              None, "float32", "extra"),
+         "encode() takes at most 20 arguments (21 given)"),
         (lambda: model.encode(sentences, ids=sentences),
          "encode() got multiple values for argument 'ids'"),
         (lambda: model.encode(), "encode() missing required argument 'ids'"),
