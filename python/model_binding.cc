@@ -22,7 +22,7 @@
 namespace phasor::python {
 
 // NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
-py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_special_tokens,
+py::dict ModelTokenize(py::handle self, py::handle texts, py::handle add_special_tokens,
                        py::handle truncate, py::handle max_length, py::handle prompt,
                        py::handle prefix);  // tokenizer_binding.cc
 
@@ -329,10 +329,13 @@ void BindModel(py::module_& m) {
           },
           "The configuration as a dict: every key of config.json, defaults filled in.")
       .def("tokenize", &ModelTokenize, py::arg("texts"), py::arg("add_special_tokens") = true,
-           py::arg("truncate") = false, py::arg("max_length") = py::none(),
+           py::arg("truncate") = py::none(), py::arg("max_length") = py::none(),
            py::arg("prompt") = py::none(), py::arg("prefix") = py::none(),
-           "The model folder's own tokenizer on texts, as phasor.Tokenizer.tokenize; truncate "
-           "cuts to the tokenizer's model_max_length and the model's max_sequence_length.")
+           "The model folder's own tokenizer on texts, as phasor.Tokenizer.tokenize, cut as "
+           "Model.encode cuts text: at max_seq_length (the least of the tokenizer's "
+           "model_max_length, a sentence-transformers folder's max_seq_length and the model's "
+           "positions) by default for a sentence-transformers folder or with truncate=True, "
+           "not with truncate=False; max_length cuts there instead.")
       .def("__repr__", [](const Model& model) {
         return "phasor.Model(vocab_size=" + std::to_string(model.vocab_size()) +
                ", d_model=" + std::to_string(model.d_model()) +

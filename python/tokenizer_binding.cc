@@ -10,6 +10,8 @@
 #include "models/tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
+#include "python/encode.h"
+#include "python/keywords.h"
 #include "python/texts.h"
 
 namespace phasor::python {
@@ -89,18 +91,31 @@ void BindTokenizer(py::module_& m) {
       });
 }
 
-// Model.tokenize: the model folder's tokenizer, truncation bounded by the model too.
+// Model.tokenize: the model folder's tokenizer, cut as Model.encode cuts text
+// (models/length_rule.h: by default for a sentence-transformers folder, at
+// max_seq_length) unless max_length says where.
 // NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
-py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_special_tokens,
+py::dict ModelTokenize(py::handle self, py::handle texts, py::handle add_special_tokens,
                        py::handle truncate, py::handle max_length, py::handle prompt,
                        py::handle prefix) {
+  const Model& model = self.cast<const Model&>();
+  if (!truncate.is_none() && !py::isinstance<py::bool_>(truncate))
+    throw Error("truncate must be True, False or None, got " + TypeNameOf(truncate));
   TokenizerPtr tokenizer;
   {
     py::gil_scoped_release release;
     tokenizer = model.tokenizer();
   }
+  py::object cut = py::reinterpret_borrow<py::object>(max_length);
+  if (max_length.is_none()) {
+    const LengthRule rule = TextLengthRule(
+        model, tokenizer.get(),
+        truncate.is_none() ? std::nullopt : std::optional<bool>(truncate.cast<bool>()),
+        MaxSeqLengthSet(self));
+    if (rule.truncate && rule.limit > 0) cut = py::int_(rule.limit);
+  }
   return Tokenize(*tokenizer, model.directory(), texts,
-                  TextArgs{add_special_tokens, truncate, max_length, prompt, prefix},
+                  TextArgs{add_special_tokens, py::bool_(false), cut, prompt, prefix},
                   model.max_sequence_length());
 }
 

@@ -108,6 +108,17 @@ def test_texts_are_cut_at_max_seq_length(folders, tmp_path):
     assert np.max(np.abs(tokens - model.encode(np.array(cut)))) <= 1e-6
 
 
+def test_tokenize_cuts_as_encode_does(folders, tmp_path):
+    full = cli_ids(folders["st"], [LONG], tmp_path)[0]
+    model = phasor.Model(folders["st"])
+    assert model.tokenize(LONG)["input_ids"] == full[:7] + full[-1:]
+    assert model.tokenize([LONG], truncate=False)["input_ids"] == [full]
+    assert model.tokenize(LONG, max_length=4)["input_ids"] == full[:3] + full[-1:]
+    plain = phasor.Model(folders["plain"])
+    assert plain.tokenize(LONG)["input_ids"] == full
+    assert len(plain.tokenize("hello " * 43, truncate=True)["input_ids"]) == 40
+
+
 def test_truncate_false_names_the_text_its_tokens_and_the_limit(folders):
     model = phasor.Model(folders["st"])
     with pytest.raises(phasor.Error, match=r"^texts\[1\] has 22 tokens, more than the 8 of "
