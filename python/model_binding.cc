@@ -21,10 +21,8 @@
 
 namespace phasor::python {
 
-// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
-py::dict ModelTokenize(py::handle self, py::handle texts, py::handle add_special_tokens,
-                       py::handle truncate, py::handle max_length, py::handle prompt,
-                       py::handle prefix);  // tokenizer_binding.cc
+// Model.tokenize (tokenizer_binding.cc).
+py::dict ModelTokenize(py::handle self, const py::args& args, const py::kwargs& kwargs);
 
 namespace {
 
@@ -328,9 +326,9 @@ void BindModel(py::module_& m) {
             return py::module_::import("json").attr("loads")(model.config_json());
           },
           "The configuration as a dict: every key of config.json, defaults filled in.")
-      .def("tokenize", &ModelTokenize, py::arg("texts"), py::arg("add_special_tokens") = true,
-           py::arg("truncate") = py::none(), py::arg("max_length") = py::none(),
-           py::arg("prompt") = py::none(), py::arg("prefix") = py::none(),
+      .def("tokenize", &ModelTokenize,
+           "tokenize(texts, add_special_tokens=True, truncate=None, max_length=None, "
+           "prompt=None, prefix=None)\n\n"
            "The model folder's own tokenizer on texts, as phasor.Tokenizer.tokenize, cut as "
            "Model.encode cuts text: at max_seq_length (the least of the tokenizer's "
            "model_max_length, a sentence-transformers folder's max_seq_length and the model's "

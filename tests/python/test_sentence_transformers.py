@@ -252,6 +252,10 @@ def test_unknown_keywords_name_only_the_keyword(folders):
          "predict() got an unexpected keyword argument 'activation_fn'"),
         (lambda: model.rank("q", sentences, topk=3),
          "rank() got an unexpected keyword argument 'topk'"),
+        (lambda: model.tokenize(sentences, max_len=3),
+         "tokenize() got an unexpected keyword argument 'max_len'"),
+        (lambda: phasor.Tokenizer(folders["st"]).tokenize(sentences, padding=True),
+         "tokenize() got an unexpected keyword argument 'padding'"),
     ]
     for call, message in calls:
         with pytest.raises(TypeError) as e:
