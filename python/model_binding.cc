@@ -86,7 +86,9 @@ EncodeOptions OptionsOf(const Model& model, const EncodeRequest& r) {
                 "' do not go together: the head reads each sequence's first token");
   }
   if (options.normalize && options.pool == Pooling::kNone) {
-    throw Error("normalize=True needs pool='mean', 'cls' or 'max'");
+    throw Error(
+        "normalize=True (normalize_embeddings=True) needs pool='mean', 'cls', 'max' or "
+        "'model': without a pool every token's row is returned");
   }
   if (r.packed && (options.pool != Pooling::kNone || options.head != HeadOutput::kNone))
     throw Error("packed=True and pool do not go together: pooled rows are one a sequence");
