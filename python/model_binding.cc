@@ -164,7 +164,7 @@ void PackByLengths(const std::vector<int64_t>& lengths, Ids& ids, std::vector<in
 // runs signal handlers on) asks after every layer, raising what the handler
 // raises (KeyboardInterrupt) at once. Other threads never take the GIL back
 // mid-call.
-void Run(const Model& model, const Ids& ids, bool by_offsets, EncodeOptions& options, float* out) {
+void Run(const Model& model, const Ids& ids, bool by_offsets, EncodeOptions options, float* out) {
   std::string warning;
   options.warning = &warning;
   bool interrupted = false;

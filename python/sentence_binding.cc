@@ -181,7 +181,7 @@ std::string SimilarityFnName(const Model& model) {
   if (!py::isinstance<py::dict>(j)) throw Error(path + ": expected a JSON object");
   const py::object name = j.attr("get")("similarity_fn_name");
   if (name.is_none()) return "cosine";
-  const std::string n = py::isinstance<py::str>(name) ? name.cast<std::string>() : "";
+  std::string n = py::isinstance<py::str>(name) ? name.cast<std::string>() : "";
   if (n != "cosine" && n != "dot" && n != "euclidean" && n != "manhattan") {
     throw Error(path + ": key 'similarity_fn_name': expected 'cosine', 'dot', 'euclidean' or " +
                 "'manhattan', found " + py::repr(name).cast<std::string>());
