@@ -34,6 +34,8 @@ struct EncodeRequest {
   std::optional<bool> truncate;
   // Model.max_seq_length as the caller set it (0: not set, the folder's).
   int64_t max_seq_length = 0;
+  // Texts that are a part of the caller's list: the index of the first, for messages.
+  int64_t first_index = 0;
 };
 
 // The length rule of text (models/length_rule.h) for model and its tokenizer

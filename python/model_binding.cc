@@ -124,13 +124,13 @@ Ids TextIds(const Model& model, const EncodeRequest& r, std::vector<int32_t>& ty
   const TextOptions o =
       ToTextOptions(model.directory(), *tokenizer,
                     TextArgs{py::bool_(true), py::bool_(false), cut, r.prompt, r.prefix}, -1);
-  const Texts texts = ToTexts(r.input);
+  Texts texts = ToTexts(r.input);
+  texts.first = r.first_index;
   TokenizedLines lines = TokenizeTexts(*tokenizer, texts, o);
   CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1, kMaxTokens);
   for (int64_t b = 0; b < lines.batch.batch && !rule.truncate && rule.limit > 0; ++b) {
     if (lines.batch.lengths[b] <= rule.limit) continue;
-    throw Error(TooLongMessage(texts.one ? "the text" : "texts[" + std::to_string(b) + "]",
-                               lines.batch.lengths[b], rule,
+    throw Error(TooLongMessage(texts.Name(b), lines.batch.lengths[b], rule,
                                "truncate=True cuts it to its first " + std::to_string(rule.limit)));
   }
   Ids ids;

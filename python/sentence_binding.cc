@@ -77,11 +77,8 @@ py::object PoolOf(const Model& model, const Arguments& a, const EncodeRequest& r
   return py::none();
 }
 
-// The keywords that only say how phasor batches or reports: checked, not used
-// (phasor batches by tokens, batch_tokens; results are the same either way).
+// The keywords phasor takes only as sentence-transformers' callers give them.
 void CheckHints(const Arguments& a) {
-  IntArgument(a, "batch_size", 1, int64_t{1} << 31);
-  OptionalBoolArgument(a, "show_progress_bar");
   if (BoolArgument(a, "convert_to_tensor")) {
     throw Error(
         "encode: convert_to_tensor=True is not supported: phasor returns NumPy arrays and does "
@@ -96,6 +93,38 @@ void CheckHints(const Arguments& a) {
   if (device && *device != "cpu")
     throw Error("encode: device must be 'cpu' or None (phasor runs on the CPU), got '" + *device +
                 "'");
+}
+
+// show_progress_bar=True: a list of texts batch_size at a time, "Batches:
+// k/N" on stderr after each (as sentence-transformers' bar); the rows are the
+// same bits as those of one call.
+py::object EncodeInBatches(const Model& model, EncodeRequest r, int64_t batch_size) {
+  const auto items = py::reinterpret_borrow<py::sequence>(r.input);
+  ToTexts(items);  // every item checked and named at once
+  const auto n = static_cast<int64_t>(py::len(items));
+  const int64_t batches = (n + batch_size - 1) / batch_size;
+  const py::object err = py::module_::import("sys").attr("stderr");
+  py::list parts;
+  try {
+    for (int64_t k = 0; k < batches; ++k) {
+      const int64_t from = k * batch_size;
+      const py::object part = items[py::slice(from, std::min(n, from + batch_size), 1)];
+      r.input = part;
+      r.first_index = from;
+      parts.append(EncodeModel(model, r));
+      err.attr("write")("\rBatches: " + std::to_string(k + 1) + "/" + std::to_string(batches));
+      err.attr("flush")();
+    }
+  } catch (...) {
+    err.attr("write")("\n");
+    throw;
+  }
+  err.attr("write")("\n");
+  if (py::isinstance<py::array>(parts[0]))
+    return py::module_::import("numpy").attr("concatenate")(parts);
+  py::list rows;  // per-token rows: a list an item
+  for (const py::handle part : parts) rows.attr("extend")(part);
+  return rows;
 }
 
 py::object Encode(py::handle self, const py::args& args, const py::kwargs& kwargs) {
@@ -121,7 +150,11 @@ py::object Encode(py::handle self, const py::args& args, const py::kwargs& kwarg
   r.truncate = OptionalBoolArgument(a, "truncate");
   const py::object pool = PoolOf(model, a, r);
   r.pool = pool;
-  py::object out = EncodeModel(model, r);
+  const int64_t batch_size = IntArgument(a, "batch_size", 1, int64_t{1} << 31);
+  const bool progress = OptionalBoolArgument(a, "show_progress_bar").value_or(false);
+  py::object out = progress && IsTexts(r.input) && !py::isinstance<py::str>(r.input)
+                       ? EncodeInBatches(model, r, batch_size)
+                       : EncodeModel(model, r);
   // A list of 1-D arrays, as sentence-transformers' list of tensors.
   if (!BoolArgument(a, "convert_to_numpy") && py::isinstance<py::array>(out) &&
       py::reinterpret_borrow<py::array>(out).ndim() == 2) {
@@ -297,7 +330,7 @@ constexpr const char* kEncodeDoc =
 
 sentences (or ids=): a str, a list of str or of (str, str) pairs (tokenized by the model folder's own tokenizer, as Model.tokenize), or token ids: [batch, seq] integers (any integer dtype, or a list of equal-length lists), [seq] for one sequence, or a list of 1-D sequences of different lengths.
 
-As SentenceTransformer.encode for a sentence-transformers folder (one with modules.json): text is pooled as the folder's modules say (pool='model': its Pooling, Dense and Normalize), one str gives [d], a list [n, d] float32 (convert_to_numpy=False: a list of 1-D arrays); normalize_embeddings=True (or normalize=True) gives unit L2 norms; text is cut at max_seq_length (truncate=False: a longer text is a phasor.Error naming it, its tokens, the limit and where the limit comes from). batch_size and show_progress_bar are checked and otherwise ignored: phasor batches by tokens (batch_tokens; 0: 2048 or the longest sequence), with the same results for any batch_size, and shows no progress bar. convert_to_tensor=True is refused (phasor does not use torch). output_value='token_embeddings': every token's row. prompt_name: as prompt. device: None or 'cpu'; precision: 'float32' only.
+As SentenceTransformer.encode for a sentence-transformers folder (one with modules.json): text is pooled as the folder's modules say (pool='model': its Pooling, Dense and Normalize), one str gives [d], a list [n, d] float32 (convert_to_numpy=False: a list of 1-D arrays); normalize_embeddings=True (or normalize=True) gives unit L2 norms; text is cut at max_seq_length (truncate=False: a longer text is a phasor.Error naming it, its tokens, the limit and where the limit comes from). show_progress_bar=True encodes a list of texts batch_size at a time with a bar on stderr ("Batches: k/N"); otherwise batch_size is checked and not used: phasor batches by tokens (batch_tokens; 0: 2048 or the longest sequence). Results are the same bits for any batch_size. convert_to_tensor=True is refused (phasor does not use torch). output_value='token_embeddings': every token's row. prompt_name: as prompt. device: None or 'cpu'; precision: 'float32' only.
 
 Otherwise (token ids, or a folder without modules.json) the default is every row: float32 [batch, seq, d_model] ([seq, d_model] for 1-D ids or one str; a list of [len_i, d_model] arrays for a list of different lengths or of texts): the final hidden states, or with stage='embeddings' the encoder's input; padding rows are 0. lengths: [batch] tokens per sequence of array ids, the rest masked as padding. pool='mean', 'cls' or 'max': one row per sequence, [batch, d_model] (normalize=True: unit L2 norm); pool='model': what a sentence-transformers folder declares (its Dense modules too: [batch, out_features]). stage='pooler' (BERT's pooler output) or stage='logits' (a classification checkpoint's head, [batch, num_labels]): one row per sequence from its first token, without pool. packed=True: (rows [total tokens, d_model], offsets [batch + 1]). Trailing pad ids inside given lengths or list items warn (phasor.Warning). Token ids past the model's positions (max_sequence_length) are an error unless truncate=True, which keeps the first ones; text follows max_seq_length (truncate=None: cut for a sentence-transformers folder, refused for any other). token_type_ids: laid out as ids, each token's type (BERT's segments); None: all 0. prompt names a prompt of config_sentence_transformers.json, prefix is text put before each text.
 

@@ -151,13 +151,32 @@ def test_normalize_embeddings_and_the_numpy_forms(folders):
     assert isinstance(as_list, list) and len(as_list) == 4
     assert all(r.shape == (32,) and r.tobytes() == plain[i].tobytes()
                for i, r in enumerate(as_list))
-    same = raw.encode(SENTENCES, batch_size=1, show_progress_bar=True, device="cpu")
+    same = raw.encode(SENTENCES, batch_size=1, show_progress_bar=False, device="cpu")
     assert same.tobytes() == plain.tobytes()
     with pytest.raises(phasor.Error, match=r"normalize=True \(normalize_embeddings=True\) "
                                            "needs pool="):
         bert.encode(SENTENCES, normalize_embeddings=True)
     with pytest.raises(phasor.Error, match="convert_to_tensor=True is not supported"):
         raw.encode(SENTENCES, convert_to_tensor=True)
+
+
+def test_show_progress_bar_encodes_batch_size_at_a_time(folders, capfd):
+    model = phasor.Model(folders["st"])
+    want = model.encode(SENTENCES)
+    assert "Batches" not in capfd.readouterr().err
+    got = model.encode(SENTENCES, batch_size=3, show_progress_bar=True)
+    assert got.tobytes() == want.tobytes()
+    assert capfd.readouterr().err == "\rBatches: 1/2\rBatches: 2/2\n"
+    rows = model.encode(SENTENCES, batch_size=1, show_progress_bar=True,
+                        output_value="token_embeddings")
+    assert [r.tobytes() for r in rows] == \
+        [r.tobytes() for r in model.encode(SENTENCES, output_value="token_embeddings")]
+    # A text of a later batch is named by its index in the whole list.
+    with pytest.raises(phasor.Error, match=r"^texts\[5\] has 22 tokens, more than the 8"):
+        model.encode(SENTENCES + ["hello", LONG], batch_size=2, show_progress_bar=True,
+                     truncate=False)
+    with pytest.raises(phasor.Error, match=r"^texts\[5\] must be a str like texts\[0\], got int"):
+        model.encode(SENTENCES + ["hello", 5], batch_size=2, show_progress_bar=True)
 
 
 def test_similarity_is_cosine_of_every_pair():
