@@ -152,11 +152,12 @@ py::object Encode(py::handle self, const py::args& args, const py::kwargs& kwarg
   r.pool = pool;
   const int64_t batch_size = IntArgument(a, "batch_size", 1, int64_t{1} << 31);
   const bool progress = OptionalBoolArgument(a, "show_progress_bar").value_or(false);
-  py::object out = progress && IsTexts(r.input) && !py::isinstance<py::str>(r.input)
+  const bool to_numpy = BoolArgument(a, "convert_to_numpy");
+  py::object out = progress && !r.packed && IsTexts(r.input) && !py::isinstance<py::str>(r.input)
                        ? EncodeInBatches(model, r, batch_size)
                        : EncodeModel(model, r);
   // A list of 1-D arrays, as sentence-transformers' list of tensors.
-  if (!BoolArgument(a, "convert_to_numpy") && py::isinstance<py::array>(out) &&
+  if (!to_numpy && py::isinstance<py::array>(out) &&
       py::reinterpret_borrow<py::array>(out).ndim() == 2) {
     return py::list(out);
   }
