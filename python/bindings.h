@@ -6,6 +6,10 @@
 
 #include <string>
 
+namespace phasor {
+class Model;
+}
+
 namespace phasor::python {
 
 namespace py = pybind11;
@@ -14,6 +18,10 @@ void BindModel(py::module_& m);           // phasor.Model (model_binding.cc)
 void BindPositional(py::module_& m);      // positional_encoding, rope_rows (positional_binding.cc)
 void BindRandomSequence(py::module_& m);  // phasor.RandomSequence (random_sequence_binding.cc)
 void BindTokenizer(py::module_& m);       // phasor.Tokenizer (tokenizer_binding.cc)
+// Model.encode, similarity, max_seq_length, ... (sentence_binding.cc) and a
+// cross-encoder's predict and rank (cross_encoder_binding.cc).
+void BindSentenceTransformers(py::class_<Model>& model);
+void BindCrossEncoder(py::class_<Model>& model);
 
 // The thread count set by phasor.set_num_threads, applied to the calling
 // thread before each computation: OpenMP keeps it per thread, and Python

@@ -10,19 +10,19 @@
 #include "models/commands/encode_job.h"
 #include "models/commands/option_checks.h"
 #include "models/input_rules.h"
+#include "models/length_rule.h"
 #include "models/phasor.h"
 #include "models/sentence_transformers.h"
 #include "models/tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
+#include "python/encode.h"
 #include "python/texts.h"
 
 namespace phasor::python {
 
-// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
-py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_special_tokens,
-                       py::handle truncate, py::handle max_length, py::handle prompt,
-                       py::handle prefix);  // tokenizer_binding.cc
+// Model.tokenize (tokenizer_binding.cc).
+py::dict ModelTokenize(py::handle self, const py::args& args, const py::kwargs& kwargs);
 
 namespace {
 
@@ -69,122 +69,104 @@ PoolSpec ToPooling(const Model& model, py::handle pool, bool normalize) {
   return PoolSpec{ParseOption("pool", name, ParsePooling), normalize};
 }
 
-// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
-py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, py::handle stage_in,
-                  py::handle pool_in, py::handle normalize_in, py::handle packed_in,
-                  py::handle batch_tokens_in, py::handle truncate_in, py::handle types_in,
-                  py::handle prompt_in, py::handle prefix_in) {
+// The options of r that do not depend on the input: stage, pooling, budget.
+EncodeOptions OptionsOf(const Model& model, const EncodeRequest& r) {
   EncodeOptions options;
-  const std::string stage_name = ToStr(stage_in, "stage");
-  const EncoderStage stage = ParseStage("stage", stage_name);
+  const EncoderStage stage = ParseStage("stage", r.stage);
   options.embeddings_only = stage == EncoderStage::kEmbeddings;
   options.head = stage == EncoderStage::kPooler   ? HeadOutput::kPooler
                  : stage == EncoderStage::kLogits ? HeadOutput::kLogits
                                                   : HeadOutput::kNone;
-  if (!py::isinstance<py::bool_>(normalize_in)) {
-    throw Error("normalize must be True or False, got " +
-                py::str(py::type::handle_of(normalize_in).attr("__name__")).cast<std::string>());
-  }
-  const PoolSpec pooling = ToPooling(model, pool_in, normalize_in.cast<bool>());
+  const PoolSpec pooling = ToPooling(model, r.pool, r.normalize);
   options.pool = pooling.pooling;
   options.normalize = pooling.normalize;
   options.sentence_dense = pooling.dense;
   if (options.head != HeadOutput::kNone && options.pool != Pooling::kNone) {
-    throw Error("stage='" + stage_name + "' and pool='" + ToStr(pool_in, "pool") +
+    throw Error("stage='" + r.stage + "' and pool='" + ToStr(r.pool, "pool") +
                 "' do not go together: the head reads each sequence's first token");
   }
   if (options.normalize && options.pool == Pooling::kNone) {
-    throw Error("normalize=True needs pool='mean', 'cls' or 'max'");
+    throw Error(
+        "normalize=True (normalize_embeddings=True) needs pool='mean', 'cls', 'max' or "
+        "'model': without a pool every token's row is returned");
   }
-  if (!py::isinstance<py::bool_>(packed_in)) throw Error("packed must be True or False");
-  const bool packed = packed_in.cast<bool>();
-  const bool pooled = options.pool != Pooling::kNone || options.head != HeadOutput::kNone;
-  if (packed && pooled)
+  if (r.packed && (options.pool != Pooling::kNone || options.head != HeadOutput::kNone))
     throw Error("packed=True and pool do not go together: pooled rows are one a sequence");
-  if (!py::isinstance<py::bool_>(truncate_in)) throw Error("truncate must be True or False");
-  options.truncate = truncate_in.cast<bool>();
-  options.batch_tokens = ToInt(batch_tokens_in, "batch_tokens");
+  options.truncate = r.truncate.value_or(false);
+  options.batch_tokens = r.batch_tokens;
   CheckRange("batch_tokens", options.batch_tokens, 0, kMaxTokens);
-  const int64_t d = model.d_model();
-  Ids ids;
-  std::vector<int64_t> lengths;
-  std::vector<int32_t> types;
-  if (IsTexts(ids_in)) {
-    // Text: the model folder's own tokenizer gives the ids (and a pair's types).
-    if (!lengths_in.is_none()) throw Error("lengths goes with array ids, not with texts");
-    if (!types_in.is_none())
-      throw Error("token_type_ids goes with ids; texts take theirs from the tokenizer");
-    std::shared_ptr<const tokenizers::Tokenizer> tokenizer;
-    try {
-      py::gil_scoped_release release;
-      tokenizer = model.tokenizer();
-    } catch (const Error& e) {
-      // Say what was given too: ids written as a str ("3 14 15") come here.
-      throw Error(std::string("ids is text (") +
-                  (py::isinstance<py::str>(ids_in) ? "a str" : "a list of str") +
-                  "), which needs the model folder's own tokenizer: " + e.what() +
-                  "; token ids go as integers");
-    }
-    const TextOptions o =
-        ToTextOptions(model.directory(), *tokenizer,
-                      TextArgs{py::bool_(true), truncate_in, py::none(), prompt_in, prefix_in},
-                      model.max_sequence_length());
-    const Texts texts = ToTexts(ids_in);
-    TokenizedLines lines = TokenizeTexts(*tokenizer, texts, o);
-    CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1, kMaxTokens);
-    ids.form = texts.one ? Ids::Form::kOne : Ids::Form::kList;
-    ids.batch = lines.batch.batch;
-    ids.seq = lines.batch.seq;
-    ids.ids = std::move(lines.batch.ids);
-    ids.offsets = std::move(lines.batch.offsets);
-    if (texts.pairs() && model.token_types() >= 2) types = std::move(lines.batch.types);
-  } else {
-    if (!prompt_in.is_none() || !prefix_in.is_none())
-      throw Error("prompt and prefix go with texts, not with ids");
-    ids = ToIds(ids_in, model.vocab_size(), d, kMaxTokens, kMaxOutputValues, pooled);
-    if (!lengths_in.is_none()) lengths = ToLengths(lengths_in, ids);
-    if (!types_in.is_none()) {
-      types = ToTokenTypes(types_in, ids, std::max<int64_t>(model.token_types(), 1));
-    }
-  }
-  // A padded array with lengths, asked for packed rows: its real tokens packed.
-  if (packed && !lengths.empty()) {
-    std::vector<int32_t> kept, kept_types;
-    std::vector<int64_t> offsets = {0};
-    for (int64_t b = 0; b < ids.batch; ++b) {
-      const int64_t from = b * ids.seq, to = from + lengths[b];
-      kept.insert(kept.end(), ids.ids.begin() + from, ids.ids.begin() + to);
-      if (!types.empty())
-        kept_types.insert(kept_types.end(), types.begin() + from, types.begin() + to);
-      offsets.push_back(static_cast<int64_t>(kept.size()));
-    }
-    ids.ids = std::move(kept);
-    ids.offsets = std::move(offsets);
-    types = std::move(kept_types);
-  }
-  options.token_types = types.empty() ? nullptr : types.data();
-  const bool by_offsets = packed || ids.form == Ids::Form::kList;
-  const int64_t total = ids.offsets.back();
+  return options;
+}
 
-  // The output, allocated with the GIL held, before the GIL is released.
-  std::vector<py::ssize_t> shape;
-  if (pooled) {
-    shape = {ids.batch, model.output_dim(options)};  // d_model, a head's or a Dense's width
-  } else if (by_offsets) {
-    shape = {total, d};
-  } else {
-    shape = {ids.batch, ids.seq, d};
+std::shared_ptr<const tokenizers::Tokenizer> TokenizerFor(const Model& model, py::handle input) {
+  try {
+    py::gil_scoped_release release;
+    return model.tokenizer();
+  } catch (const Error& e) {
+    // Say what was given too: ids written as a str ("3 14 15") come here.
+    throw Error(std::string("ids is text (") +
+                (py::isinstance<py::str>(input) ? "a str" : "a list of str") +
+                "), which needs the model folder's own tokenizer: " + e.what() +
+                "; token ids go as integers");
   }
-  if (ids.form == Ids::Form::kOne && !packed) shape.erase(shape.begin());
-  py::array_t<float> out(shape);
-  options.lengths = lengths.empty() ? nullptr : lengths.data();
+}
+
+// Texts as ids by the folder's own tokenizer, cut or refused at the length
+// rule's limit (models/length_rule.h); a pair's types into types.
+Ids TextIds(const Model& model, const EncodeRequest& r, std::vector<int32_t>& types) {
+  if (!r.lengths.is_none()) throw Error("lengths goes with array ids, not with texts");
+  if (!r.token_type_ids.is_none())
+    throw Error("token_type_ids goes with ids; texts take theirs from the tokenizer");
+  const auto tokenizer = TokenizerFor(model, r.input);
+  const LengthRule rule = TextLengthRule(model, tokenizer.get(), r.truncate, r.max_seq_length);
+  const py::object cut =
+      rule.truncate && rule.limit > 0 ? py::object(py::int_(rule.limit)) : py::object(py::none());
+  const TextOptions o =
+      ToTextOptions(model.directory(), *tokenizer,
+                    TextArgs{py::bool_(true), py::bool_(false), cut, r.prompt, r.prefix}, -1);
+  Texts texts = ToTexts(r.input);
+  texts.first = r.first_index;
+  TokenizedLines lines = TokenizeTexts(*tokenizer, texts, o);
+  CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1, kMaxTokens);
+  for (int64_t b = 0; b < lines.batch.batch && !rule.truncate && rule.limit > 0; ++b) {
+    if (lines.batch.lengths[b] <= rule.limit) continue;
+    throw Error(TooLongMessage(texts.Name(b), lines.batch.lengths[b], rule,
+                               "truncate=True cuts it to its first " + std::to_string(rule.limit)));
+  }
+  Ids ids;
+  ids.form = texts.one ? Ids::Form::kOne : Ids::Form::kList;
+  ids.batch = lines.batch.batch;
+  ids.seq = lines.batch.seq;
+  ids.ids = std::move(lines.batch.ids);
+  ids.offsets = std::move(lines.batch.offsets);
+  if (texts.pairs() && model.token_types() >= 2) types = std::move(lines.batch.types);
+  return ids;
+}
+
+// A padded array with lengths, asked for packed rows: its real tokens packed.
+void PackByLengths(const std::vector<int64_t>& lengths, Ids& ids, std::vector<int32_t>& types) {
+  std::vector<int32_t> kept, kept_types;
+  std::vector<int64_t> offsets = {0};
+  for (int64_t b = 0; b < ids.batch; ++b) {
+    const int64_t from = b * ids.seq, to = from + lengths[b];
+    kept.insert(kept.end(), ids.ids.begin() + from, ids.ids.begin() + to);
+    if (!types.empty())
+      kept_types.insert(kept_types.end(), types.begin() + from, types.begin() + to);
+    offsets.push_back(static_cast<int64_t>(kept.size()));
+  }
+  ids.ids = std::move(kept);
+  ids.offsets = std::move(offsets);
+  types = std::move(kept_types);
+}
+
+// Runs the model into out with the GIL released. Ctrl-C: Python's handler
+// only notes the signal; a call from the main thread (the only one Python
+// runs signal handlers on) asks after every layer, raising what the handler
+// raises (KeyboardInterrupt) at once. Other threads never take the GIL back
+// mid-call.
+void Run(const Model& model, const Ids& ids, bool by_offsets, EncodeOptions options, float* out) {
   std::string warning;
   options.warning = &warning;
-  float* out_data = out.mutable_data();
-  // Ctrl-C: Python's handler only notes the signal; a call from the main
-  // thread (the only one Python runs signal handlers on) asks after every
-  // layer, raising what the handler raises (KeyboardInterrupt) at once. Other
-  // threads never take the GIL back mid-call.
   bool interrupted = false;
   const py::module_ threading = py::module_::import("threading");
   if (threading.attr("current_thread")().is(threading.attr("main_thread")())) {
@@ -195,20 +177,70 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
     };
   }
   try {
-    // Every Python object was read above; ids are the module's own copy.
+    // Every Python object was read before; ids are the module's own copy.
     py::gil_scoped_release release;
     ApplyNumThreads();
     if (by_offsets) {
-      model.EncodePacked(ids.ids.data(), ids.offsets.data(), ids.batch, out_data, options);
+      model.EncodePacked(ids.ids.data(), ids.offsets.data(), ids.batch, out, options);
     } else {
-      model.Encode(ids.ids.data(), ids.batch, ids.seq, out_data, options);
+      model.Encode(ids.ids.data(), ids.batch, ids.seq, out, options);
     }
   } catch (const Cancelled&) {
     if (interrupted) throw py::error_already_set();
     throw;
   }
   if (!warning.empty()) Warn(warning);
-  if (packed) {
+}
+
+}  // namespace
+
+LengthRule TextLengthRule(const Model& model, const tokenizers::Tokenizer* tokenizer,
+                          std::optional<bool> truncate, int64_t max_seq_length) {
+  LengthRule rule = ResolveLengthRule(model.directory(), tokenizer, model.max_sequence_length(),
+                                      model.max_sequence_length_of(), truncate);
+  if (max_seq_length > 0) {
+    rule.limit = max_seq_length;
+    rule.limit_of = "max_seq_length " + std::to_string(max_seq_length) + " set on the model";
+  }
+  return rule;
+}
+
+py::object EncodeModel(const Model& model, const EncodeRequest& r) {
+  EncodeOptions options = OptionsOf(model, r);
+  const bool pooled = options.pool != Pooling::kNone || options.head != HeadOutput::kNone;
+  const int64_t d = model.d_model();
+  Ids ids;
+  std::vector<int64_t> lengths;
+  std::vector<int32_t> types;
+  if (IsTexts(r.input)) {
+    ids = TextIds(model, r, types);
+  } else {
+    if (!r.prompt.is_none() || !r.prefix.is_none())
+      throw Error("prompt and prefix go with texts, not with ids");
+    ids = ToIds(r.input, model.vocab_size(), d, kMaxTokens, kMaxOutputValues, pooled);
+    if (!r.lengths.is_none()) lengths = ToLengths(r.lengths, ids);
+    if (!r.token_type_ids.is_none()) {
+      types = ToTokenTypes(r.token_type_ids, ids, std::max<int64_t>(model.token_types(), 1));
+    }
+  }
+  if (r.packed && !lengths.empty()) PackByLengths(lengths, ids, types);
+  options.token_types = types.empty() ? nullptr : types.data();
+  options.lengths = lengths.empty() ? nullptr : lengths.data();
+  const bool by_offsets = r.packed || ids.form == Ids::Form::kList;
+
+  // The output, allocated with the GIL held, before the GIL is released.
+  std::vector<py::ssize_t> shape;
+  if (pooled) {
+    shape = {ids.batch, model.output_dim(options)};  // d_model, a head's or a Dense's width
+  } else if (by_offsets) {
+    shape = {ids.offsets.back(), d};
+  } else {
+    shape = {ids.batch, ids.seq, d};
+  }
+  if (ids.form == Ids::Form::kOne && !r.packed) shape.erase(shape.begin());
+  py::array_t<float> out(shape);
+  Run(model, ids, by_offsets, options, out.mutable_data());
+  if (r.packed) {
     py::array_t<int64_t> offsets(static_cast<py::ssize_t>(ids.offsets.size()));
     std::copy(ids.offsets.begin(), ids.offsets.end(), offsets.mutable_data());
     return py::make_tuple(out, offsets);
@@ -220,8 +252,6 @@ py::object Encode(const Model& model, py::handle ids_in, py::handle lengths_in, 
   }
   return rows;
 }
-
-}  // namespace
 
 // phasor._input_rules: models/input_rules.h for the Dask tools, which check a
 // tokens file as the CLI does, naming its lines; with a model, its positions
@@ -262,9 +292,11 @@ void BindModel(py::module_& m) {
         "The input rules of the CLI (README 'Valid input') for the lines of a tokens file: "
         "(real lengths, warning or ''); phasor.Error for a line of pad ids only, and with a "
         "model for a line longer than its positions unless truncate.");
-  py::class_<Model>(m, "Model",
-                    "An encoder model directory (config.json, model.safetensors). Its methods "
-                    "may be called from several Python threads at once.")
+  py::class_<Model> model(
+      m, "Model", py::dynamic_attr(),
+      "An encoder model directory (config.json, model.safetensors). Its methods "
+      "may be called from several Python threads at once.");
+  model
       .def(py::init(&LoadModel), py::arg("path"), py::arg("pe_mode") = py::none(),
            py::arg("precision") = "fp32",
            "Loads the model directory path; pe_mode ('cached', 'on_the_fly' or 'auto') "
@@ -281,7 +313,11 @@ void BindModel(py::module_& m) {
       .def_property_readonly("position_offset", &Model::position_offset)
       .def_property_readonly("token_types", &Model::token_types,
                              "Token types the model has (BERT's segments), 0 if none.")
-      .def_property_readonly("max_sequence_length", &Model::max_sequence_length)
+      .def_property_readonly(
+          "max_sequence_length", &Model::max_sequence_length,
+          "The model's positions: the longest token ids sequence it can encode. Text is cut or "
+          "refused at max_seq_length, which may be less (the tokenizer's model_max_length, a "
+          "sentence-transformers folder's max_seq_length).")
       .def_property_readonly("precision",
                              [](const Model& model) { return ToString(model.precision()); })
       .def_property_readonly("weight_bytes", &Model::weight_bytes,
@@ -292,43 +328,21 @@ void BindModel(py::module_& m) {
             return py::module_::import("json").attr("loads")(model.config_json());
           },
           "The configuration as a dict: every key of config.json, defaults filled in.")
-      .def("encode", &Encode, py::arg("ids"), py::arg("lengths") = py::none(),
-           py::arg("stage") = "final", py::arg("pool") = py::none(), py::arg("normalize") = false,
-           py::arg("packed") = false, py::arg("batch_tokens") = 0, py::arg("truncate") = false,
-           py::arg("token_type_ids") = py::none(), py::arg("prompt") = py::none(),
-           py::arg("prefix") = py::none(),
-           "ids: a str, a list of str or of (str, str) pairs (tokenized by the model folder's "
-           "own tokenizer, as Model.tokenize; prompt and prefix as there; returns as for a list "
-           "of sequences, [seq, d_model] for one str), or [batch, seq] integers (any integer "
-           "dtype, or a list of equal-length lists), "
-           "[seq] for one sequence, or a list of 1-D sequences of different lengths. lengths: "
-           "[batch] tokens per sequence of array ids, the rest masked as padding. Only real "
-           "tokens are computed, in batches of at most batch_tokens (0: 2048, or the longest "
-           "sequence). Returns float32 [batch, seq, d_model] ([seq, d_model] for 1-D ids; a "
-           "list of [len_i, d_model] arrays for a list of different lengths): the final hidden "
-           "states, or with stage='embeddings' the encoder's input; padding rows are 0. "
-           "pool='mean', 'cls' or 'max': one row per sequence, [batch, d_model] (normalize=True: "
-           "unit L2 norm); pool='model': what a sentence-transformers folder declares (its "
-           "Dense modules too: [batch, out_features]). stage='pooler' (BERT's pooler output, "
-           "[batch, d_model]) or stage='logits' (a classification checkpoint's head, [batch, "
-           "num_labels]): one row per sequence from its first token, without pool. packed=True: "
-           "(rows [total tokens, d_model], offsets [batch + 1]). "
-           "Trailing pad ids inside given lengths or list items warn (phasor.Warning). A "
-           "sequence past the model's positions (max_sequence_length) is an error unless "
-           "truncate=True, which keeps its first tokens. token_type_ids: laid out as ids (a list "
-           "of sequences for a list), each token's type (BERT's segments: 0 for a pair's first "
-           "text, 1 for its second); None: all 0.")
-      .def("tokenize", &ModelTokenize, py::arg("texts"), py::arg("add_special_tokens") = true,
-           py::arg("truncate") = false, py::arg("max_length") = py::none(),
-           py::arg("prompt") = py::none(), py::arg("prefix") = py::none(),
-           "The model folder's own tokenizer on texts, as phasor.Tokenizer.tokenize; truncate "
-           "cuts to the tokenizer's model_max_length and the model's max_sequence_length.")
+      .def("tokenize", &ModelTokenize,
+           "tokenize(texts, add_special_tokens=True, truncate=None, max_length=None, "
+           "prompt=None, prefix=None)\n\n"
+           "The model folder's own tokenizer on texts, as phasor.Tokenizer.tokenize, cut as "
+           "Model.encode cuts text: at max_seq_length (the least of the tokenizer's "
+           "model_max_length, a sentence-transformers folder's max_seq_length and the model's "
+           "positions) by default for a sentence-transformers folder or with truncate=True, "
+           "not with truncate=False; max_length cuts there instead.")
       .def("__repr__", [](const Model& model) {
         return "phasor.Model(vocab_size=" + std::to_string(model.vocab_size()) +
                ", d_model=" + std::to_string(model.d_model()) +
                ", n_layers=" + std::to_string(model.n_layers()) + ", precision='" +
                ToString(model.precision()) + "')";
       });
+  BindSentenceTransformers(model);
 }
 
 }  // namespace phasor::python

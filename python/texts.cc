@@ -74,9 +74,8 @@ TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer, const Texts
   std::vector<std::string_view> b(texts.b.begin(), texts.b.end());
   py::gil_scoped_release release;
   ApplyNumThreads();
-  return TokenizeTexts(tokenizer, a, texts.pairs() ? &b : nullptr, options, [&](int64_t i) {
-    return texts.one ? std::string("the text") : "texts[" + std::to_string(i) + "]";
-  });
+  return TokenizeTexts(tokenizer, a, texts.pairs() ? &b : nullptr, options,
+                       [&](int64_t i) { return texts.Name(i); });
 }
 
 TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& tokenizer,

@@ -5,6 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,12 @@ struct Texts {
   bool one = false;            // a single str (or pair) rather than a list
   std::vector<std::string> a;  // each text (a pair's first)
   std::vector<std::string> b;  // each pair's second text; empty for single texts
+  int64_t first = 0;           // the index of a[0] in the caller's list (a part of it)
   bool pairs() const { return !b.empty(); }
+  // Text i in messages: "texts[7]", or "the text".
+  std::string Name(int64_t i) const {
+    return one ? std::string("the text") : "texts[" + std::to_string(first + i) + "]";
+  }
 };
 
 // Whether value is text input rather than ids: a str, or a non-empty list or

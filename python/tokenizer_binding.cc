@@ -4,12 +4,16 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "models/phasor.h"
 #include "models/tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
+#include "python/encode.h"
+#include "python/keywords.h"
 #include "python/texts.h"
 
 namespace phasor::python {
@@ -43,7 +47,24 @@ py::dict Tokenize(const tokenizers::Tokenizer& tokenizer, const std::string& dir
   return EncodingsToDict(lines, texts.one);
 }
 
+// tokenize's parameters; truncate's default differs (Model.tokenize: None).
+std::vector<Parameter> TokenizeParameters(const py::object& truncate) {
+  const py::object none = py::none();
+  return {{"texts"},
+          {"add_special_tokens", py::bool_(true)},
+          {"truncate", truncate},
+          {"max_length", none},
+          {"prompt", none},
+          {"prefix", none}};
+}
+
+TextArgs TextArgsOf(const Arguments& a, py::handle truncate) {
+  return TextArgs{a["add_special_tokens"], truncate, a["max_length"], a["prompt"], a["prefix"]};
+}
+
 constexpr const char* kTokenizeDoc =
+    "tokenize(texts, add_special_tokens=True, truncate=False, max_length=None, prompt=None, "
+    "prefix=None)\n\n"
     "texts: a str, a list of str, or a list of (str, str) pairs (BERT's segments A and B). "
     "Returns {'input_ids': ..., 'token_type_ids': ...}, a list a text (flat lists for one str), "
     "the ids Hugging Face's tokenizer of the folder gives. add_special_tokens=False leaves out "
@@ -62,14 +83,12 @@ void BindTokenizer(py::module_& m) {
       .def(py::init(&LoadTokenizer), py::arg("path"))
       .def(
           "tokenize",
-          [](const PyTokenizer& t, py::handle texts, py::handle add_special_tokens,
-             py::handle truncate, py::handle max_length, py::handle prompt, py::handle prefix) {
-            return Tokenize(*t.tokenizer, t.directory, texts,
-                            TextArgs{add_special_tokens, truncate, max_length, prompt, prefix}, -1);
+          [](const PyTokenizer& t, const py::args& args, const py::kwargs& kwargs) {
+            const Arguments a("tokenize", TokenizeParameters(py::bool_(false)), args, kwargs);
+            return Tokenize(*t.tokenizer, t.directory, a["texts"], TextArgsOf(a, a["truncate"]),
+                            -1);
           },
-          py::arg("texts"), py::arg("add_special_tokens") = true, py::arg("truncate") = false,
-          py::arg("max_length") = py::none(), py::arg("prompt") = py::none(),
-          py::arg("prefix") = py::none(), kTokenizeDoc)
+          kTokenizeDoc)
       .def_property_readonly("vocab_size",
                              [](const PyTokenizer& t) { return t.tokenizer->vocab_size(); })
       .def_property_readonly(
@@ -89,19 +108,26 @@ void BindTokenizer(py::module_& m) {
       });
 }
 
-// Model.tokenize: the model folder's tokenizer, truncation bounded by the model too.
-// NOLINTNEXTLINE(readability-function-size): one parameter per Python keyword argument.
-py::dict ModelTokenize(const Model& model, py::handle texts, py::handle add_special_tokens,
-                       py::handle truncate, py::handle max_length, py::handle prompt,
-                       py::handle prefix) {
+// Model.tokenize: the model folder's tokenizer, cut as Model.encode cuts text
+// (models/length_rule.h: by default for a sentence-transformers folder, at
+// max_seq_length) unless max_length says where.
+py::dict ModelTokenize(py::handle self, const py::args& args, const py::kwargs& kwargs) {
+  const Model& model = self.cast<const Model&>();
+  const Arguments a("tokenize", TokenizeParameters(py::none()), args, kwargs);
+  const std::optional<bool> truncate = OptionalBoolArgument(a, "truncate");
   TokenizerPtr tokenizer;
   {
     py::gil_scoped_release release;
     tokenizer = model.tokenizer();
   }
-  return Tokenize(*tokenizer, model.directory(), texts,
-                  TextArgs{add_special_tokens, truncate, max_length, prompt, prefix},
-                  model.max_sequence_length());
+  py::object cut = py::reinterpret_borrow<py::object>(a["max_length"]);
+  if (cut.is_none()) {
+    const LengthRule rule = TextLengthRule(model, tokenizer.get(), truncate, MaxSeqLengthSet(self));
+    if (rule.truncate && rule.limit > 0) cut = py::int_(rule.limit);
+  }
+  TextArgs text = TextArgsOf(a, py::bool_(false));
+  text.max_length = cut;
+  return Tokenize(*tokenizer, model.directory(), a["texts"], text, model.max_sequence_length());
 }
 
 }  // namespace phasor::python
