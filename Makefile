@@ -19,6 +19,14 @@ FUZZ_BUILD ?= build-fuzz
 TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# ccache (Debian's, from tools/install-deps.sh) when present: a source compiled
+# before with the same flags, in this folder or in another clone, costs nothing.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+ifneq ($(CCACHE),)
+LAUNCHER := -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+endif
 FUZZ_SECONDS ?= 60
 FUZZ_SHORT_SECONDS ?= 30
 FUZZ_TARGETS := safetensors config tokens model text
@@ -36,7 +44,7 @@ deps:
 	@bash tools/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPHASOR_NATIVE=OFF $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || \
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPHASOR_NATIVE=OFF $(LAUNCHER) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || \
 	  { cat $(BUILD).configure.log; exit 1; }
 
 build: configure
@@ -59,7 +67,7 @@ test-release: build
 # ctest -j 1: each test runs its threads on every core; two at once would only share them.
 asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPHASOR_SANITIZE=ON \
-	  -DPHASOR_NATIVE=OFF -DPHASOR_BUILD_BENCH=OFF > $(ASAN_BUILD).configure.log 2>&1 || \
+	  -DPHASOR_NATIVE=OFF -DPHASOR_BUILD_BENCH=OFF $(LAUNCHER) > $(ASAN_BUILD).configure.log 2>&1 || \
 	  { cat $(ASAN_BUILD).configure.log; exit 1; }
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target phasor_tests phasor
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -86,7 +94,7 @@ cross-aarch64: deps
 fuzz-build: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DPHASOR_FUZZ=ON -DPHASOR_FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) -DPHASOR_NATIVE=OFF \
-	  -DPHASOR_BUILD_BENCH=OFF > $(FUZZ_BUILD).configure.log 2>&1 || \
+	  -DPHASOR_BUILD_BENCH=OFF $(LAUNCHER) > $(FUZZ_BUILD).configure.log 2>&1 || \
 	  { cat $(FUZZ_BUILD).configure.log; exit 1; }
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target phasor_fuzzers
 

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  ccache             # make: sources compiled before (any clone) are not compiled again
   libeigen3-dev      # matrices, vectorised rows
   libomp-dev         # OpenMP runtime (libgomp comes with g++)
   libcli11-dev       # command line
