@@ -55,10 +55,11 @@ TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer,
                              const std::vector<std::string_view>* b, const TextOptions& options,
                              const std::function<std::string(int64_t)>& name);
 
-// Reads the file at path block by block, each of whole lines and about
-// block_bytes (more only for a longer line), calling fn(block, first_line)
-// in order: memory stays bounded by the block and the longest line. Error
-// naming the file if it cannot be read.
+// Reads the file at path ("-": standard input; a pipe, /dev/stdin or <(...)
+// reads as a file) block by block, each of whole lines and about block_bytes
+// (more only for a longer line), calling fn(block, first_line) in order:
+// memory stays bounded by the block and the longest line. Error naming the
+// file if it cannot be read.
 void ForEachLineBlock(const std::string& path, size_t block_bytes,
                       const std::function<void(std::string_view, int64_t)>& fn);
 
