@@ -89,6 +89,12 @@ std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line, con
   } catch (const Error& e) {
     return at + ": " + e.what();
   }
+  const auto n = static_cast<int64_t>(enc.ids.size());
+  if (o.max_length == 0 && o.refuse.limit > 0 && n > o.refuse.limit) {
+    return TooLongMessage(at, n, o.refuse,
+                          "give --truncate to cut it to its first " +
+                              std::to_string(o.refuse.limit) + " (as sentence-transformers does)");
+  }
   return "";
 }
 

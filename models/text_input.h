@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/length_rule.h"
 #include "models/tokenizers/tokenizer.h"
 #include "models/tokens.h"
 
@@ -28,6 +29,10 @@ struct TextOptions {
   // ill-formed part read as U+FFFD, as Python's errors="replace" (true).
   bool replace_invalid_utf8 = false;
   std::string prefix;  // put before each text (a pair's text_a): a prompt
+  // With max_length 0 and refuse.limit > 0: a text of more ids than
+  // refuse.limit is an Error naming it, its length, the limit and where the
+  // limit comes from (TooLongMessage; the CLI's --no-truncate).
+  LengthRule refuse;
 };
 
 // The ids of some lines, one sequence a line, in the tokens-file layout.

@@ -11,6 +11,7 @@
 #include "models/commands/tokenize_job.h"
 #include "models/corpus.h"
 #include "models/heads.h"
+#include "models/length_rule.h"
 #include "models/sentence_transformers.h"
 #include "models/toy.h"
 
@@ -26,7 +27,12 @@ std::string OffsetsPath(const EncodeRequest& r) {
 // The output paths, checked before anything is loaded or computed.
 void CheckOutputs(const EncodeRequest& r, bool packed) {
   if (!r.output.empty()) {
-    OutputFormat("--output", r.output, {".npy"});
+    if (r.output.size() < 4 || r.output.compare(r.output.size() - 4, 4, ".npy") != 0) {
+      throw UsageError("--output must end in .npy, got '" + r.output +
+                       "': encode writes .npy only (float32 [batch, seq, d_model]; with "
+                       "--layout packed [real tokens, d_model]; with --pool or --stage "
+                       "pooler|logits [batch, width]); phasor pe writes .csv");
+    }
     if (packed) OutputFormat("--offsets", OffsetsPath(r), {".npy"});
     CheckDistinctPaths({{"--output", r.output}, {"--offsets", packed ? OffsetsPath(r) : ""}},
                        {{"--tokens-file", r.tokens_file.value_or("")},
@@ -50,6 +56,40 @@ std::string Dims(const std::vector<int64_t>& shape) {
   std::string dims;
   for (size_t k = 0; k < shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(shape[k]);
   return dims;
+}
+
+// --pool, or the folder's default: model for a sentence-transformers folder
+// at stage final, layout padded (as sentence-transformers pools it), else none.
+void ChoosePooling(const EncodeRequest& r, EncoderStage stage, EncodeChoices& c) {
+  c.pool_option = r.pool;
+  if (c.pool_option.empty()) {  // the folder's: pooled as sentence-transformers pools it
+    const bool st = IsSentenceTransformersFolder(r.model);
+    c.pool_option = st && stage == EncoderStage::kFinal && r.layout == "padded" ? "model" : "none";
+  }
+  if (c.pool_option == "model") {  // what a sentence-transformers folder declares
+    if (r.model.empty())
+      throw UsageError("--pool model needs --model, a sentence-transformers folder");
+    PoolSpec declared;
+    try {
+      declared = DeclaredPooling(r.model);
+    } catch (const Error& e) {
+      if (!r.pool.empty()) throw;
+      throw Error(std::string(e.what()) +
+                  " (--pool model is the default for a sentence-transformers folder; --pool "
+                  "none gives every row)");
+    }
+    c.pool = declared.pooling;
+    c.normalize = declared.normalize || r.normalize;
+    c.sentence_dense = declared.dense;
+  } else {
+    try {
+      c.pool = ParsePooling(c.pool_option);
+    } catch (const Error&) {
+      throw UsageError("--pool must be none, mean, cls, max, last, mean_sqrt_len or model, got '" +
+                       c.pool_option + "'");
+    }
+    c.normalize = r.normalize;
+  }
 }
 
 }  // namespace
@@ -77,6 +117,8 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
                             : !t.prompt.empty()         ? "--prompt"
                             : !t.prefix.empty()         ? "--prefix"
                             : t.invalid_utf8 != "error" ? "--invalid-utf8"
+                            : !t.jsonl_field.empty()    ? "--jsonl-field"
+                            : !t.csv_column.empty()     ? "--csv-column"
                                                         : nullptr;
     if (text_only) throw UsageError(std::string(text_only) + " needs --text-file");
   }
@@ -90,20 +132,10 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   EncodeChoices c;
   if (!r.pe_mode.empty()) c.pe_mode = ParseOption("--pe-mode", r.pe_mode, ParsePeMode);
   c.precision = ParseOption("--precision", r.precision, ParsePrecision);
-  if (r.pool == "model") {  // what a sentence-transformers folder declares
-    if (r.model.empty())
-      throw UsageError("--pool model needs --model, a sentence-transformers folder");
-    const PoolSpec declared = DeclaredPooling(r.model);
-    c.pool = declared.pooling;
-    c.normalize = declared.normalize || r.normalize;
-    c.sentence_dense = declared.dense;
-  } else {
-    c.pool = ParseOption("--pool", r.pool, ParsePooling);
-    c.normalize = r.normalize;
-  }
+  ChoosePooling(r, stage, c);
   const bool head = stage == EncoderStage::kPooler || stage == EncoderStage::kLogits;
   if (head && c.pool != Pooling::kNone) {
-    throw UsageError("--stage " + r.stage + " and --pool " + r.pool +
+    throw UsageError("--stage " + r.stage + " and --pool " + c.pool_option +
                      " do not go together: the head reads each line's first token (give --pool "
                      "none)");
   }
@@ -148,8 +180,8 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   const ModelConfig& c = encoder_->config();
   const bool from_file = request_.tokens_file.has_value();
   const bool from_text = request_.text_file.has_value();
-  const std::string source = from_text   ? *request_.text_file
-                             : from_file ? *request_.tokens_file
+  const std::string source = from_text   ? SourceName(*request_.text_file)
+                             : from_file ? SourceName(*request_.tokens_file)
                                          : std::string("--tokens");
   const bool pairs = c.token_types >= 2;  // a tab marks segment 1 (models/tokens.h)
   if (from_text) {
@@ -163,13 +195,17 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   CheckTokenIds(tokens_, c.vocab_size, source);  // naming the file's line and token
   // The tokens encoded: each line less its trailing pad ids (models/input_rules.h);
   // a text's ids are all real, whatever its tokenizer made of it.
-  SequenceRules rules;
-  if (!from_text) rules.pad_id = c.pad_token_id;
+  // Text: the length rule's limit, with which TokenizeTextFile cut or refused
+  // each line; token ids: the model's positions (ids are not text).
+  SequenceRules& rules = rules_;
+  if (!from_text) {
+    rules.pad_id = c.pad_token_id;
+    rules.max_length = encoder_->MaxSequenceLength();
+    rules.max_length_of = encoder_->MaxSequenceLengthOf();
+    rules.truncate = request_.truncate.value_or(false);
+  }
   rules.padded_output = !choices_.packed && !OneRowEach(choices_);
   rules.unit = "line";
-  rules.max_length = encoder_->MaxSequenceLength();
-  rules.max_length_of = encoder_->MaxSequenceLengthOf();
-  rules.truncate = request_.truncate;
   const Spans given{tokens_.offsets.data(), tokens_.lengths.data(), tokens_.batch, nullptr};
   real_ = ResolveRealTokens(tokens_.ids.data(), given, rules, source, [&](int64_t b) {
     return source + ": line " + std::to_string(tokens_.lines[b]);
@@ -180,31 +216,44 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
 
 EncodeJob::~EncodeJob() = default;
 
-TokenBatch EncodeJob::TokenizeTextFile(const ModelConfig& c) const {
+TokenBatch EncodeJob::TokenizeTextFile(const ModelConfig& c) {
   const EncodeRequest& r = request_;
+  const TextSource source = TextSourceOf(*r.text_file, r.text);
   const auto tokenizer = tokenizers::Tokenizer::Load(r.model);
   TextRequest text = r.text;
   text.truncate = r.truncate;
-  const TextOptions o = TextOptionsOf(r.model, text, *tokenizer, encoder_->MaxSequenceLength());
+  text.refuse_too_long = true;
+  const int64_t positions = encoder_->MaxSequenceLength();
+  const std::string positions_of = encoder_->MaxSequenceLengthOf();
+  const TextOptions o = TextOptionsOf(r.model, text, *tokenizer, positions, positions_of);
+  // The one limit of the rule, for the cut, the refusal and ResolveRealTokens.
+  const LengthRule rule = TextLengthRule(r.model, text, *tokenizer, positions, positions_of);
+  rules_.max_length = rule.limit;
+  rules_.max_length_of = rule.limit_of;
+  rules_.truncate = rule.truncate;
+  const std::string warning = CsvReadAsLinesWarning(source);
+  if (!warning.empty()) events_.Warn(warning);
   TokenBatch all;
   all.offsets.assign(1, 0);
-  ForEachLineBlock(*r.text_file, size_t{8} << 20, [&](std::string_view block, int64_t first) {
-    const TokenizedLines lines = TokenizeLines(*tokenizer, block, first, *r.text_file, o);
-    const TokenBatch& b = lines.batch;
-    const auto base = static_cast<int64_t>(all.ids.size());
-    all.ids.insert(all.ids.end(), b.ids.begin(), b.ids.end());
-    // Token types only for a model that has them; others read a pair as one text.
-    if (c.token_types >= 2 && !b.types.empty()) {
-      all.types.resize(static_cast<size_t>(base), 0);
-      all.types.insert(all.types.end(), b.types.begin(), b.types.end());
-    }
-    for (int64_t i = 0; i < b.batch; ++i) all.offsets.push_back(base + b.offsets[i + 1]);
-    all.lengths.insert(all.lengths.end(), b.lengths.begin(), b.lengths.end());
-    all.lines.insert(all.lines.end(), b.lines.begin(), b.lines.end());
-    all.batch += b.batch;
-    all.seq = std::max(all.seq, b.seq);
-  });
-  if (all.batch == 0) throw Error(*r.text_file + ": no line of text");
+  ForEachTokenizedBlock(*tokenizer, source, o, size_t{8} << 20,
+                        [&](const TokenizedLines& lines, size_t) {
+                          const TokenBatch& b = lines.batch;
+                          const auto base = static_cast<int64_t>(all.ids.size());
+                          all.ids.insert(all.ids.end(), b.ids.begin(), b.ids.end());
+                          // Token types only for a model that has them; others read a pair as one
+                          // text.
+                          if (c.token_types >= 2 && !b.types.empty()) {
+                            all.types.resize(static_cast<size_t>(base), 0);
+                            all.types.insert(all.types.end(), b.types.begin(), b.types.end());
+                          }
+                          for (int64_t i = 0; i < b.batch; ++i)
+                            all.offsets.push_back(base + b.offsets[i + 1]);
+                          all.lengths.insert(all.lengths.end(), b.lengths.begin(), b.lengths.end());
+                          all.lines.insert(all.lines.end(), b.lines.begin(), b.lines.end());
+                          all.batch += b.batch;
+                          all.seq = std::max(all.seq, b.seq);
+                        });
+  if (all.batch == 0) throw Error(SourceName(*r.text_file) + ": no line of text");
   if (!all.types.empty()) all.types.resize(all.ids.size(), 0);
   return all;
 }
@@ -254,6 +303,12 @@ EncodeResult EncodeJob::Run() {
   result.real_tokens = real_.total;
   result.first_length = real_.lengths[0];
   result.pool = choices_.pool;
+  result.pool_option = choices_.pool_option;
+  result.normalize = choices_.normalize;
+  result.dense = choices_.sentence_dense;
+  result.truncate = rules_.truncate;
+  result.max_length = rules_.max_length;
+  result.max_length_of = rules_.max_length ? rules_.max_length_of : "";
   result.layout = pooled ? "pooled" : request_.layout;
   result.shape = out.shape;
   result.seconds = Median(seconds);
