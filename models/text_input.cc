@@ -212,7 +212,9 @@ void ForEachLineBlock(const std::string& path, size_t block_bytes,
     block.resize(have + chunk);
     in.read(block.data() + have, static_cast<std::streamsize>(chunk));
     const auto got = static_cast<size_t>(in.gcount());
-    if (in.bad()) throw Error(path + ": cannot read: " + std::strerror(errno));
+    // A short read is the end of the input or a failure, never "more".
+    if (in.bad() || (got < chunk && !in.eof()))
+      throw Error(path + ": cannot read: " + std::strerror(errno));
     block.resize(have + got);
     more = !in.eof();
     chunk = std::min(block_bytes, chunk * 2);
