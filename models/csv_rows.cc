@@ -120,6 +120,8 @@ void CsvRows::Row(const std::vector<std::string>& fields, int64_t line, TextReco
 void CsvRows::Read(std::string_view text, int64_t first_line, bool at_end, TextRecords& out) {
   if (pending_.empty()) pending_line_ = first_line;
   pending_.append(text);
+  // A byte order mark (as spreadsheets write UTF-8 CSV) is not the first column's name.
+  if (!have_header_ && pending_.compare(0, 3, "\xEF\xBB\xBF") == 0) pending_.erase(0, 3);
   if (delimiter_ == 0 && !pending_.empty()) {  // the header line's first of tab, comma, ';'
     const std::string_view head = std::string_view(pending_).substr(0, pending_.find('\n'));
     delimiter_ = head.find('\t') != std::string_view::npos  ? '\t'

@@ -90,6 +90,11 @@ void PrintText(const EncodeRequest& r, const EncodeResult& res) {
   std::printf("input      %lld sequence(s), longest %lld tokens (%lld real in all)\n",
               static_cast<long long>(res.batch), static_cast<long long>(res.seq_len),
               static_cast<long long>(res.real_tokens));
+  if (res.max_length > 0) {
+    std::printf("limit      %lld tokens a line (%s), longer lines %s\n",
+                static_cast<long long>(res.max_length), res.max_length_of.c_str(),
+                res.truncate ? "cut" : "refused");
+  }
   std::printf("batches    %lld of at most %lld real tokens (the budget)\n",
               static_cast<long long>(res.batches), static_cast<long long>(res.batch_tokens));
   std::string dims;

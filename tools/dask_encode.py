@@ -294,7 +294,9 @@ def main(argv=None):
         if args.text_file:
             lines = tokenize_text_file(args, model_dir, token_types_of(config) >= 2)
         else:
-            lines = parse_tokens(Path(args.tokens_file).read_text(), args.tokens_file,
+            stdin = args.tokens_file == "-"
+            lines = parse_tokens(sys.stdin.read() if stdin else Path(args.tokens_file).read_text(),
+                                 "standard input" if stdin else args.tokens_file,
                                  pairs=token_types_of(config) >= 2)
         if isinstance(config.get("vocab_size"), int):
             check_ids(lines, config["vocab_size"], source_name)
@@ -367,7 +369,8 @@ def main(argv=None):
                        "lines": r["lines"]})
         first += r["lines"]
     d_model = int(np.load(out_dir / shards[0]["file"], mmap_mode="r").shape[-1])
-    index = {("text_file" if args.text_file else "tokens_file"): str(Path(source_name).resolve()),
+    source_path = source_name if source_name == "-" else str(Path(source_name).resolve())
+    index = {("text_file" if args.text_file else "tokens_file"): source_path,
              "model": str(model_dir),
              "stage": args.stage, "pe_mode": args.pe_mode, "pool": args.pool,
              "normalize": args.normalize, "lines": len(lines), "seq_len": seq,

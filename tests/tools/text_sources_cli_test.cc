@@ -166,6 +166,11 @@ TEST(TextSourcesCliTest, CsvColumnsByHeaderNameWithQuotedNewlines) {
   r = RunPhasor("tokenize --model " + dir + " --csv-column text --text-file " + semi);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "2 5 3\n");
+  // A byte order mark, as spreadsheets write UTF-8 CSV, is not part of the first name.
+  const std::string bom = TextFile("bom.csv", "\xEF\xBB\xBFtext,id\nhello,1\n");
+  r = RunPhasor("tokenize --model " + dir + " --csv-column text --text-file " + bom);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "2 5 3\n");
   // From a pipe, sniffed.
   r = RunShell("cat " + csv + " | PHASOR tokenize --model " + dir +
                " --csv-column text --text-file -");
