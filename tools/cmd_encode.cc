@@ -34,7 +34,7 @@ const char kEncodeSynopsis[] =
     "phasor encode [--model DIR] (--tokens \"IDS\" | --tokens-file FILE | --text-file FILE "
     "[--jsonl-field NAME[,NAME_B] | --csv-column NAME[,NAME_B]] [--pairs] [--no-special] "
     "[--prompt NAME | --prefix TEXT] [--invalid-utf8 error|replace]) (FILE '-': standard input) "
-    "[--output OUT.npy] [--layout padded|packed] [--offsets OFFSETS.npy] "
+    "[--output OUT.npy|OUT.csv] [--layout padded|packed] [--offsets OFFSETS.npy] "
     "[--stage embeddings|final|pooler|logits] "
     "[--pool none|mean|cls|max|last|mean_sqrt_len|model] [--normalize] "
     "[--truncate | --no-truncate] [--batch-tokens N] [--pe-mode cached|on_the_fly|auto] "
@@ -188,9 +188,10 @@ void AddEncodeCommand(CLI::App& app) {
   cmd->add_option("--prefix", r.text.prefix,
                   "With --text-file: text put before each text (e.g. \"query: \")");
   cmd->add_option("--output", r.output,
-                  "FILE.npy (the only format encode writes): float32 [batch, seq, d_model] "
-                  "(padding 0), or with --layout packed [real tokens, d_model], or with --pool "
-                  "or --stage pooler|logits [batch, width]; written as batches finish");
+                  "FILE.npy: float32 [batch, seq, d_model] (padding 0), or with --layout "
+                  "packed [real tokens, d_model], or with --pool or --stage pooler|logits "
+                  "[batch, width], written as batches finish; FILE.csv for one row a line "
+                  "(--pool, --stage pooler|logits): a line a row, values exact (%.9g)");
   cmd->add_option("--layout", r.layout,
                   "padded ([batch, seq, d_model]) or packed (the real tokens' rows back to back, "
                   "and their offsets in --offsets)")

@@ -1,7 +1,9 @@
 #include "models/commands/encode_job.h"
 
 #include <algorithm>
+#include <cstdio>
 
+#include "engine/memory_limit.h"
 #include "engine/npy.h"
 #include "engine/output_file.h"
 #include "engine/parallel.h"
@@ -24,14 +26,28 @@ std::string OffsetsPath(const EncodeRequest& r) {
   return r.output.substr(0, r.output.size() - 4) + ".offsets.npy";
 }
 
-// The output paths, checked before anything is loaded or computed.
-void CheckOutputs(const EncodeRequest& r, bool packed) {
+// One output row a line: pooled or through a head.
+bool OneRowEach(const EncodeChoices& c) {
+  return c.pool != Pooling::kNone || c.stage == EncoderStage::kPooler ||
+         c.stage == EncoderStage::kLogits;
+}
+
+bool IsCsv(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+}
+
+// The output paths, checked before anything is loaded or computed. one_row:
+// one output row a line (pooled or a head), which .csv can hold.
+void CheckOutputs(const EncodeRequest& r, bool packed, bool one_row) {
   if (!r.output.empty()) {
-    if (r.output.size() < 4 || r.output.compare(r.output.size() - 4, 4, ".npy") != 0) {
-      throw UsageError("--output must end in .npy, got '" + r.output +
-                       "': encode writes .npy only (float32 [batch, seq, d_model]; with "
-                       "--layout packed [real tokens, d_model]; with --pool or --stage "
-                       "pooler|logits [batch, width]); phasor pe writes .csv");
+    const std::string formats =
+        "encode writes .npy (float32 [batch, seq, d_model]; with --layout packed [real tokens, "
+        "d_model]) and, for one row a line (--pool or --stage pooler|logits: [batch, width]), "
+        "also .csv";
+    const bool npy = r.output.size() >= 4 && r.output.compare(r.output.size() - 4, 4, ".npy") == 0;
+    if (!npy && !(IsCsv(r.output) && one_row)) {
+      throw UsageError(std::string("--output must end in .npy") + (one_row ? " or .csv" : "") +
+                       ", got '" + r.output + "': " + formats);
     }
     if (packed) OutputFormat("--offsets", OffsetsPath(r), {".npy"});
     CheckDistinctPaths({{"--output", r.output}, {"--offsets", packed ? OffsetsPath(r) : ""}},
@@ -44,12 +60,6 @@ void CheckOutputs(const EncodeRequest& r, bool packed) {
   } else if (!r.offsets.empty()) {
     throw UsageError("--offsets needs --output");
   }
-}
-
-// One output row a line: pooled or through a head.
-bool OneRowEach(const EncodeChoices& c) {
-  return c.pool != Pooling::kNone || c.stage == EncoderStage::kPooler ||
-         c.stage == EncoderStage::kLogits;
 }
 
 std::string Dims(const std::vector<int64_t>& shape) {
@@ -149,7 +159,7 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
     throw UsageError("--layout packed and --pool do not go together: pooled rows are one a line");
   }
   if (!r.offsets.empty() && !c.packed) throw UsageError("--offsets needs --layout packed");
-  CheckOutputs(r, c.packed);
+  CheckOutputs(r, c.packed, OneRowEach(c));
   if (c.packed && !r.output.empty()) c.offsets_path = OffsetsPath(r);
   c.stage = stage;
   return c;
@@ -162,6 +172,7 @@ struct EncodeJob::Output {
   std::vector<int64_t> shape;
   std::vector<int64_t> offsets;  // [batch + 1] packed rows of each sequence
   std::unique_ptr<NpyWriter> writer;
+  std::vector<float> csv_rows;  // --output .csv: [batch, width], written at the end
 };
 
 EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
@@ -282,8 +293,13 @@ EncodeResult EncodeJob::Run() {
   out.offsets.assign(static_cast<size_t>(tokens_.batch) + 1, 0);
   for (int64_t b = 0; b < tokens_.batch; ++b)
     out.offsets[b + 1] = out.offsets[b] + real_.lengths[b];
-  if (!request_.output.empty())
+  if (IsCsv(request_.output)) {  // rows in order, so held until the last batch
+    CheckAllocation(SaturatingMul(static_cast<uint64_t>(tokens_.batch * d), sizeof(float)),
+                    request_.output + ": the CSV rows");
+    out.csv_rows.resize(static_cast<size_t>(tokens_.batch * d));
+  } else if (!request_.output.empty()) {
     out.writer = std::make_unique<NpyWriter>(request_.output, out.shape);
+  }
 
   result.first_rows.resize(static_cast<size_t>(2 * d));
   std::vector<double> seconds;
@@ -293,6 +309,7 @@ EncodeResult EncodeJob::Run() {
     seconds.push_back(Now() - t0);
   }
   if (out.writer) Commit(out);
+  if (!out.csv_rows.empty()) WriteCsv(out);
 
   result.model_name = model_name_;
   result.config = encoder_->config();
@@ -338,6 +355,8 @@ void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
             std::copy(rows, rows + d, result.first_rows.begin());
             std::copy(rows + (n - 1) * d, rows + n * d, result.first_rows.begin() + d);
           }
+          if (!out.csv_rows.empty() && run == 0)
+            std::copy(rows, rows + d, out.csv_rows.begin() + b * d);
           if (!out.writer) continue;
           const int64_t at = pooled            ? b * d
                              : choices_.packed ? out.offsets[b] * d
@@ -349,6 +368,31 @@ void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
         events_.Progress(run * real_.total + tokens,
                          std::to_string(lines) + "/" + std::to_string(tokens_.batch) + " lines");
       });
+}
+
+// --output .csv: one line a row, its values as %.9g (float32 read back
+// exactly), separated by commas; no header.
+void EncodeJob::WriteCsv(const Output& out) const {
+  const int64_t d = out.shape.back();
+  OutputFile file(request_.output);
+  std::string text;
+  char buf[32];
+  for (int64_t b = 0; b < tokens_.batch; ++b) {
+    for (int64_t k = 0; k < d; ++k) {
+      const int n = std::snprintf(buf, sizeof buf, k ? ",%.9g" : "%.9g",
+                                  static_cast<double>(out.csv_rows[b * d + k]));
+      text.append(buf, static_cast<size_t>(n));
+    }
+    text += '\n';
+    if (text.size() >= (size_t{1} << 20)) {
+      file.Write(text);
+      text.clear();
+    }
+  }
+  file.Write(text);
+  file.Commit();
+  events_.Wrote(request_.output, "CSV, " + std::to_string(tokens_.batch) + " rows of " +
+                                     std::to_string(d) + " values, one row a line");
 }
 
 // Completes the output file and the packed offsets beside it, both put in

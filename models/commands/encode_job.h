@@ -33,7 +33,7 @@ struct EncodeRequest {
   std::optional<std::string> text_file;    // one text a line, the model's tokenizer
   TextRequest text;                        // how text_file is read (its truncate unused:
                                            // truncate below says it); "-": standard input
-  std::string output;                      // .npy; "": none
+  std::string output;                      // .npy (or .csv for one row a line); "": none
   std::string offsets;                     // packed: the offsets .npy ("": beside output)
   std::string layout = "padded";           // or "packed"
   std::string stage = "final";             // or "embeddings", "pooler", "logits"
@@ -125,6 +125,7 @@ class EncodeJob {
   struct Output;
   void RunOnce(int64_t run, Output& out, EncodeResult& result) const;
   void Commit(Output& out) const;
+  void WriteCsv(const Output& out) const;
   // --text-file: every line's ids from the model's tokenizer.
   TokenBatch TokenizeTextFile(const ModelConfig& c);
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -202,12 +203,41 @@ TEST(SentenceFolderCliTest, EncodeUsageLineListsEveryOptionAndPool) {
   EXPECT_NE(r.out.find("the least of"), std::string::npos);
 }
 
-TEST(SentenceFolderCliTest, EncodeOutputOtherThanNpyIsRefusedSayingWhy) {
-  const auto r = RunPhasor("encode --pool mean --tokens 1 --output " + ::testing::TempDir() +
-                           "st_cli_out.csv");
+// One row a line (pooled, a head) may go to .csv: the same float32 values as
+// the .npy, read back exactly; every row (hidden states) is .npy only.
+TEST(SentenceFolderCliTest, EncodeWritesCsvForOneRowALineOnly) {
+  const std::string dir = MakeStFolder("csv_out", 32);
+  const std::string npy = ::testing::TempDir() + "st_cli_out.npy";
+  const std::string csv = ::testing::TempDir() + "st_cli_out.csv";
+  const std::string ids = " --tokens-file " + ::testing::TempDir() + "st_cli_csv_ids.txt";
+  WriteFile(::testing::TempDir() + "st_cli_csv_ids.txt", "2 5 6 3\n2 12 3\n2 5 10 6 7 11 3\n");
+  auto r = RunPhasor("encode --model " + dir + ids + " --output " + npy);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = RunPhasor("encode --model " + dir + ids + " --output " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const NpyArray want = ReadNpy(npy);
+  ASSERT_EQ(want.shape, (std::vector<int64_t>{3, 32}));
+  const std::string text = ReadFile(csv);
+  size_t at = 0, lines = 0;
+  for (int64_t b = 0; b < 3; ++b, ++lines) {
+    for (int64_t k = 0; k < 32; ++k) {
+      const size_t end = text.find(k + 1 < 32 ? ',' : '\n', at);
+      ASSERT_NE(end, std::string::npos) << "row " << b << ", value " << k;
+      const float got = std::strtof(text.substr(at, end - at).c_str(), nullptr);
+      EXPECT_EQ(got, want.data[static_cast<size_t>(b * 32 + k)]) << b << ", " << k;
+      at = end + 1;
+    }
+  }
+  EXPECT_EQ(at, text.size());
+  r = RunPhasor("encode --pool none --model " + dir + ids + " --output " + csv);
   EXPECT_EQ(r.exit_code, 2);
   ExpectOneErrorLine(r);
-  EXPECT_NE(r.err.find("encode writes .npy only"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--output must end in .npy, got '" + csv + "': encode writes .npy"),
+            std::string::npos)
+      << r.err;
+  r = RunPhasor("encode --model " + dir + ids + " --output " + ::testing::TempDir() + "x.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--output must end in .npy or .csv"), std::string::npos) << r.err;
 }
 
 }  // namespace
