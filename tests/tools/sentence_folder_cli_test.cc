@@ -58,6 +58,20 @@ TEST(SentenceFolderCliTest, TokenizeCutsAtMaxSeqLengthByDefault) {
   r = RunPhasor("tokenize --truncate --no-truncate --model " + dir + " --text-file " + text);
   EXPECT_EQ(r.exit_code, 2);
   ExpectOneErrorLine(r);
+  EXPECT_NE(r.err.find("--truncate and --no-truncate do not go together"), std::string::npos);
+  r = RunPhasor("encode --truncate --no-truncate --model " + dir + " --text-file " + text);
+  EXPECT_EQ(r.exit_code, 2);
+  ExpectOneErrorLine(r);
+  r = RunPhasor("tokenize --max-length 3 --no-truncate --model " + dir + " --text-file " + text);
+  EXPECT_EQ(r.exit_code, 2);
+  ExpectOneErrorLine(r);
+  // --max-length cuts at its own number, below or above the folder's.
+  r = RunPhasor("tokenize --max-length 3 --model " + dir + " --text-file " + text);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "2 5 3\n2 5 3\n");
+  r = RunPhasor("tokenize --max-length 6 --model " + dir + " --text-file " + text);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "2 5 10 6 7 3\n2 5 3\n");
 }
 
 TEST(SentenceFolderCliTest, OtherFoldersRefuseALongerTextUnlessTruncate) {
