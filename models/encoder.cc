@@ -1,15 +1,13 @@
 #include "models/encoder.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
 #include "engine/error.h"
 #include "engine/finite.h"
 #include "engine/memory_limit.h"
+#include "engine/model_folder.h"
 #include "engine/safetensors.h"
 #include "engine/size_limits.h"
 #include "models/architectures/architecture.h"
@@ -20,13 +18,8 @@ namespace phasor {
 
 std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeMode> mode,
                                        Precision precision) {
-  // Checked without opening anything: opening a FIFO named config.json would block.
+  RequireModelFolder(dir);  // opens nothing: a FIFO named config.json would block
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    struct stat st {};
-    const std::string why = stat(dir.c_str(), &st) != 0 ? std::strerror(errno) : "not a directory";
-    throw Error("cannot open model directory " + dir + ": " + why);
-  }
   if (!std::filesystem::exists(dir + "/config.json", ec)) {
     throw Error("model directory " + dir + " has no config.json");
   }

@@ -8,6 +8,7 @@
 
 #include "engine/error.h"
 #include "engine/json_text.h"
+#include "engine/model_folder.h"
 #include "engine/safetensors.h"
 #include "models/architectures/architecture.h"
 
@@ -144,6 +145,7 @@ void ReadDense(const std::string& sub, ModelConfig& config, Weights& weights) {
 }  // namespace
 
 PoolSpec DeclaredPooling(const std::string& dir) {
+  RequireModelFolder(dir);  // read before the model is loaded
   const std::string path = dir + "/modules.json";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {

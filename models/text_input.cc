@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -87,6 +88,12 @@ std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line, con
     }
   } catch (const Error& e) {
     return at + ": " + e.what();
+  }
+  const auto n = static_cast<int64_t>(enc.ids.size());
+  if (o.max_length == 0 && o.refuse.limit > 0 && n > o.refuse.limit) {
+    return TooLongMessage(at, n, o.refuse,
+                          "give --truncate to cut it to its first " +
+                              std::to_string(o.refuse.limit) + " (as sentence-transformers does)");
   }
   return "";
 }
@@ -187,15 +194,16 @@ TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer,
 
 void ForEachLineBlock(const std::string& path, size_t block_bytes,
                       const std::function<void(std::string_view, int64_t)>& fn) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open for reading: " + std::strerror(errno));
-  // Read straight into the block, never more than the file holds: a small
-  // file costs a small buffer.
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  const size_t chunk =
-      size > 0 ? std::min(block_bytes, static_cast<size_t>(size) + 1) : block_bytes;
+  // "-" is standard input; any other path is opened as it is (a pipe such as
+  // /dev/stdin or <(...) too): nothing here seeks, so a stream reads as a file.
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) throw Error(path + ": cannot open for reading: " + std::strerror(errno));
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  // The buffer grows from 64 KiB to block_bytes: a small input costs a small one.
+  size_t chunk = std::min<size_t>(block_bytes, size_t{64} << 10);
   std::string block;
   int64_t first_line = 1;
   bool more = true;
@@ -204,10 +212,13 @@ void ForEachLineBlock(const std::string& path, size_t block_bytes,
     block.resize(have + chunk);
     in.read(block.data() + have, static_cast<std::streamsize>(chunk));
     const auto got = static_cast<size_t>(in.gcount());
-    if (in.bad()) throw Error(path + ": cannot read: " + std::strerror(errno));
+    // A short read is the end of the input or a failure, never "more".
+    if (in.bad() || (got < chunk && !in.eof()))
+      throw Error(path + ": cannot read: " + std::strerror(errno));
     block.resize(have + got);
-    more = got == chunk;
-    // Whole lines only, unless the file has ended.
+    more = !in.eof();
+    chunk = std::min(block_bytes, chunk * 2);
+    // Whole lines only, unless the input has ended.
     size_t end = more ? block.rfind('\n') : block.size();
     if (end == std::string::npos) continue;  // one long line: read on
     if (more) ++end;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/length_rule.h"
 #include "models/tokenizers/tokenizer.h"
 #include "models/tokens.h"
 
@@ -28,6 +29,10 @@ struct TextOptions {
   // ill-formed part read as U+FFFD, as Python's errors="replace" (true).
   bool replace_invalid_utf8 = false;
   std::string prefix;  // put before each text (a pair's text_a): a prompt
+  // With max_length 0 and refuse.limit > 0: a text of more ids than
+  // refuse.limit is an Error naming it, its length, the limit and where the
+  // limit comes from (TooLongMessage; the CLI's --no-truncate).
+  LengthRule refuse;
 };
 
 // The ids of some lines, one sequence a line, in the tokens-file layout.
@@ -55,10 +60,11 @@ TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer,
                              const std::vector<std::string_view>* b, const TextOptions& options,
                              const std::function<std::string(int64_t)>& name);
 
-// Reads the file at path block by block, each of whole lines and about
-// block_bytes (more only for a longer line), calling fn(block, first_line)
-// in order: memory stays bounded by the block and the longest line. Error
-// naming the file if it cannot be read.
+// Reads the file at path ("-": standard input; a pipe, /dev/stdin or <(...)
+// reads as a file) block by block, each of whole lines and about block_bytes
+// (more only for a longer line), calling fn(block, first_line) in order:
+// memory stays bounded by the block and the longest line. Error naming the
+// file if it cannot be read.
 void ForEachLineBlock(const std::string& path, size_t block_bytes,
                       const std::function<void(std::string_view, int64_t)>& fn);
 

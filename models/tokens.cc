@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <sstream>
 
@@ -140,6 +141,12 @@ std::vector<int64_t> RealLengths(const TokenBatch& b, std::optional<int32_t> pad
 }
 
 TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id, bool pairs) {
+  std::stringstream s;
+  if (path == "-") {  // standard input, read as it comes
+    s << std::cin.rdbuf();
+    if (std::cin.bad()) throw Error("standard input: cannot read the tokens");
+    return ParseTokens(s.str(), "standard input", pad_id, pairs);
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw Error(path + ": is a directory, expected a tokens file");
@@ -154,7 +161,6 @@ TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id, bo
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec) CheckAllocation(SaturatingMul(size, pairs ? 4 : 3), path + ": the tokens file");
   }
-  std::stringstream s;
   s << in.rdbuf();
   return ParseTokens(s.str(), path, pad_id, pairs);
 }

@@ -41,8 +41,9 @@ struct TokenBatch {
 TokenBatch ParseTokens(const std::string& text, const std::string& source,
                        std::optional<int32_t> pad_id, bool pairs = false);
 
-// Reads and parses a tokens file; Error (with the system's reason) if it
-// cannot be read.
+// Reads and parses a tokens file ("-": standard input, named so in
+// messages; a pipe such as /dev/stdin reads as a file); Error (with the
+// system's reason) if it cannot be read.
 TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id, bool pairs = false);
 
 // Throws Error for the first id outside [0, vocab), naming it as ParseTokens

@@ -7,12 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cpu.h"
+#include "engine/memory_limit.h"
 #include "engine/parallel.h"
 #include "models/commands/encode_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
 #include "tools/sizes.h"
+#include "tools/text_options.h"
 
 namespace phasor::cli {
 namespace {
@@ -24,7 +26,19 @@ struct EncodeArgs {
   const CLI::Option* tokens_file_opt = nullptr;
   const CLI::Option* text_file_opt = nullptr;
   std::string tokens, tokens_file, text_file;  // as read; request's only if given
+  TruncateFlags truncate;
 };
+
+// Every option and value of encode, in its --help's usage line.
+const char kEncodeSynopsis[] =
+    "phasor encode [--model DIR] (--tokens \"IDS\" | --tokens-file FILE | --text-file FILE "
+    "[--jsonl-field NAME[,NAME_B] | --csv-column NAME[,NAME_B]] [--pairs] [--no-special] "
+    "[--prompt NAME | --prefix TEXT] [--invalid-utf8 error|replace]) (FILE '-': standard input) "
+    "[--output OUT.npy|OUT.csv] [--layout padded|packed] [--offsets OFFSETS.npy] "
+    "[--stage embeddings|final|pooler|logits] "
+    "[--pool none|mean|cls|max|last|mean_sqrt_len|model] [--normalize] "
+    "[--truncate | --no-truncate] [--batch-tokens N] [--pe-mode cached|on_the_fly|auto] "
+    "[--precision fp32|bf16|int8] [--threads N] [--repeat R] [--json]";
 
 void PrintJson(const EncodeRequest& r, const EncodeResult& res) {
   const ModelConfig& c = res.config;
@@ -36,7 +50,11 @@ void PrintJson(const EncodeRequest& r, const EncodeResult& res) {
                       {"stage", r.stage},
                       {"layout", res.layout},
                       {"pool", ToString(res.pool)},
-                      {"normalize", r.normalize},
+                      {"pool_option", res.pool_option},
+                      {"normalize", res.normalize},
+                      {"dense", res.dense},
+                      {"truncate", res.truncate},
+                      {"max_length", res.max_length},
                       {"pe_mode", ToString(c.positional.mode)},
                       {"precision", ToString(res.precision)},
                       {"weight_bytes", res.weight_bytes},
@@ -47,6 +65,7 @@ void PrintJson(const EncodeRequest& r, const EncodeResult& res) {
                       {"batches", res.batches},
                       {"seconds", res.seconds},
                       {"tokens_per_s", res.tokens_per_s}};
+  if (res.max_length > 0) j["max_length_of"] = res.max_length_of;
   if (r.text_file) j["tokenize_seconds"] = res.tokenize_seconds;
   j["isa"] = IsaName(ActiveIsa());
   if (!r.output.empty()) j["output"] = r.output;
@@ -66,19 +85,29 @@ void PrintText(const EncodeRequest& r, const EncodeResult& res) {
       static_cast<long long>(c.d_ff), ToString(c.activation), c.norm_first ? "pre-LN" : "post-LN");
   std::printf("positional %s, PE mode %s\n", ToString(c.positional.kind),
               ToString(c.positional.mode));
-  std::printf("precision  %s (weights %s bytes)\n", ToString(res.precision),
-              FormatSi(static_cast<double>(res.weight_bytes)).c_str());
+  std::printf("precision  %s (weights %s)\n", ToString(res.precision),
+              FormatBytes(static_cast<uint64_t>(res.weight_bytes)).c_str());
   std::printf("input      %lld sequence(s), longest %lld tokens (%lld real in all)\n",
               static_cast<long long>(res.batch), static_cast<long long>(res.seq_len),
               static_cast<long long>(res.real_tokens));
+  if (res.max_length > 0) {
+    std::printf("limit      %lld tokens a line (%s), longer lines %s\n",
+                static_cast<long long>(res.max_length), res.max_length_of.c_str(),
+                res.truncate ? "cut" : "refused");
+  }
   std::printf("batches    %lld of at most %lld real tokens (the budget)\n",
               static_cast<long long>(res.batches), static_cast<long long>(res.batch_tokens));
   std::string dims;
   for (size_t k = 0; k < res.shape.size(); ++k) {
     dims += (k ? ", " : "") + std::to_string(res.shape[k]);
   }
-  std::printf("output     %s%s%s [%s]%s%s\n", r.stage.c_str(),
-              pooled ? (std::string(", ") + ToString(res.pool) + " pooled").c_str() : "",
+  std::string pooling;
+  if (pooled) {
+    pooling = std::string(", ") + ToString(res.pool) + " pooled" + (res.dense ? ", Dense" : "") +
+              (res.normalize ? ", normalized" : "") +
+              (res.pool_option == "model" ? " (the folder's modules.json)" : "");
+  }
+  std::printf("output     %s%s%s [%s]%s%s\n", r.stage.c_str(), pooling.c_str(),
               res.layout == "packed" ? ", packed" : "", dims.c_str(),
               r.output.empty() ? "" : " -> ", r.output.c_str());
   std::printf("time       %s (median of %lld), %s tokens/s (real tokens), %s\n",
@@ -105,6 +134,7 @@ void RunEncode(EncodeArgs& a) {
   if (a.tokens_opt->count() > 0) r.tokens = a.tokens;
   if (a.tokens_file_opt->count() > 0) r.tokens_file = a.tokens_file;
   if (a.text_file_opt->count() > 0) r.text_file = a.text_file;
+  r.truncate = TruncateChoice(a.truncate);
   std::unique_ptr<Progress> progress;
   JobEvents events;
   events.warning = [](const std::string& w) { std::cerr << "phasor: warning: " << w << "\n"; };
@@ -138,11 +168,13 @@ void AddEncodeCommand(CLI::App& app) {
   args->tokens_file_opt = cmd->add_option(
       "--tokens-file", args->tokens_file,
       "A file with one sequence a line, ids separated by spaces or commas; ragged lines "
-      "are padded and masked (needs pad_token_id)");
-  args->text_file_opt =
-      cmd->add_option("--text-file", args->text_file,
-                      "UTF-8 text, one text a line, tokenized by the model folder's own tokenizer "
-                      "(tokenizer.json, vocab.txt, ...) on the worker threads");
+      "are padded and masked (needs pad_token_id); '-': standard input");
+  args->text_file_opt = cmd->add_option(
+      "--text-file", args->text_file,
+      "UTF-8 text, one text a line (or JSON lines, CSV, TSV: --jsonl-field, --csv-column), "
+      "tokenized by the model folder's own tokenizer (tokenizer.json, vocab.txt, ...) on the "
+      "worker threads; '-' (or a pipe, /dev/stdin, <(...)): standard input");
+  AddTextFormatOptions(cmd, r.text, "With --text-file: ");
   cmd->add_flag("--pairs", r.text.pairs,
                 "With --text-file: each line is text_a<TAB>text_b (BERT's segments A and B)");
   cmd->add_flag("--no-special", r.text.no_special,
@@ -156,9 +188,10 @@ void AddEncodeCommand(CLI::App& app) {
   cmd->add_option("--prefix", r.text.prefix,
                   "With --text-file: text put before each text (e.g. \"query: \")");
   cmd->add_option("--output", r.output,
-                  "FILE.npy: float32 [batch, seq, d_model] (padding 0), or with --layout packed "
-                  "[real tokens, d_model], or with --pool [batch, d_model]; written as batches "
-                  "finish");
+                  "FILE.npy: float32 [batch, seq, d_model] (padding 0), or with --layout "
+                  "packed [real tokens, d_model], or with --pool or --stage pooler|logits "
+                  "[batch, width], written as batches finish; FILE.csv for one row a line "
+                  "(--pool, --stage pooler|logits): a line a row, values exact (%.9g)");
   cmd->add_option("--layout", r.layout,
                   "padded ([batch, seq, d_model]) or packed (the real tokens' rows back to back, "
                   "and their offsets in --offsets)")
@@ -170,14 +203,16 @@ void AddEncodeCommand(CLI::App& app) {
                   "One vector a line: mean or max over its real tokens, cls (its first), last, "
                   "mean_sqrt_len (the sum over sqrt(tokens)), or model (what a "
                   "sentence-transformers folder's modules.json declares, its Dense and Normalize "
-                  "too); "
-                  "none: every row")
-      ->capture_default_str();
+                  "too); none: every row. Default: model for a sentence-transformers folder "
+                  "(modules.json) at --stage final, --layout padded; otherwise none");
   cmd->add_flag("--normalize", r.normalize, "With --pool: scale each vector to unit L2 norm");
-  cmd->add_flag("--truncate", r.truncate,
-                "Encode a line longer than the model's positions (max_position_embeddings) as "
-                "its first tokens, as a tokenizer's truncation would; without it such a line is "
-                "an error naming it");
+  AddTruncateFlags(
+      cmd, args->truncate,
+      "Cut a longer line to its first tokens instead of refusing it. Text: at the least of the "
+      "tokenizer's model_max_length (tokenizer_config.json), a sentence-transformers folder's "
+      "max_seq_length (sentence_bert_config.json) and the model's positions "
+      "(max_position_embeddings), special tokens kept, as sentence-transformers cuts (the "
+      "default for a sentence-transformers folder); token ids: at the model's positions");
   AddSizeOption(cmd, "--batch-tokens", &r.batch_tokens,
                 "Real tokens encoded at once at most; memory is bounded by it (0: 2K, or the "
                 "longest line if longer)");
@@ -194,6 +229,7 @@ void AddEncodeCommand(CLI::App& app) {
                 "Threads (0: OMP_NUM_THREADS if set, else all cores)");
   AddSizeOption(cmd, "--repeat", &r.repeat, "Runs; the median time is reported");
   cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->formatter(std::make_shared<SynopsisFormatter>(kEncodeSynopsis));
   cmd->callback([args] { RunEncode(*args); });
 }
 

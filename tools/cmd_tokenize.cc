@@ -10,6 +10,7 @@
 #include "models/commands/tokenize_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
+#include "tools/text_options.h"
 
 namespace phasor::cli {
 namespace {
@@ -17,9 +18,11 @@ namespace {
 struct TokenizeArgs {
   TokenizeRequest request;
   bool json = false;
+  TruncateFlags truncate;
 };
 
 void RunTokenizeCommand(TokenizeArgs& a) {
+  a.request.text.truncate = TruncateChoice(a.truncate);
   const TokenizeRequest& r = a.request;
   if (a.json && r.output.empty())
     throw phasor::UsageError("--json needs --output (without it the ids go to stdout)");
@@ -54,7 +57,11 @@ void AddTokenizeCommand(CLI::App& app) {
                   "vocab.txt, vocab.json + merges.txt, sentencepiece.bpe.model or source.spm + "
                   "vocab.json")
       ->required();
-  cmd->add_option("--text-file", r.text_file, "UTF-8 text, one text a line")->required();
+  cmd->add_option("--text-file", r.text_file,
+                  "UTF-8 text, one text a line (or JSON lines, CSV, TSV: --jsonl-field, "
+                  "--csv-column); '-' (or a pipe, /dev/stdin, <(...)): standard input")
+      ->required();
+  AddTextFormatOptions(cmd, r.text, "");
   cmd->add_option("--output", r.output,
                   "FILE for the ids, one line a line, as encode --tokens-file reads them "
                   "(default: stdout)");
@@ -63,10 +70,14 @@ void AddTokenizeCommand(CLI::App& app) {
                 "text's ids begin");
   cmd->add_flag("--no-special", r.text.no_special,
                 "Leave out the special tokens ([CLS], [SEP], ...)");
-  cmd->add_flag("--truncate", r.text.truncate,
-                "Cut each line to the tokenizer's model_max_length (special tokens included; a "
-                "pair longest first)");
-  cmd->add_option("--max-length", r.text.max_length, "Cut each line to N ids (0: no cut)");
+  AddTruncateFlags(
+      cmd, args->truncate,
+      "Cut a longer text to its first tokens (special tokens included; a pair longest first) "
+      "at the least of the tokenizer's model_max_length (tokenizer_config.json) and a "
+      "sentence-transformers folder's max_seq_length (sentence_bert_config.json), as "
+      "sentence-transformers cuts (the default for a sentence-transformers folder)");
+  cmd->add_option("--max-length", r.text.max_length,
+                  "Cut each text to N ids instead of the folder's limit (0: the folder's)");
   cmd->add_option("--invalid-utf8", r.text.invalid_utf8,
                   "error (name the line and byte) or replace (U+FFFD, as Python's "
                   "errors=\"replace\")")

@@ -4,7 +4,8 @@
     PYTHONPATH=build/python python3 tools/dask_encode.py --model DIR \\
         (--tokens-file FILE | --text-file FILE [--pairs] [--prompt NAME | --prefix TEXT]) \\
         --out-dir OUT [--shard-lines 256] [--stage final|embeddings|pooler|logits] \\
-        [--pe-mode M] [--pool mean|cls|max [--normalize]] [--truncate] [--merge ALL.npy] \\
+        [--pe-mode M] [--pool none|mean|cls|max|last|mean_sqrt_len|model [--normalize]] \\
+        [--truncate | --no-truncate] [--merge ALL.npy] \\
         [--workers 2 | --scheduler ADDRESS]
 
 The file is read as `phasor encode --tokens-file` reads it (one sequence a line,
@@ -24,6 +25,10 @@ cluster, with the CLI's message (`phasor: error: FILE: line 5, token 3: ...`);
 a line longer than the model's positions, which only the loaded model knows,
 before any shard is sent: an error naming the line and the limit, or with
 --truncate its first tokens, as `phasor encode --truncate` keeps them.
+Text is cut as `phasor encode --text-file` cuts it: at the least of the
+tokenizer's model_max_length, the folder's max_seq_length and the model's
+positions, by default for a sentence-transformers folder (--no-truncate: a
+longer line is an error), and pooled by default as its modules.json says.
 With --text-file, the file's lines are tokenized first, on this machine, by
 the model folder's own tokenizer as `phasor encode --text-file` tokenizes
 them (one text a line, or text_a<TAB>text_b with --pairs; invalid UTF-8 an
@@ -115,25 +120,43 @@ def read_text_lines(data, source, pairs, replace):
     return lines
 
 
+def text_truncation(args, model_dir):
+    """Whether text is cut, as the CLI decides it (models/length_rule.h): --truncate,
+    --no-truncate, else the folder's default, on for a sentence-transformers folder
+    (one with modules.json)."""
+    if args.truncate or args.no_truncate:
+        return args.truncate
+    return (model_dir / "modules.json").is_file()
+
+
 def tokenize_text_file(args, model_dir, with_types):
     """--text-file: (line number, ids, types or None) a line, tokenized by the folder's own
-    tokenizer with the CLI's options; phasor.Error or ValueError with its message."""
+    tokenizer with the CLI's options; phasor.Error or ValueError with its message. Lines are
+    cut at the folder's length rule (the least of model_max_length, max_seq_length and the
+    model's positions) when truncation is on, else a longer line is an error, as the CLI."""
     import phasor
-    lines = read_text_lines(Path(args.text_file).read_bytes(), args.text_file, args.pairs,
-                            args.invalid_utf8 == "replace")
+    data = sys.stdin.buffer.read() if args.text_file == "-" else Path(args.text_file).read_bytes()
+    source = "standard input" if args.text_file == "-" else args.text_file
+    lines = read_text_lines(data, source, args.pairs, args.invalid_utf8 == "replace")
     texts = [text for _, text in lines]
+    truncate = text_truncation(args, model_dir)
+    options = dict(add_special_tokens=not args.no_special, prompt=args.prompt, prefix=args.prefix)
     try:
-        # --truncate cuts as the CLI does, to the tokenizer's model_max_length and the model's
-        # positions, which only the loaded model knows.
-        tokenizer = (phasor.Model(str(model_dir)) if args.truncate
-                     else phasor.Tokenizer(str(model_dir)))
-        enc = tokenizer.tokenize(texts, add_special_tokens=not args.no_special,
-                                 truncate=args.truncate, prompt=args.prompt, prefix=args.prefix)
+        # The model, for its positions: the rule's third bound.
+        model = phasor.Model(str(model_dir))
+        cut = model.tokenize(texts, truncate=True, **options)
+        enc = cut if truncate else model.tokenize(texts, truncate=False, **options)
     except phasor.Error as e:
         # "texts[i]" in the module's words is the file's line i + 1.
         raise ValueError(re.sub(r"^texts\[(\d+)\](\[\d\])?",
-                                lambda m: f"{args.text_file}: line {lines[int(m.group(1))][0]}",
+                                lambda m: f"{source}: line {lines[int(m.group(1))][0]}",
                                 str(e))) from None
+    if not truncate:
+        for (line_no, _), ids, kept in zip(lines, enc["input_ids"], cut["input_ids"]):
+            if len(ids) > len(kept):  # longer than the rule's limit: what the cut kept
+                raise ValueError(f"{source}: line {line_no} has {len(ids)} tokens, more than the "
+                                 f"{len(kept)} the model folder allows; give --truncate to cut "
+                                 f"it to its first {len(kept)} (as sentence-transformers does)")
     out = []
     for (line_no, _), ids, types in zip(lines, enc["input_ids"], enc["token_type_ids"]):
         out.append((line_no, ids, types if with_types and args.pairs else None))
@@ -214,14 +237,23 @@ def main(argv=None):
     p.add_argument("--stage", choices=["final", "embeddings", "pooler", "logits"], default="final",
                    help="pooler, logits: a head's output (as phasor encode --stage), shards "
                    "[lines, width]; without --pool")
-    p.add_argument("--pool", choices=["mean", "cls", "max", "last", "mean_sqrt_len", "model"],
-                   help="one vector a line (as phasor encode --pool): shards [lines, d_model]")
+    p.add_argument("--pool", choices=["none", "mean", "cls", "max", "last", "mean_sqrt_len",
+                                      "model"],
+                   help="one vector a line (as phasor encode --pool): shards [lines, d_model]; "
+                   "default as phasor encode: model for a sentence-transformers folder "
+                   "(modules.json) at --stage final, else none")
     p.add_argument("--normalize", action="store_true", help="with --pool: unit L2 norm")
     p.add_argument("--pe-mode", choices=["cached", "on_the_fly", "auto"],
                    help="replaces the config's positional mode")
-    p.add_argument("--truncate", action="store_true",
-                   help="a line longer than the model's positions keeps its first ones (as "
-                   "phasor encode --truncate); without it such a line is an error naming it")
+    cut = p.add_mutually_exclusive_group()
+    cut.add_argument("--truncate", action="store_true",
+                     help="a longer line keeps its first tokens, as phasor encode --truncate: "
+                     "text at the least of the tokenizer's model_max_length, the folder's "
+                     "max_seq_length and the model's positions (the default for a "
+                     "sentence-transformers folder), token ids at the model's positions")
+    cut.add_argument("--no-truncate", action="store_true",
+                     help="a longer line is an error naming it (the default for other folders "
+                     "and for token ids)")
     p.add_argument("--merge", metavar="ALL.npy",
                    help="also write every shard in one array, as phasor encode --output")
     dask_cluster.add_cluster_arguments(p)
@@ -234,6 +266,11 @@ def main(argv=None):
                             ("--invalid-utf8", args.invalid_utf8 != "error")):
             if given:
                 p.error(f"{flag} needs --text-file")
+    if args.pool is None:  # the folder's, as phasor encode
+        st = (Path(args.model) / "modules.json").is_file()
+        args.pool = "model" if st and args.stage == "final" else "none"
+    if args.pool == "none":
+        args.pool = None
     source_name = args.text_file or args.tokens_file
     source_option = "--text-file" if args.text_file else "--tokens-file"
     if args.normalize and not args.pool:
@@ -257,7 +294,9 @@ def main(argv=None):
         if args.text_file:
             lines = tokenize_text_file(args, model_dir, token_types_of(config) >= 2)
         else:
-            lines = parse_tokens(Path(args.tokens_file).read_text(), args.tokens_file,
+            stdin = args.tokens_file == "-"
+            lines = parse_tokens(sys.stdin.read() if stdin else Path(args.tokens_file).read_text(),
+                                 "standard input" if stdin else args.tokens_file,
                                  pairs=token_types_of(config) >= 2)
         if isinstance(config.get("vocab_size"), int):
             check_ids(lines, config["vocab_size"], source_name)
@@ -295,6 +334,7 @@ def main(argv=None):
     try:
         dask_cluster.install_state(client, load_model, (str(model_dir), args.pe_mode), threads)
         workers = len(client.scheduler_info()["workers"])
+        # Text is cut (or refused) at the folder's limit already; ids at the positions.
         rules = client.submit(resolve_lines, [ids for _, ids, _ in lines], rules_pad, source_name,
                               [n for n, _, _ in lines], args.truncate, pure=False)
         rules = dask_cluster.gather(client, [rules], args.timeout)[0]
@@ -329,7 +369,8 @@ def main(argv=None):
                        "lines": r["lines"]})
         first += r["lines"]
     d_model = int(np.load(out_dir / shards[0]["file"], mmap_mode="r").shape[-1])
-    index = {("text_file" if args.text_file else "tokens_file"): str(Path(source_name).resolve()),
+    source_path = source_name if source_name == "-" else str(Path(source_name).resolve())
+    index = {("text_file" if args.text_file else "tokens_file"): source_path,
              "model": str(model_dir),
              "stage": args.stage, "pe_mode": args.pe_mode, "pool": args.pool,
              "normalize": args.normalize, "lines": len(lines), "seq_len": seq,

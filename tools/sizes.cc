@@ -15,11 +15,11 @@ CLI::Option* AddSizeOption(CLI::App* cmd, const std::string& name, int64_t* targ
 
 std::string FormatSi(double value) {
   if (!std::isfinite(value)) return std::to_string(value);
-  static const char* kPrefixes[] = {"", "K", "M", "G", "T", "P"};
+  static const char* kPrefixes[] = {"", "k", "M", "G", "T", "P"};  // powers of 1000
   int p = 0;
   double v = value;
-  while (std::fabs(v) >= 1024 && p < 5) {
-    v /= 1024;
+  while (std::fabs(v) >= 1000 && p < 5) {
+    v /= 1000;
     ++p;
   }
   char buf[32];
@@ -27,7 +27,7 @@ std::string FormatSi(double value) {
   if (p == 0 && a == std::floor(a)) {
     std::snprintf(buf, sizeof buf, "%.0f", value);
   } else {
-    // Three significant digits, and every digit before the point (1000K, never 1e+03K).
+    // Three significant digits, and every digit before the point (1000k, never 1e+03k).
     std::snprintf(buf, sizeof buf, a >= 99.95 ? "%.0f%s" : "%.3g%s", v, kPrefixes[p]);
   }
   return buf;

@@ -1,11 +1,13 @@
 // Sizes and lists of sizes as users type them, parsed one way by every
-// subcommand, and counts printed one way. K, M, G mean 1024, 1024², 1024³
-// everywhere phasor reads or prints a count: sizes typed, rates printed
-// ("1.5K tokens/s" is 1536 a second) and the ticks of its pictures.
+// subcommand, and counts printed one way. Sizes typed read K, M, G as 1024,
+// 1024², 1024³ (and so do the ticks of its pictures, which show sizes typed);
+// rates and counts printed use SI prefixes (k = 1000: "6.85k tokens/s" is
+// 6,850 a second); bytes printed take binary units, labelled (FormatBytes of
+// engine/memory_limit.h: "34.2 MiB").
 //
 //   ParseSize("--seq-len", "1M")            -> 1048576  (K, M, G: 1024, 1024², 1024³)
 //   ParseSizeList("--lengths", "4K, 64K")   -> {4096, 65536}
-//   FormatSi(35875635)                      -> "34.2M"
+//   FormatSi(6850)                          -> "6.85k"
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -26,9 +28,9 @@ using ::phasor::ParseSizeList;
 CLI::Option* AddSizeOption(CLI::App* cmd, const std::string& name, int64_t* target,
                            const std::string& help);
 
-// A count or rate with a binary prefix (K = 1024, as ParseSize) and three
-// significant digits: 950 -> "950", 1004 -> "1004", 1536 -> "1.5K",
-// 35875635 -> "34.2M".
+// A count or rate with an SI prefix (k = 1000, M = 10^6, ...) and three
+// significant digits: 950 -> "950", 6850 -> "6.85k", 999999 -> "1000k",
+// 35875635 -> "35.9M".
 std::string FormatSi(double value);
 
 // A time as a person reads it: milliseconds below a second, seconds from

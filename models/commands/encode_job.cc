@@ -1,7 +1,9 @@
 #include "models/commands/encode_job.h"
 
 #include <algorithm>
+#include <cstdio>
 
+#include "engine/memory_limit.h"
 #include "engine/npy.h"
 #include "engine/output_file.h"
 #include "engine/parallel.h"
@@ -11,6 +13,7 @@
 #include "models/commands/tokenize_job.h"
 #include "models/corpus.h"
 #include "models/heads.h"
+#include "models/length_rule.h"
 #include "models/sentence_transformers.h"
 #include "models/toy.h"
 
@@ -23,10 +26,29 @@ std::string OffsetsPath(const EncodeRequest& r) {
   return r.output.substr(0, r.output.size() - 4) + ".offsets.npy";
 }
 
-// The output paths, checked before anything is loaded or computed.
-void CheckOutputs(const EncodeRequest& r, bool packed) {
+// One output row a line: pooled or through a head.
+bool OneRowEach(const EncodeChoices& c) {
+  return c.pool != Pooling::kNone || c.stage == EncoderStage::kPooler ||
+         c.stage == EncoderStage::kLogits;
+}
+
+bool IsCsv(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0;
+}
+
+// The output paths, checked before anything is loaded or computed. one_row:
+// one output row a line (pooled or a head), which .csv can hold.
+void CheckOutputs(const EncodeRequest& r, bool packed, bool one_row) {
   if (!r.output.empty()) {
-    OutputFormat("--output", r.output, {".npy"});
+    const std::string formats =
+        "encode writes .npy (float32 [batch, seq, d_model]; with --layout packed [real tokens, "
+        "d_model]) and, for one row a line (--pool or --stage pooler|logits: [batch, width]), "
+        "also .csv";
+    const bool npy = r.output.size() >= 4 && r.output.compare(r.output.size() - 4, 4, ".npy") == 0;
+    if (!npy && !(IsCsv(r.output) && one_row)) {
+      throw UsageError(std::string("--output must end in .npy") + (one_row ? " or .csv" : "") +
+                       ", got '" + r.output + "': " + formats);
+    }
     if (packed) OutputFormat("--offsets", OffsetsPath(r), {".npy"});
     CheckDistinctPaths({{"--output", r.output}, {"--offsets", packed ? OffsetsPath(r) : ""}},
                        {{"--tokens-file", r.tokens_file.value_or("")},
@@ -40,16 +62,44 @@ void CheckOutputs(const EncodeRequest& r, bool packed) {
   }
 }
 
-// One output row a line: pooled or through a head.
-bool OneRowEach(const EncodeChoices& c) {
-  return c.pool != Pooling::kNone || c.stage == EncoderStage::kPooler ||
-         c.stage == EncoderStage::kLogits;
-}
-
 std::string Dims(const std::vector<int64_t>& shape) {
   std::string dims;
   for (size_t k = 0; k < shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(shape[k]);
   return dims;
+}
+
+// --pool, or the folder's default: model for a sentence-transformers folder
+// at stage final, layout padded (as sentence-transformers pools it), else none.
+void ChoosePooling(const EncodeRequest& r, EncoderStage stage, EncodeChoices& c) {
+  c.pool_option = r.pool;
+  if (c.pool_option.empty()) {  // the folder's: pooled as sentence-transformers pools it
+    const bool st = IsSentenceTransformersFolder(r.model);
+    c.pool_option = st && stage == EncoderStage::kFinal && r.layout == "padded" ? "model" : "none";
+  }
+  if (c.pool_option == "model") {  // what a sentence-transformers folder declares
+    if (r.model.empty())
+      throw UsageError("--pool model needs --model, a sentence-transformers folder");
+    PoolSpec declared;
+    try {
+      declared = DeclaredPooling(r.model);
+    } catch (const Error& e) {
+      if (!r.pool.empty()) throw;
+      throw Error(std::string(e.what()) +
+                  " (--pool model is the default for a sentence-transformers folder; --pool "
+                  "none gives every row)");
+    }
+    c.pool = declared.pooling;
+    c.normalize = declared.normalize || r.normalize;
+    c.sentence_dense = declared.dense;
+  } else {
+    try {
+      c.pool = ParsePooling(c.pool_option);
+    } catch (const Error&) {
+      throw UsageError("--pool must be none, mean, cls, max, last, mean_sqrt_len or model, got '" +
+                       c.pool_option + "'");
+    }
+    c.normalize = r.normalize;
+  }
 }
 
 }  // namespace
@@ -77,6 +127,8 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
                             : !t.prompt.empty()         ? "--prompt"
                             : !t.prefix.empty()         ? "--prefix"
                             : t.invalid_utf8 != "error" ? "--invalid-utf8"
+                            : !t.jsonl_field.empty()    ? "--jsonl-field"
+                            : !t.csv_column.empty()     ? "--csv-column"
                                                         : nullptr;
     if (text_only) throw UsageError(std::string(text_only) + " needs --text-file");
   }
@@ -90,20 +142,10 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   EncodeChoices c;
   if (!r.pe_mode.empty()) c.pe_mode = ParseOption("--pe-mode", r.pe_mode, ParsePeMode);
   c.precision = ParseOption("--precision", r.precision, ParsePrecision);
-  if (r.pool == "model") {  // what a sentence-transformers folder declares
-    if (r.model.empty())
-      throw UsageError("--pool model needs --model, a sentence-transformers folder");
-    const PoolSpec declared = DeclaredPooling(r.model);
-    c.pool = declared.pooling;
-    c.normalize = declared.normalize || r.normalize;
-    c.sentence_dense = declared.dense;
-  } else {
-    c.pool = ParseOption("--pool", r.pool, ParsePooling);
-    c.normalize = r.normalize;
-  }
+  ChoosePooling(r, stage, c);
   const bool head = stage == EncoderStage::kPooler || stage == EncoderStage::kLogits;
   if (head && c.pool != Pooling::kNone) {
-    throw UsageError("--stage " + r.stage + " and --pool " + r.pool +
+    throw UsageError("--stage " + r.stage + " and --pool " + c.pool_option +
                      " do not go together: the head reads each line's first token (give --pool "
                      "none)");
   }
@@ -117,7 +159,7 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
     throw UsageError("--layout packed and --pool do not go together: pooled rows are one a line");
   }
   if (!r.offsets.empty() && !c.packed) throw UsageError("--offsets needs --layout packed");
-  CheckOutputs(r, c.packed);
+  CheckOutputs(r, c.packed, OneRowEach(c));
   if (c.packed && !r.output.empty()) c.offsets_path = OffsetsPath(r);
   c.stage = stage;
   return c;
@@ -130,6 +172,7 @@ struct EncodeJob::Output {
   std::vector<int64_t> shape;
   std::vector<int64_t> offsets;  // [batch + 1] packed rows of each sequence
   std::unique_ptr<NpyWriter> writer;
+  std::vector<float> csv_rows;  // --output .csv: [batch, width], written at the end
 };
 
 EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
@@ -148,8 +191,8 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   const ModelConfig& c = encoder_->config();
   const bool from_file = request_.tokens_file.has_value();
   const bool from_text = request_.text_file.has_value();
-  const std::string source = from_text   ? *request_.text_file
-                             : from_file ? *request_.tokens_file
+  const std::string source = from_text   ? SourceName(*request_.text_file)
+                             : from_file ? SourceName(*request_.tokens_file)
                                          : std::string("--tokens");
   const bool pairs = c.token_types >= 2;  // a tab marks segment 1 (models/tokens.h)
   if (from_text) {
@@ -163,13 +206,17 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   CheckTokenIds(tokens_, c.vocab_size, source);  // naming the file's line and token
   // The tokens encoded: each line less its trailing pad ids (models/input_rules.h);
   // a text's ids are all real, whatever its tokenizer made of it.
-  SequenceRules rules;
-  if (!from_text) rules.pad_id = c.pad_token_id;
+  // Text: the length rule's limit, with which TokenizeTextFile cut or refused
+  // each line; token ids: the model's positions (ids are not text).
+  SequenceRules& rules = rules_;
+  if (!from_text) {
+    rules.pad_id = c.pad_token_id;
+    rules.max_length = encoder_->MaxSequenceLength();
+    rules.max_length_of = encoder_->MaxSequenceLengthOf();
+    rules.truncate = request_.truncate.value_or(false);
+  }
   rules.padded_output = !choices_.packed && !OneRowEach(choices_);
   rules.unit = "line";
-  rules.max_length = encoder_->MaxSequenceLength();
-  rules.max_length_of = encoder_->MaxSequenceLengthOf();
-  rules.truncate = request_.truncate;
   const Spans given{tokens_.offsets.data(), tokens_.lengths.data(), tokens_.batch, nullptr};
   real_ = ResolveRealTokens(tokens_.ids.data(), given, rules, source, [&](int64_t b) {
     return source + ": line " + std::to_string(tokens_.lines[b]);
@@ -180,31 +227,44 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
 
 EncodeJob::~EncodeJob() = default;
 
-TokenBatch EncodeJob::TokenizeTextFile(const ModelConfig& c) const {
+TokenBatch EncodeJob::TokenizeTextFile(const ModelConfig& c) {
   const EncodeRequest& r = request_;
+  const TextSource source = TextSourceOf(*r.text_file, r.text);
   const auto tokenizer = tokenizers::Tokenizer::Load(r.model);
   TextRequest text = r.text;
   text.truncate = r.truncate;
-  const TextOptions o = TextOptionsOf(r.model, text, *tokenizer, encoder_->MaxSequenceLength());
+  text.refuse_too_long = true;
+  const int64_t positions = encoder_->MaxSequenceLength();
+  const std::string positions_of = encoder_->MaxSequenceLengthOf();
+  const TextOptions o = TextOptionsOf(r.model, text, *tokenizer, positions, positions_of);
+  // The one limit of the rule, for the cut, the refusal and ResolveRealTokens.
+  const LengthRule rule = TextLengthRule(r.model, text, *tokenizer, positions, positions_of);
+  rules_.max_length = rule.limit;
+  rules_.max_length_of = rule.limit_of;
+  rules_.truncate = rule.truncate;
+  const std::string warning = CsvReadAsLinesWarning(source);
+  if (!warning.empty()) events_.Warn(warning);
   TokenBatch all;
   all.offsets.assign(1, 0);
-  ForEachLineBlock(*r.text_file, size_t{8} << 20, [&](std::string_view block, int64_t first) {
-    const TokenizedLines lines = TokenizeLines(*tokenizer, block, first, *r.text_file, o);
-    const TokenBatch& b = lines.batch;
-    const auto base = static_cast<int64_t>(all.ids.size());
-    all.ids.insert(all.ids.end(), b.ids.begin(), b.ids.end());
-    // Token types only for a model that has them; others read a pair as one text.
-    if (c.token_types >= 2 && !b.types.empty()) {
-      all.types.resize(static_cast<size_t>(base), 0);
-      all.types.insert(all.types.end(), b.types.begin(), b.types.end());
-    }
-    for (int64_t i = 0; i < b.batch; ++i) all.offsets.push_back(base + b.offsets[i + 1]);
-    all.lengths.insert(all.lengths.end(), b.lengths.begin(), b.lengths.end());
-    all.lines.insert(all.lines.end(), b.lines.begin(), b.lines.end());
-    all.batch += b.batch;
-    all.seq = std::max(all.seq, b.seq);
-  });
-  if (all.batch == 0) throw Error(*r.text_file + ": no line of text");
+  ForEachTokenizedBlock(*tokenizer, source, o, size_t{8} << 20,
+                        [&](const TokenizedLines& lines, size_t) {
+                          const TokenBatch& b = lines.batch;
+                          const auto base = static_cast<int64_t>(all.ids.size());
+                          all.ids.insert(all.ids.end(), b.ids.begin(), b.ids.end());
+                          // Token types only for a model that has them; others read a pair as one
+                          // text.
+                          if (c.token_types >= 2 && !b.types.empty()) {
+                            all.types.resize(static_cast<size_t>(base), 0);
+                            all.types.insert(all.types.end(), b.types.begin(), b.types.end());
+                          }
+                          for (int64_t i = 0; i < b.batch; ++i)
+                            all.offsets.push_back(base + b.offsets[i + 1]);
+                          all.lengths.insert(all.lengths.end(), b.lengths.begin(), b.lengths.end());
+                          all.lines.insert(all.lines.end(), b.lines.begin(), b.lines.end());
+                          all.batch += b.batch;
+                          all.seq = std::max(all.seq, b.seq);
+                        });
+  if (all.batch == 0) throw Error(SourceName(*r.text_file) + ": no line of text");
   if (!all.types.empty()) all.types.resize(all.ids.size(), 0);
   return all;
 }
@@ -233,8 +293,13 @@ EncodeResult EncodeJob::Run() {
   out.offsets.assign(static_cast<size_t>(tokens_.batch) + 1, 0);
   for (int64_t b = 0; b < tokens_.batch; ++b)
     out.offsets[b + 1] = out.offsets[b] + real_.lengths[b];
-  if (!request_.output.empty())
+  if (IsCsv(request_.output)) {  // rows in order, so held until the last batch
+    CheckAllocation(SaturatingMul(static_cast<uint64_t>(tokens_.batch * d), sizeof(float)),
+                    request_.output + ": the CSV rows");
+    out.csv_rows.resize(static_cast<size_t>(tokens_.batch * d));
+  } else if (!request_.output.empty()) {
     out.writer = std::make_unique<NpyWriter>(request_.output, out.shape);
+  }
 
   result.first_rows.resize(static_cast<size_t>(2 * d));
   std::vector<double> seconds;
@@ -244,6 +309,7 @@ EncodeResult EncodeJob::Run() {
     seconds.push_back(Now() - t0);
   }
   if (out.writer) Commit(out);
+  if (!out.csv_rows.empty()) WriteCsv(out);
 
   result.model_name = model_name_;
   result.config = encoder_->config();
@@ -254,6 +320,12 @@ EncodeResult EncodeJob::Run() {
   result.real_tokens = real_.total;
   result.first_length = real_.lengths[0];
   result.pool = choices_.pool;
+  result.pool_option = choices_.pool_option;
+  result.normalize = choices_.normalize;
+  result.dense = choices_.sentence_dense;
+  result.truncate = rules_.truncate;
+  result.max_length = rules_.max_length;
+  result.max_length_of = rules_.max_length ? rules_.max_length_of : "";
   result.layout = pooled ? "pooled" : request_.layout;
   result.shape = out.shape;
   result.seconds = Median(seconds);
@@ -283,6 +355,8 @@ void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
             std::copy(rows, rows + d, result.first_rows.begin());
             std::copy(rows + (n - 1) * d, rows + n * d, result.first_rows.begin() + d);
           }
+          if (!out.csv_rows.empty() && run == 0)
+            std::copy(rows, rows + d, out.csv_rows.begin() + b * d);
           if (!out.writer) continue;
           const int64_t at = pooled            ? b * d
                              : choices_.packed ? out.offsets[b] * d
@@ -294,6 +368,31 @@ void EncodeJob::RunOnce(int64_t run, Output& out, EncodeResult& result) const {
         events_.Progress(run * real_.total + tokens,
                          std::to_string(lines) + "/" + std::to_string(tokens_.batch) + " lines");
       });
+}
+
+// --output .csv: one line a row, its values as %.9g (float32 read back
+// exactly), separated by commas; no header.
+void EncodeJob::WriteCsv(const Output& out) const {
+  const int64_t d = out.shape.back();
+  OutputFile file(request_.output);
+  std::string text;
+  char buf[32];
+  for (int64_t b = 0; b < tokens_.batch; ++b) {
+    for (int64_t k = 0; k < d; ++k) {
+      const int n = std::snprintf(buf, sizeof buf, k ? ",%.9g" : "%.9g",
+                                  static_cast<double>(out.csv_rows[b * d + k]));
+      text.append(buf, static_cast<size_t>(n));
+    }
+    text += '\n';
+    if (text.size() >= (size_t{1} << 20)) {
+      file.Write(text);
+      text.clear();
+    }
+  }
+  file.Write(text);
+  file.Commit();
+  events_.Wrote(request_.output, "CSV, " + std::to_string(tokens_.batch) + " rows of " +
+                                     std::to_string(d) + " values, one row a line");
 }
 
 // Completes the output file and the packed offsets beside it, both put in

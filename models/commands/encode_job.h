@@ -32,18 +32,23 @@ struct EncodeRequest {
   std::optional<std::string> tokens_file;  // one sequence a line
   std::optional<std::string> text_file;    // one text a line, the model's tokenizer
   TextRequest text;                        // how text_file is read (its truncate unused:
-                                           // truncate below says it)
-  std::string output;                      // .npy; "": none
+                                           // truncate below says it); "-": standard input
+  std::string output;                      // .npy (or .csv for one row a line); "": none
   std::string offsets;                     // packed: the offsets .npy ("": beside output)
   std::string layout = "padded";           // or "packed"
   std::string stage = "final";             // or "embeddings", "pooler", "logits"
   std::string pe_mode;                     // "": the config's
   std::string precision = "fp32";
-  std::string pool = "none";  // or mean, cls, max, last, mean_sqrt_len, model
+  // none, mean, cls, max, last, mean_sqrt_len or model; "": the folder's
+  // (model for a sentence-transformers folder at stage final, layout padded;
+  // otherwise none)
+  std::string pool;
   bool normalize = false;
-  // lines past the model's positions keep their first ones (a text
-  // line: cut by its tokenizer, its special tokens kept)
-  bool truncate = false;
+  // A longer line keeps its first tokens. Text: cut by its tokenizer (its
+  // special tokens kept) at the length rule's limit (models/length_rule.h);
+  // nullopt: the folder's default (on for a sentence-transformers folder).
+  // Token ids: the model's positions; nullopt: off.
+  std::optional<bool> truncate;
   int64_t batch_tokens = 0;  // 0: chosen (CorpusOptions)
   int64_t threads = 0;       // 0: OMP_NUM_THREADS if set, else all cores
   int64_t repeat = 1;
@@ -51,6 +56,7 @@ struct EncodeRequest {
 
 // The request's choices, checked and parsed.
 struct EncodeChoices {
+  std::string pool_option;  // request.pool, or the folder's default
   std::optional<PeMode> pe_mode;
   Precision precision = Precision::kFp32;
   Pooling pool = Pooling::kNone;
@@ -84,6 +90,12 @@ struct EncodeResult {
   int64_t batch_tokens = 0;  // the budget used
   int64_t batches = 0;
   Pooling pool = Pooling::kNone;
+  std::string pool_option;      // as given or defaulted: "model", "mean", "none", ...
+  bool normalize = false;       // applied (--normalize, or the folder's Normalize)
+  bool dense = false;           // the folder's Dense modules applied
+  bool truncate = false;        // a longer line cut (else refused)
+  int64_t max_length = 0;       // the most tokens a line may hold (0: no bound known)
+  std::string max_length_of;    // where that limit comes from
   std::string layout;           // "padded", "packed" or "pooled"
   std::vector<int64_t> shape;   // of the output array
   double seconds = 0;           // median of the runs
@@ -113,8 +125,9 @@ class EncodeJob {
   struct Output;
   void RunOnce(int64_t run, Output& out, EncodeResult& result) const;
   void Commit(Output& out) const;
+  void WriteCsv(const Output& out) const;
   // --text-file: every line's ids from the model's tokenizer.
-  TokenBatch TokenizeTextFile(const ModelConfig& c) const;
+  TokenBatch TokenizeTextFile(const ModelConfig& c);
 
   EncodeRequest request_;
   EncodeChoices choices_;
@@ -123,6 +136,7 @@ class EncodeJob {
   std::string model_name_;
   TokenBatch tokens_;
   RealTokens real_;
+  SequenceRules rules_;  // the length limit applied, and truncation
   double tokenize_seconds_ = 0;
 };
 

@@ -10,41 +10,64 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "models/commands/job_events.h"
+#include "models/length_rule.h"
 #include "models/text_input.h"
+#include "models/text_source.h"
 
 namespace phasor {
 
 // How a command reads text, as its options say it (tokenize, encode --text-file).
 struct TextRequest {
-  bool pairs = false;                  // text_a<TAB>text_b a line
-  bool no_special = false;             // no [CLS]/[SEP] (or <s>, </s>, ...)
-  bool truncate = false;               // cut each line (TextOptionsOf says to what)
-  int64_t max_length = 0;              // cut each line to this (0: none, or --truncate's)
+  bool pairs = false;       // text_a<TAB>text_b a line (or two fields / columns)
+  bool no_special = false;  // no [CLS]/[SEP] (or <s>, </s>, ...)
+  // Cut each text at the length rule's limit (models/length_rule.h):
+  // nullopt: the folder's default (on for a sentence-transformers folder).
+  std::optional<bool> truncate;
+  // Truncation off: a longer text is an Error naming it (the CLI); false
+  // lets it through uncut (Python's tokenize).
+  bool refuse_too_long = false;
+  int64_t max_length = 0;              // cut each text to this instead (0: the rule's)
   std::string invalid_utf8 = "error";  // or "replace"
   std::string prompt;                  // a prompt's name in config_sentence_transformers.json
-  std::string prefix;                  // text put before each line
+  std::string prefix;                  // text put before each text
+  std::string jsonl_field;             // JSON lines: the field ("a,b" with pairs)
+  std::string csv_column;              // CSV/TSV: the column ("a,b" with pairs)
 };
 
 struct TokenizeRequest {
   std::string model;      // a folder with the tokenizer's files
-  std::string text_file;  // one text (or text_a<TAB>text_b) a line
+  std::string text_file;  // one text (or text_a<TAB>text_b) a line; "-": standard input
   std::string output;     // "": to the caller's sink (stdout in the CLI)
   TextRequest text;
   int64_t threads = 0;  // 0: OMP_NUM_THREADS if set, else all cores
 };
 
+// The length rule text read as r follows: ResolveLengthRule(model,
+// &tokenizer, model_limit, model_limit_of, r.truncate); with r.max_length
+// (--max-length N) its limit instead, named "--max-length N", truncation on.
+// model_limit: the model's positions if positive; 0 or negative: none known
+// (tokenize reads no model). UsageError for --max-length with truncation off.
+LengthRule TextLengthRule(const std::string& model, const TextRequest& r,
+                          const tokenizers::Tokenizer& tokenizer, int64_t model_limit,
+                          const std::string& model_limit_of = "the model's positions");
+
 // The text options a request asks for (prefix, pairs, truncation, UTF-8),
-// shared with `encode --text-file`. --truncate cuts to the least of the
-// tokenizer's model_max_length, a sentence-transformers folder's
-// max_seq_length (sentence_bert_config.json) and model_limit if positive (the
-// model's positions); with model_limit negative, truncate needs one of the
-// first two (UsageError without); 0: no bound from the model. Throws
-// UsageError for bad values.
+// shared with `encode --text-file`: max_length the TextLengthRule's limit when
+// it truncates; refuse it when it does not and r.refuse_too_long. With
+// model_limit negative, an explicit truncate needs a limit (UsageError
+// without). Throws UsageError for bad values.
 TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
-                          const tokenizers::Tokenizer& tokenizer, int64_t model_limit);
+                          const tokenizers::Tokenizer& tokenizer, int64_t model_limit,
+                          const std::string& model_limit_of = "the model's positions");
+
+// Where r reads text from: path, and the field or columns r names.
+// UsageError for both --jsonl-field and --csv-column, or names that do not
+// fit r.pairs.
+TextSource TextSourceOf(const std::string& path, const TextRequest& r);
 
 struct TokenizeResult {
   std::string tokenizer;  // what was read: "tokenizer.json", "vocab.txt (WordPiece)"

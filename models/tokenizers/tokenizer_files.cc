@@ -12,6 +12,7 @@
 
 #include "engine/error.h"
 #include "engine/json_text.h"
+#include "engine/model_folder.h"
 #include "models/tokenizers/added_tokens.h"
 #include "models/tokenizers/model.h"
 #include "models/tokenizers/normalizer.h"
@@ -325,8 +326,7 @@ bool Tokenizer::Exists(const std::string& dir) {
 
 std::shared_ptr<const Tokenizer> Tokenizer::Load(const std::string& dir) {
   const fs::path d(dir);
-  std::error_code ec;
-  if (!fs::is_directory(d, ec)) throw Error(dir + ": is not a folder");
+  RequireModelFolder(dir);
   json config = json::object();
   // special_tokens_map.json, then tokenizer_config.json over it, as
   // transformers reads them.

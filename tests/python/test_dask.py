@@ -271,3 +271,83 @@ def test_dask_encode_pairs_are_the_cli(tmp_path):
                                  "--out-dir", tmp_path / "p", "--workers", 1, "--in-process",
                                  "--timeout", 60)
     assert code == 1 and err == f"phasor: error: {cli}\n", err
+
+
+def text_folder(tmp_path, name, st, max_seq_length=None, model_max_length=None):
+    """tests/data/hf/st_mean (BERT, 40 positions, token types; mean pooling and Normalize)
+    with the hand tokenizer; st: keep modules.json (a sentence-transformers folder)."""
+    import shutil
+    src = SOURCE_DIR / "tests" / "data" / "hf" / "st_mean"
+    folder = tmp_path / name
+    folder.mkdir()
+    for f in ("config.json", "model.safetensors") + (("modules.json",) if st else ()):
+        shutil.copy(src / f, folder / f)
+    shutil.copytree(src / "1_Pooling", folder / "1_Pooling")
+    shutil.copy(SOURCE_DIR / "tests" / "data" / "tokenizers" / "hand" / "tokenizer.json", folder)
+    if max_seq_length:
+        (folder / "sentence_bert_config.json").write_text(f'{{"max_seq_length": {max_seq_length}}}')
+    if model_max_length:
+        (folder / "tokenizer_config.json").write_text(f'{{"model_max_length": {model_max_length}}}')
+    return folder
+
+
+def test_dask_encode_text_pairs_are_the_cli(tmp_path):
+    """--text-file --pairs on a sentence-transformers folder: cut at its max_seq_length and
+    pooled as its modules say by default, as phasor encode does, bit for bit; and every row
+    with --pool none."""
+    model = text_folder(tmp_path, "st", True, max_seq_length=6)
+    text = tmp_path / "pairs.txt"
+    text.write_text("hello\tworld\nHello, worlds!\tthe hello world the\n\tthe\n"
+                    "the the the\thello hello hello hello\nworld\t\n")
+    for pool in ([], ["--pool", "none"]):
+        want = tmp_path / "want.npy"
+        run_cli("encode", "--model", model, "--text-file", text, "--pairs", *pool,
+                "--output", want)
+        merged = tmp_path / "merged.npy"
+        run_tool("dask_encode.py", "--model", model, "--text-file", text, "--pairs", *pool,
+                 "--out-dir", tmp_path / "o", "--shard-lines", 2, "--merge", merged,
+                 "--workers", 2, "--in-process", "--threads", 1, "--timeout", 60)
+        want = np.load(want)
+        assert want.shape == ((5, 32) if not pool else (5, 6, 32)), want.shape
+        assert_same_bits(np.load(merged), want)
+    # Swapping the texts of a pair changes the rows: the tab is read.
+    swapped = tmp_path / "swapped.txt"
+    swapped.write_text("world\thello\n")
+    run_cli("encode", "--model", model, "--text-file", swapped, "--pairs", "--output",
+            tmp_path / "s.npy")
+    assert np.load(tmp_path / "s.npy")[0].tobytes() != want[0].tobytes()
+
+
+def test_dask_encode_text_truncate_is_the_cli(tmp_path):
+    """A plain folder (no modules.json, model_max_length 5): a longer text line is an error
+    in both unless --truncate, which cuts both alike; a sentence-transformers folder cuts by
+    default and refuses with --no-truncate."""
+    model = text_folder(tmp_path, "plain", False, model_max_length=5)
+    text = tmp_path / "lines.txt"
+    text.write_text("hello\nHello, worlds!\nthe world\nhello hello hello hello hello\n")
+    cli = cli_error("encode", "--model", model, "--text-file", text)
+    assert cli.startswith(f"{text}: line 2 has 7 tokens, more than the 5 of model_max_length 5"), cli
+    code, err = run_tool_failing("dask_encode.py", "--model", model, "--text-file", text,
+                                 "--out-dir", tmp_path / "o", "--workers", 1, "--in-process",
+                                 "--timeout", 60)
+    assert code == 1 and err.startswith(f"phasor: error: {text}: line 2 has 7 tokens"), err
+    want = tmp_path / "want.npy"
+    run_cli("encode", "--model", model, "--text-file", text, "--truncate", "--output", want)
+    merged = tmp_path / "merged.npy"
+    run_tool("dask_encode.py", "--model", model, "--text-file", text, "--truncate",
+             "--out-dir", tmp_path / "o", "--shard-lines", 3, "--merge", merged, "--workers", 2,
+             "--in-process", "--threads", 1, "--timeout", 60)
+    want = np.load(want)
+    assert want.shape == (4, 5, 32), want.shape
+    assert_same_bits(np.load(merged), want)
+    st = text_folder(tmp_path, "st", True, max_seq_length=5)
+    want_st = tmp_path / "want_st.npy"
+    run_cli("encode", "--model", st, "--text-file", text, "--output", want_st)
+    run_tool("dask_encode.py", "--model", st, "--text-file", text, "--out-dir", tmp_path / "p",
+             "--merge", merged, "--workers", 1, "--in-process", "--timeout", 60)
+    assert np.load(want_st).shape == (4, 32)  # cut at 5 and pooled as modules.json says
+    assert_same_bits(np.load(merged), np.load(want_st))
+    code, err = run_tool_failing("dask_encode.py", "--model", st, "--text-file", text,
+                                 "--no-truncate", "--out-dir", tmp_path / "q", "--workers", 1,
+                                 "--in-process", "--timeout", 60)
+    assert code == 1 and f"{text}: line 2 has 7 tokens" in err, err

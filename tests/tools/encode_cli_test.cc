@@ -167,7 +167,8 @@ TEST(EncodeCliTest, BadTokensExitOne) {
 
 TEST(EncodeCliTest, BadModelDirectoryExitsOne) {
   ExpectDataError("encode --model /nonexistent/model --tokens 1",
-                  "cannot open model directory /nonexistent/model: No such file or directory");
+                  "no such folder '/nonexistent/model'; phasor reads a local folder: download it "
+                  "first, e.g. with huggingface-cli download /nonexistent/model --local-dir DIR");
   const std::string dir = MakeSmallModel("nofile");
   std::remove((dir + "/model.safetensors").c_str());
   ExpectDataError("encode --model " + dir + " --tokens 1", "model.safetensors");

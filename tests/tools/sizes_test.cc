@@ -51,15 +51,15 @@ TEST(SizesTest, ListsTakeCommasWithOptionalSpaces) {
   }
 }
 
-TEST(SizesTest, CountsWithBinaryPrefixesAndPlurals) {
-  // K, M, G as ParseSize reads them: 1024, 1024², 1024³.
+TEST(SizesTest, RatesWithSiPrefixesAndPlurals) {
+  // Rates and counts: k = 1000, M = 10^6, G = 10^9 (6,850 tokens/s is 6.85k, not 6.69K).
   EXPECT_EQ(FormatSi(950), "950");
-  EXPECT_EQ(FormatSi(1004), "1004");
-  EXPECT_EQ(FormatSi(1004.6), "1005");
-  EXPECT_EQ(FormatSi(1536), "1.5K");
-  EXPECT_EQ(FormatSi(35875635), "34.2M");
-  EXPECT_EQ(FormatSi(2.5 * 1024 * 1024 * 1024), "2.5G");
-  EXPECT_EQ(FormatSi(1023.9 * 1024), "1024K");
+  EXPECT_EQ(FormatSi(6850), "6.85k");
+  EXPECT_EQ(FormatSi(1004), "1k");
+  EXPECT_EQ(FormatSi(1536), "1.54k");
+  EXPECT_EQ(FormatSi(35875635), "35.9M");
+  EXPECT_EQ(FormatSi(2.5e9), "2.5G");
+  EXPECT_EQ(FormatSi(999999), "1000k");
   EXPECT_EQ(FormatSi(0.25), "0.25");
   EXPECT_EQ(Plural(1, "thread"), "1 thread");
   EXPECT_EQ(Plural(2, "thread"), "2 threads");

@@ -146,7 +146,9 @@ TEST(TokenizeCliTest, BadInputIsOneLineNamingIt) {
     std::string fragment;
   } cases[] = {
       {"tokenize --model " + dir + " --text-file /nonexistent.txt", 1, "/nonexistent.txt"},
-      {"tokenize --model /nonexistent --text-file " + text, 1, "/nonexistent: is not a folder"},
+      {"tokenize --model /nonexistent --text-file " + text, 1,
+       "no such folder '/nonexistent'; phasor reads a local folder"},
+      {"tokenize --model " + text + " --text-file " + text, 1, text + ": is not a folder"},
       {"tokenize --model " + ::testing::TempDir() + " --text-file " + text, 1,
        "holds no tokenizer"},
       {"tokenize --pairs --model " + dir + " --text-file " + pairs, 1,
