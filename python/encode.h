@@ -43,6 +43,11 @@ struct EncodeRequest {
 LengthRule TextLengthRule(const Model& model, const tokenizers::Tokenizer* tokenizer,
                           std::optional<bool> truncate, int64_t max_seq_length);
 
+// Where rule cuts text, as a max_length keyword: None when it does not cut, or
+// when its limit is past any text one call holds (a model without a table of
+// positions: 2^40).
+py::object CutOf(const LengthRule& rule);
+
 // The max_seq_length set on the Python object self (a phasor.Model), 0 if none.
 int64_t MaxSeqLengthSet(py::handle self);
 

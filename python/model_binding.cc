@@ -119,8 +119,7 @@ Ids TextIds(const Model& model, const EncodeRequest& r, std::vector<int32_t>& ty
     throw Error("token_type_ids goes with ids; texts take theirs from the tokenizer");
   const auto tokenizer = TokenizerFor(model, r.input);
   const LengthRule rule = TextLengthRule(model, tokenizer.get(), r.truncate, r.max_seq_length);
-  const py::object cut =
-      rule.truncate && rule.limit > 0 ? py::object(py::int_(rule.limit)) : py::object(py::none());
+  const py::object cut = CutOf(rule);
   const TextOptions o =
       ToTextOptions(model.directory(), *tokenizer,
                     TextArgs{py::bool_(true), py::bool_(false), cut, r.prompt, r.prefix}, -1);
@@ -203,6 +202,11 @@ LengthRule TextLengthRule(const Model& model, const tokenizers::Tokenizer* token
     rule.limit_of = "max_seq_length " + std::to_string(max_seq_length) + " set on the model";
   }
   return rule;
+}
+
+py::object CutOf(const LengthRule& rule) {
+  if (!rule.truncate || rule.limit <= 0 || rule.limit > kMaxTokens) return py::none();
+  return py::int_(rule.limit);
 }
 
 py::object EncodeModel(const Model& model, const EncodeRequest& r) {

@@ -123,7 +123,7 @@ py::dict ModelTokenize(py::handle self, const py::args& args, const py::kwargs& 
   py::object cut = py::reinterpret_borrow<py::object>(a["max_length"]);
   if (cut.is_none()) {
     const LengthRule rule = TextLengthRule(model, tokenizer.get(), truncate, MaxSeqLengthSet(self));
-    if (rule.truncate && rule.limit > 0) cut = py::int_(rule.limit);
+    cut = CutOf(rule);
   }
   TextArgs text = TextArgsOf(a, py::bool_(false));
   text.max_length = cut;

@@ -46,11 +46,12 @@ def folders(tmp_path_factory):
     }
 
 
-def cli_ids(folder, texts, tmp_path):
-    """The ids of `phasor tokenize` for texts (one a line)."""
+def cli_ids(folder, texts, tmp_path, *args):
+    """The ids of `phasor tokenize` for texts (one a line); a sentence-transformers folder
+    cuts them at its max_seq_length unless args say otherwise."""
     lines = tmp_path / "tok.txt"
     lines.write_text("\n".join(texts) + "\n")
-    out = run_cli("tokenize", "--model", folder, "--text-file", lines).stdout
+    out = run_cli("tokenize", "--model", folder, "--text-file", lines, *args).stdout
     return [[int(t) for t in line.split()] for line in out.splitlines()]
 
 
@@ -96,7 +97,7 @@ def test_dense_folder_dimension_and_cli(folders, tmp_path):
 def test_texts_are_cut_at_max_seq_length(folders, tmp_path):
     model = phasor.Model(folders["st"])
     assert model.max_seq_length == 8 and model.max_sequence_length == 40
-    full = cli_ids(folders["st"], [LONG], tmp_path)[0]
+    full = cli_ids(folders["st"], [LONG], tmp_path, "--max-length", "1000")[0]  # uncut
     assert len(full) == 22
     cut = full[:7] + full[-1:]  # the first 6 words between [CLS] and [SEP], as HF truncates
     want = mean_rows(model, cut, True)
@@ -109,9 +110,10 @@ def test_texts_are_cut_at_max_seq_length(folders, tmp_path):
 
 
 def test_tokenize_cuts_as_encode_does(folders, tmp_path):
-    full = cli_ids(folders["st"], [LONG], tmp_path)[0]
+    full = cli_ids(folders["st"], [LONG], tmp_path, "--max-length", "1000")[0]  # uncut
     model = phasor.Model(folders["st"])
     assert model.tokenize(LONG)["input_ids"] == full[:7] + full[-1:]
+    assert cli_ids(folders["st"], [LONG], tmp_path) == [full[:7] + full[-1:]]  # the CLI's cut
     assert model.tokenize([LONG], truncate=False)["input_ids"] == [full]
     assert model.tokenize(LONG, max_length=4)["input_ids"] == full[:3] + full[-1:]
     plain = phasor.Model(folders["plain"])
@@ -199,7 +201,7 @@ def test_similarity_is_cosine_of_every_pair():
 
 def test_max_seq_length_set_on_the_model_cuts_there(folders, tmp_path):
     model = phasor.Model(folders["st"])
-    full = cli_ids(folders["st"], [LONG], tmp_path)[0]
+    full = cli_ids(folders["st"], [LONG], tmp_path, "--max-length", "1000")[0]  # uncut
     model.max_seq_length = 5
     assert model.max_seq_length == 5
     want = mean_rows(model, full[:4] + full[-1:], True)
