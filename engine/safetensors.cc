@@ -29,18 +29,6 @@ enum class Dtype { kF32, kF16, kBF16, kI64 };
 
 int DtypeBytes(Dtype dtype) { return dtype == Dtype::kI64 ? 8 : dtype == Dtype::kF32 ? 4 : 2; }
 
-// The integer buffers a Hugging Face checkpoint may carry beside its weights
-// (embeddings.position_ids, token_type_ids): not weights, never read.
-bool IsIndexBuffer(const std::string& name) {
-  for (const std::string tail : {"position_ids", "token_type_ids"}) {
-    if (name.size() >= tail.size() &&
-        name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 const char* DtypeName(Dtype dtype) {
   switch (dtype) {
     case Dtype::kF32:
@@ -221,6 +209,16 @@ void Convert(Dtype dtype, const unsigned char* bytes, int64_t n, float* out) {
 }
 
 }  // namespace
+
+bool IsIndexBuffer(const std::string& name) {
+  for (const std::string tail : {"position_ids", "token_type_ids"}) {
+    if (name.size() >= tail.size() &&
+        name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
 
 namespace {
 

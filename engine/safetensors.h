@@ -50,6 +50,10 @@ inline constexpr int64_t kSafetensorsMaxElements = int64_t{1} << 40;
 // are checked as any other and left out: they are not weights.
 Weights LoadSafetensors(const std::string& path);
 
+// Whether name is one of Hugging Face's integer index buffers (…position_ids,
+// …token_type_ids), which LoadSafetensors checks and leaves out.
+bool IsIndexBuffer(const std::string& name);
+
 // Writes every tensor of weights as F32, names in sorted order, data packed in
 // that order, the header padded with spaces to a multiple of 8 bytes (as the
 // reference implementation does). Throws Error naming path if it cannot be

@@ -181,7 +181,9 @@ Weights LoadShards(const std::string& dir, const std::string& index_path) {
     }
   }
   for (const auto& [name, file] : map) {
-    if (!all.Has(name)) {
+    // An index buffer (position_ids) the map lists is checked in its shard
+    // and left out there, as in a single file.
+    if (!all.Has(name) && !IsIndexBuffer(name)) {
       throw Error(index_path + ": tensor '" + name + "' is not in " + file);
     }
   }
