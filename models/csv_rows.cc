@@ -13,45 +13,61 @@ bool EndsWith(const std::string& s, const char* end) {
 
 enum class Parsed { kRecord, kBlank, kIncomplete };
 
-// One record of text from pos: its fields, the newlines it spans (its own
-// line end included). kIncomplete (pos unchanged) when text ends inside a
-// quoted field and more may come; error set for a malformed record.
-Parsed ParseRecord(std::string_view text, size_t& pos, char delim, bool at_end,
-                   std::vector<std::string>& fields, int64_t& newlines, std::string& error) {
+// One record read off the text: its fields, the newlines it spans (its own
+// line end included), or why it is malformed.
+struct Record {
+  std::vector<std::string> fields;
+  int64_t newlines = 0;
+  std::string error;
+};
+
+constexpr size_t kUnclosed = std::string_view::npos;
+
+// The quoted field opening at text[i] (a '"') into field, its doubled quotes
+// read as one: the index after its closing quote, or kUnclosed if the text
+// ends inside it. Newlines inside it are counted into newlines.
+size_t QuotedField(std::string_view text, size_t i, std::string& field, int64_t& newlines) {
+  for (++i; i < text.size(); ++i) {
+    if (text[i] == '"') {
+      if (i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+        continue;
+      }
+      return i + 1;
+    }
+    newlines += text[i] == '\n';
+    field += text[i];
+  }
+  return kUnclosed;
+}
+
+// One record of text from pos into r. kIncomplete (pos unchanged) when text
+// ends inside a quoted field and more may come; r.error set for a malformed
+// record.
+Parsed ParseRecord(std::string_view text, size_t& pos, char delim, bool at_end, Record& r) {
   const size_t n = text.size();
   size_t i = pos;
-  fields.clear();
-  newlines = 0;
+  r.fields.clear();
+  r.newlines = 0;
   if (text[i] == '\n' || (text[i] == '\r' && i + 1 < n && text[i + 1] == '\n')) {
     pos = i + (text[i] == '\r' ? 2 : 1);
-    newlines = 1;
+    r.newlines = 1;
     return Parsed::kBlank;
   }
   std::string field;
   while (true) {
     field.clear();
     if (i < n && text[i] == '"') {
-      for (++i;; ++i) {
-        if (i >= n) {
-          if (!at_end) return Parsed::kIncomplete;
-          error = "a quoted field is never closed (a quote inside one is written \"\")";
-          return Parsed::kRecord;
-        }
-        if (text[i] == '"') {
-          if (i + 1 < n && text[i + 1] == '"') {
-            field += '"';
-            ++i;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        newlines += text[i] == '\n';
-        field += text[i];
+      i = QuotedField(text, i, field, r.newlines);
+      if (i == kUnclosed) {
+        if (!at_end) return Parsed::kIncomplete;
+        r.error = "a quoted field is never closed (a quote inside one is written \"\")";
+        return Parsed::kRecord;
       }
       if (i < n && text[i] == '\r' && i + 1 < n && text[i + 1] == '\n') ++i;
       if (i < n && text[i] != delim && text[i] != '\n') {
-        error =
+        r.error =
             "characters after a closing quote (quote the whole field, and write a quote "
             "inside it as \"\")";
         return Parsed::kRecord;
@@ -64,14 +80,14 @@ Parsed ParseRecord(std::string_view text, size_t& pos, char delim, bool at_end,
       field.assign(text.substr(i, stop - i));
       i = e;
     }
-    fields.push_back(field);
+    r.fields.push_back(field);
     if (i < n && text[i] == delim) {
       ++i;
       continue;
     }
     if (i < n) {  // the record's line end
       ++i;
-      ++newlines;
+      ++r.newlines;
     }
     pos = i;
     return Parsed::kRecord;
@@ -129,23 +145,21 @@ void CsvRows::Read(std::string_view text, int64_t first_line, bool at_end, TextR
                  : head.find(';') != std::string_view::npos ? ';'
                                                             : ',';
   }
-  std::vector<std::string> fields;
+  Record r;
   size_t pos = 0;
   int64_t line = pending_line_;
   while (pos < pending_.size()) {
-    int64_t newlines = 0;
-    std::string error;
-    const Parsed p = ParseRecord(pending_, pos, delimiter_, at_end, fields, newlines, error);
+    const Parsed p = ParseRecord(pending_, pos, delimiter_, at_end, r);
     if (p == Parsed::kIncomplete) break;
-    if (!error.empty()) throw Error(name_ + ": line " + std::to_string(line) + ": " + error);
+    if (!r.error.empty()) throw Error(name_ + ": line " + std::to_string(line) + ": " + r.error);
     if (p == Parsed::kRecord) {
       if (!have_header_) {
-        Header(fields, line);
+        Header(r.fields, line);
       } else {
-        Row(fields, line, out);
+        Row(r.fields, line, out);
       }
     }
-    line += newlines;
+    line += r.newlines;
   }
   pending_.erase(0, pos);
   pending_line_ = line;
