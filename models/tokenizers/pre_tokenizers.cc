@@ -166,7 +166,7 @@ bool IsBertPunctuation(char32_t c) {
   if (c < 0x80)
     return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
            (c >= 0x7B && c <= 0x7E);
-  return unicode::IsPunctuation(c);
+  return unicode::IsPunctuationUnicode8(c);
 }
 
 // ---- The kinds --------------------------------------------------------------

@@ -3,10 +3,14 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/error.h"
+#include "models/tokenizers/unicode.h"
 #include "models/tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
@@ -24,7 +28,38 @@ const std::string kOnigBoundary = "(?:(?<!" + kOnigWordClass + ")(?=" + kOnigWor
 const std::string kOnigNonBoundary = "(?:(?<!" + kOnigWordClass + ")(?!" + kOnigWordClass +
                                      ")|(?<=" + kOnigWordClass + ")(?=" + kOnigWordClass + "))";
 
-// pattern with \s \S \w \W \h \H \b \B spelled out as Oniguruma reads them.
+// ranges as PCRE2 class contents: \x{41}-\x{5A}...
+std::string ClassRanges(const std::vector<unicode::CodePointRange>& ranges) {
+  std::string out;
+  char buf[40];
+  for (const auto& r : ranges) {
+    std::snprintf(buf, sizeof(buf), "\\x{%X}-\\x{%X}", static_cast<unsigned>(r.first),
+                  static_cast<unsigned>(r.last));
+    out += buf;
+  }
+  return out;
+}
+
+// \p{name} (or \P{name} when negated) of a General_Category as Unicode 16.0
+// has it (Oniguruma's), in PCRE2's Unicode 14.0 terms plus the code points
+// 16.0 moved in or out. Inside a class only the code points moved in can be
+// added (a class cannot take any out): none of the category classes
+// tokenizers' patterns use (L, N, P, S, Z and their parts) lost one.
+std::string Category16(const std::string& name, bool negated, bool in_class) {
+  const std::string plain = std::string(negated ? "\\P{" : "\\p{") + name + "}";
+  std::vector<unicode::CodePointRange> add, remove;
+  if (!unicode::RegexCategoryChange(name, add, remove) || (add.empty() && remove.empty()))
+    return plain;
+  // Negated, the code points moved in go out and those moved out come in.
+  if (negated) std::swap(add, remove);
+  const std::string set = plain + ClassRanges(add);
+  if (in_class) return set;
+  if (remove.empty()) return "[" + set + "]";
+  return "(?:(?![" + ClassRanges(remove) + "])[" + set + "])";
+}
+
+// pattern with \s \S \w \W \h \H \b \B spelled out as Oniguruma reads them,
+// and \p{..} \P{..} of General_Category as Unicode 16.0 has them.
 std::string FromOniguruma(const std::string& pattern) {
   std::string out;
   out.reserve(pattern.size() + 16);
@@ -58,6 +93,17 @@ std::string FromOniguruma(const std::string& pattern) {
         out += kOnigBoundary;
       } else if (!in_class && e == 'B') {
         out += kOnigNonBoundary;
+      } else if ((e == 'p' || e == 'P') && i + 1 < pattern.size() && pattern[i + 1] == '{' &&
+                 pattern.find('}', i) != std::string::npos) {
+        const size_t close = pattern.find('}', i);
+        std::string name = pattern.substr(i + 2, close - i - 2);
+        bool negated = e == 'P';
+        if (!name.empty() && name[0] == '^') {
+          negated = !negated;
+          name.erase(0, 1);
+        }
+        out += Category16(name, negated, in_class);
+        i = close;
       } else {
         if (e == 'Q') quoted = true;
         out.push_back('\\');
@@ -160,6 +206,12 @@ std::vector<std::pair<size_t, size_t>> Regex::FindAll(std::string_view text) con
     }
   }
   return spans;
+}
+
+std::string Regex::UnicodeVersion() {
+  char version[32] = {};
+  pcre2_config(PCRE2_CONFIG_UNICODE_VERSION, version);
+  return version;
 }
 
 std::string Regex::Escape(std::string_view literal) {

