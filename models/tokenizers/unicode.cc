@@ -9,6 +9,7 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "engine/error.h"
@@ -23,6 +24,10 @@ struct RegexCategoryChange {
   size_t add_size;
   const CodePointRange* remove;
   size_t remove_size;
+};
+
+struct CaseMapping {
+  char32_t from, to;
 };
 
 #include "models/tokenizers/unicode_tables.inc"
@@ -114,6 +119,14 @@ bool RegexCategoryChange(std::string_view name, std::vector<CodePointRange>& add
 void AppendLowercase(std::string& out, char32_t c) {
   if (c < 0x80) {
     out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+    return;
+  }
+  // Rust's std (Unicode 17.0) before ICU 72's Unicode 15.0.
+  const CaseMapping* it =
+      std::lower_bound(std::begin(kLowercaseChanges), std::end(kLowercaseChanges), c,
+                       [](const CaseMapping& m, char32_t v) { return m.from < v; });
+  if (it != std::end(kLowercaseChanges) && it->from == c) {
+    AppendCodePoint(out, static_cast<UChar32>(it->to));
     return;
   }
   const auto cp = static_cast<UChar32>(c);

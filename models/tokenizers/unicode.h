@@ -51,7 +51,8 @@ bool RegexCategoryChange(std::string_view name, std::vector<CodePointRange>& add
 
 // Appends the full lowercase mapping of c, code point by code point, without
 // context (U+0130 gives "i̇"; a capital sigma always gives σ), as Rust's
-// char::to_lowercase does.
+// char::to_lowercase does, with its Unicode 17.0 (ICU's 15.0 and the
+// mappings added since, from unicode_tables.inc).
 void AppendLowercase(std::string& out, char32_t c);
 
 enum class Form { kNfc, kNfd, kNfkc, kNfkd };

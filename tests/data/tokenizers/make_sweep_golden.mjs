@@ -18,6 +18,10 @@
 //   qwen3-nfc: Qwen3's NFC before a character-level BPE of a, b, e, é and
 //     U+0301 with <unk>: "eXb" with X a mark shows whether e + U+0301 compose
 //     past X (the third text, "eX\u0301").
+//   lowercase-bytes, nfkc-bytes: the Lowercase or NFKC normalizer before a
+//     BPE of the 256 byte tokens <0x00>..<0xFF> (byte_fallback): every text's
+//     ids are the UTF-8 bytes of its normalised form. Their golden lists only
+//     the code points whose ids are not the bytes of the text itself.
 //
 // Format: one line per run of consecutive code points whose ids are the
 // same, "FIRST LAST<TAB>ids of X<TAB>ids of aXb[<TAB>ids of eX\u0301]" (hex
@@ -68,6 +72,13 @@ function writeSweepFolders() {
              end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, ignore_merges: false,
              vocab: { "<unk>": 0, a: 1, b: 2, e: 3, "\u00e9": 4, "\u0301": 5 }, merges: [] },
   };
+  const bytes = {};
+  for (let b = 0; b < 256; ++b) bytes[`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`] = b;
+  const byteBpe = { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: null,
+                    end_of_word_suffix: null, fuse_unk: false, byte_fallback: true,
+                    ignore_merges: false, vocab: bytes, merges: [] };
+  folders["lowercase-bytes"] = { normalizer: { type: "Lowercase" }, pre_tokenizer: null, model: byteBpe };
+  folders["nfkc-bytes"] = { normalizer: { type: "NFKC" }, pre_tokenizer: null, model: byteBpe };
   for (const [name, parts] of Object.entries(folders)) {
     const json = { version: "1.0", truncation: null, padding: null, added_tokens: [],
                    normalizer: parts.normalizer, pre_tokenizer: parts.pre_tokenizer,
@@ -80,11 +91,14 @@ function writeSweepFolders() {
 async function sweep(name) {
   const dir = fs.existsSync(path.join(here, "sweep", name)) ? path.join(here, "sweep", name) : path.join(folders, name);
   const tokenizer = Tokenizer.fromFile(path.join(dir, "tokenizer.json"));
-  const forms = name.endsWith("-nfc") ? ["", "a", "e"] : ["", "a"];
+  const forms = name.endsWith("-nfc") || name.endsWith("-bytes") ? ["", "a", "e"] : ["", "a"];
+  const onlyChanged = name.endsWith("-bytes");
+  const utf8 = (t) => [...Buffer.from(t, "utf8")].join(" ");
   const text = (form, c) => (form === "" ? c : form === "a" ? "a" + c + "b" : "e" + c + "\u0301");
   const cps = [...sweptCodePoints()];
   const lines = [`# tokenizers ${version} (Rust), ${name}, no special tokens: FIRST LAST\tids of X\tids of aXb` +
-                 (forms.length > 2 ? "\tids of eX\u0301" : "")];
+                 (forms.length > 2 ? "\tids of eX\u0301" : "") +
+                 (onlyChanged ? " (a code point not listed: the UTF-8 bytes of each text)" : "")];
   let run = null;
   const flush = () => run && lines.push(`${run.first.toString(16)} ${run.last.toString(16)}\t${run.key}`);
   for (let i = 0; i < cps.length; i += 4096) {
@@ -93,6 +107,8 @@ async function sweep(name) {
     const encodings = await tokenizer.encodeBatch(texts, { addSpecialTokens: false });
     chunk.forEach((cp, j) => {
       const key = forms.map((f, k) => encodings[forms.length * j + k].getIds().join(" ")).join("\t");
+      const c = String.fromCodePoint(cp);
+      if (onlyChanged && key === forms.map((f) => utf8(text(f, c))).join("\t")) return;
       if (run && run.key === key && run.last === cp - 1) {
         run.last = cp;
       } else {
@@ -109,5 +125,6 @@ async function sweep(name) {
 
 const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
 writeSweepFolders();
-const all = ["bert-uncased", "bert-cased", "xlmr-unigram", "qwen3-split", "llama3-split", "qwen3-nfc"];
+const all = ["bert-uncased", "bert-cased", "xlmr-unigram", "qwen3-split", "llama3-split", "qwen3-nfc",
+             "lowercase-bytes", "nfkc-bytes"];
 for (const name of names.length ? names : all) await sweep(name);
