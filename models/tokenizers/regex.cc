@@ -16,17 +16,9 @@
 namespace phasor::tokenizers {
 namespace {
 
-// What Oniguruma means by \s, \w and \h (regex.h), as PCRE2 class contents.
+// What Oniguruma means by \s and \h (regex.h), as PCRE2 class contents.
 constexpr const char* kOnigSpace = "\\t-\\r\\x{85}\\p{Z}";
-constexpr const char* kOnigWord =
-    "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}";
 constexpr const char* kOnigHex = "0-9a-fA-F";
-// \b and \B over Oniguruma's \w.
-const std::string kOnigWordClass = std::string("[") + kOnigWord + "]";
-const std::string kOnigBoundary = "(?:(?<!" + kOnigWordClass + ")(?=" + kOnigWordClass +
-                                  ")|(?<=" + kOnigWordClass + ")(?!" + kOnigWordClass + "))";
-const std::string kOnigNonBoundary = "(?:(?<!" + kOnigWordClass + ")(?!" + kOnigWordClass +
-                                     ")|(?<=" + kOnigWordClass + ")(?=" + kOnigWordClass + "))";
 
 // ranges as PCRE2 class contents: \x{41}-\x{5A}...
 std::string ClassRanges(const std::vector<unicode::CodePointRange>& ranges) {
@@ -58,6 +50,24 @@ std::string Category16(const std::string& name, bool negated, bool in_class) {
   return "(?:(?![" + ClassRanges(remove) + "])[" + set + "])";
 }
 
+// Oniguruma's \w (regex.h) in Unicode 16.0, and \b and \B over it.
+struct OnigWord {
+  std::string set, boundary, non_boundary;
+};
+const OnigWord& Word() {
+  static const OnigWord word = [] {
+    OnigWord w;
+    w.set = Category16("Alphabetic", false, true) + Category16("M", false, true) +
+            Category16("Nd", false, true) + Category16("Pc", false, true) +
+            "\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}";
+    const std::string c = "[" + w.set + "]";
+    w.boundary = "(?:(?<!" + c + ")(?=" + c + ")|(?<=" + c + ")(?!" + c + "))";
+    w.non_boundary = "(?:(?<!" + c + ")(?!" + c + ")|(?<=" + c + ")(?=" + c + "))";
+    return w;
+  }();
+  return word;
+}
+
 // pattern with \s \S \w \W \h \H \b \B spelled out as Oniguruma reads them,
 // and \p{..} \P{..} of General_Category as Unicode 16.0 has them.
 std::string FromOniguruma(const std::string& pattern) {
@@ -79,7 +89,7 @@ std::string FromOniguruma(const std::string& pattern) {
     if (c == '\\' && i + 1 < pattern.size()) {
       const char e = pattern[++i];
       const char* set = e == 's' || e == 'S'   ? kOnigSpace
-                        : e == 'w' || e == 'W' ? kOnigWord
+                        : e == 'w' || e == 'W' ? Word().set.c_str()
                         : e == 'h' || e == 'H' ? kOnigHex
                                                : nullptr;
       const bool negated = e == 'S' || e == 'W' || e == 'H';
@@ -90,9 +100,9 @@ std::string FromOniguruma(const std::string& pattern) {
       } else if (set != nullptr && !negated) {
         out += set;
       } else if (!in_class && e == 'b') {
-        out += kOnigBoundary;
+        out += Word().boundary;
       } else if (!in_class && e == 'B') {
-        out += kOnigNonBoundary;
+        out += Word().non_boundary;
       } else if ((e == 'p' || e == 'P') && i + 1 < pattern.size() && pattern[i + 1] == '{' &&
                  pattern.find('}', i) != std::string::npos) {
         const size_t close = pattern.find('}', i);

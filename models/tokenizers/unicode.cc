@@ -92,6 +92,13 @@ bool IsWhiteSpace(char32_t c) {
   return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_WHITE_SPACE);
 }
 
+bool IsRegexCrateWord(char32_t c) {
+  constexpr uint32_t kWordCategories = U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK;
+  const auto cp = static_cast<UChar32>(c);
+  return u_hasBinaryProperty(cp, UCHAR_ALPHABETIC) || InCategories(c, kWordCategories) ||
+         u_hasBinaryProperty(cp, UCHAR_JOIN_CONTROL) || InTable(kWordAddedUnicode16, c);
+}
+bool IsNumericRust(char32_t c) { return IsNumber(c) || InTable(kNumberAddedUnicode17, c); }
 bool IsPunctuationUnicode8(char32_t c) { return InTable(kUnicode8Punctuation, c); }
 bool IsOtherAssignedUnicode8(char32_t c) { return InTable(kUnicode8Other, c); }
 bool IsNonspacingMarkUnicode8(char32_t c) { return InTable(kUnicode8NonspacingMark, c); }

@@ -124,7 +124,8 @@ TEST_P(TokenizerSweepTest, EveryCodePointAsTheRustCrate) {
 INSTANTIATE_TEST_SUITE_P(Folders, TokenizerSweepTest,
                          ::testing::Values("bert-uncased", "bert-cased", "xlmr-unigram",
                                            "qwen3-split", "llama3-split", "qwen3-nfc",
-                                           "lowercase-bytes", "nfkc-bytes"),
+                                           "lowercase-bytes", "nfkc-bytes", "digits-split",
+                                           "whitespace-split"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& ch : n)

@@ -48,6 +48,15 @@ TEST(UnicodeVersionsTest, NormalizationIsUnicode9s) {
   EXPECT_FALSE(unicode::IsMarkUnicode9(0x1DF6));  // 10.0
 }
 
+TEST(UnicodeVersionsTest, RustStdAndRegexCrateClasses) {
+  // U+10D40 GARAY DIGIT ZERO (Nd, 16.0): char::is_numeric in the crate's Rust.
+  EXPECT_TRUE(unicode::IsNumericRust(0x10D40));
+  EXPECT_FALSE(unicode::IsNumericRust(0x10D4A));  // GARAY VOWEL SIGN A: a letter
+  EXPECT_TRUE(unicode::IsRegexCrateWord(0x0897));
+  EXPECT_TRUE(unicode::IsRegexCrateWord(0x200D));   // Join_Control
+  EXPECT_FALSE(unicode::IsRegexCrateWord(0x2E5E));  // a 16.0 punctuation mark
+}
+
 TEST(UnicodeVersionsTest, LowercaseIsRustsUnicode17) {
   // U+A7CB LATIN CAPITAL LETTER RAMS HORN (16.0) -> U+0264; U+A7CE (17.0) -> U+A7CF.
   std::string out;
@@ -68,6 +77,10 @@ TEST(UnicodeVersionsTest, RegexCategoriesAreUnicode16s) {
   EXPECT_EQ(Regex("\\p{Cn}", "test").FindAll(tje).size(), 0u);
   EXPECT_EQ(Regex("\\P{Cn}", "test").FindAll(tje).size(), 1u);
   EXPECT_EQ(Regex("\\p{^L}", "test").FindAll(tje).size(), 0u);
+  // Oniguruma's \w holds Alphabetic and M of 16.0: U+0897 ARABIC PEPET (Mn, 16.0).
+  EXPECT_EQ(Regex("\\w+", "test").FindAll("a\u0897" + tje).size(), 1u);
+  EXPECT_EQ(Regex("\\W", "test").FindAll("\u0897" + tje).size(), 0u);
+  EXPECT_EQ(Regex("\\p{Alphabetic}", "test").FindAll(tje).size(), 1u);
   EXPECT_EQ(Regex("\\p{Greek}", "test").FindAll("\u03B1").size(), 1u);  // not a category
 }
 

@@ -18,6 +18,8 @@
 //   qwen3-nfc: Qwen3's NFC before a character-level BPE of a, b, e, é and
 //     U+0301 with <unk>: "eXb" with X a mark shows whether e + U+0301 compose
 //     past X (the third text, "eX\u0301").
+//   digits-split, whitespace-split: the Digits (char::is_numeric) and
+//     Whitespace (\w+|[^\w\s]+) pre-tokenizers before the same WordPiece.
 //   lowercase-bytes, nfkc-bytes: the Lowercase or NFKC normalizer before a
 //     BPE of the 256 byte tokens <0x00>..<0xFF> (byte_fallback): every text's
 //     ids are the UTF-8 bytes of its normalised form. Their golden lists only
@@ -72,6 +74,9 @@ function writeSweepFolders() {
              end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, ignore_merges: false,
              vocab: { "<unk>": 0, a: 1, b: 2, e: 3, "\u00e9": 4, "\u0301": 5 }, merges: [] },
   };
+  folders["digits-split"] = { normalizer: null, pre_tokenizer: { type: "Digits", individual_digits: false },
+                              model: wordPiece() };
+  folders["whitespace-split"] = { normalizer: null, pre_tokenizer: { type: "Whitespace" }, model: wordPiece() };
   const bytes = {};
   for (let b = 0; b < 256; ++b) bytes[`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`] = b;
   const byteBpe = { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: null,
@@ -126,5 +131,5 @@ async function sweep(name) {
 const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
 writeSweepFolders();
 const all = ["bert-uncased", "bert-cased", "xlmr-unigram", "qwen3-split", "llama3-split", "qwen3-nfc",
-             "lowercase-bytes", "nfkc-bytes"];
+             "lowercase-bytes", "nfkc-bytes", "digits-split", "whitespace-split"];
 for (const name of names.length ? names : all) await sweep(name);

@@ -117,12 +117,39 @@ for (const [name, names] of Object.entries(gc)) {
   const r = emit("Remove", remove, `\\p{${name}}: in Unicode 14.0.0, not in 16.0.0`);
   entries.push(`    {"${name}", ${a}, std::size(${a}), ${r}, std::size(${r})},`);
 }
+// Oniguruma's \w holds Alphabetic: what 16.0 adds to PCRE2's 14.0 (none left), for \\w and \\p{Alphabetic}.
+const alphabetic = async (v) => new Set((await import(pathToFileURL(
+  path.join(lib, packages[v], "Binary_Property/Alphabetic/code-points.mjs")).href)).default);
+out += table("kRegexAddAlphabetic", "Alphabetic in Unicode 16.0.0, not in 14.0.0",
+  minus(await alphabetic(16), await alphabetic(14)));
+entries.push(`    {"Alphabetic", kRegexAddAlphabetic, std::size(kRegexAddAlphabetic), kNoRanges, 1},`);
 out += `
-// Each \\p{NAME} of General_Category: Unicode 16.0.0 = PCRE2's 14.0.0 + add - remove.
+// Each \\p{NAME} of General_Category (and Alphabetic):
+// Unicode 16.0.0 = PCRE2's 14.0.0 + add - remove.
 inline constexpr RegexCategoryChange kRegexCategoryChanges[] = {
 ${entries.join("\n")}
 };
 `;
+// char::is_numeric (Rust's std, Unicode 17.0; the Digits pre-tokenizer): what
+// 17.0's N has that 14.0's had not (none left N).
+out += table("kNumberAddedUnicode17", "General_Category N in Unicode 17.0.0, not in 14.0.0",
+  minus(await union(17, gc.N), await union(14, gc.N)));
+
+// The regex crate's \w (regex-syntax, Unicode 16.0; the Whitespace
+// pre-tokenizer): Alphabetic, M, Nd, Pc, Join_Control. What 16.0 adds to 14.0.
+{
+  const word = async (v) => {
+    const set = await union(v, [...gc.M, "Decimal_Number", "Connector_Punctuation"]);
+    for (const p of ["Alphabetic", "Join_Control"]) {
+      const file = path.join(lib, packages[v], "Binary_Property", p, "code-points.mjs");
+      for (const c of (await import(pathToFileURL(file).href)).default) set.add(c);
+    }
+    return set;
+  };
+  out += table("kWordAddedUnicode16", "Alphabetic, M, Nd, Pc, Join_Control in 16.0.0, not in 14.0.0",
+    minus(await word(16), await word(14)));
+}
+
 // char::to_lowercase (Rust's std, Unicode 17.0): the simple lowercase mappings
 // 17.0 has and 14.0 had not (ICU 72 has 15.0's; 15.0 added none).
 const lower17 = (await import(pathToFileURL(path.join(lib, packages[17], "Simple_Case_Mapping/Lowercase/code-points.mjs")).href)).default;
