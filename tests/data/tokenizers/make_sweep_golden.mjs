@@ -20,15 +20,19 @@
 //     past X (the third text, "eX\u0301").
 //   digits-split, whitespace-split: the Digits (char::is_numeric) and
 //     Whitespace (\w+|[^\w\s]+) pre-tokenizers before the same WordPiece.
+//   single-word: an added token "x" with single_word before the same
+//     WordPiece, on X, xX, Xx and aXb: "x" is the token only where no \w (the
+//     regex crate's) is next to it.
 //   lowercase-bytes, nfkc-bytes: the Lowercase or NFKC normalizer before a
 //     BPE of the 256 byte tokens <0x00>..<0xFF> (byte_fallback): every text's
 //     ids are the UTF-8 bytes of its normalised form. Their golden lists only
 //     the code points whose ids are not the bytes of the text itself.
 //
-// Format: one line per run of consecutive code points whose ids are the
-// same, "FIRST LAST<TAB>ids of X<TAB>ids of aXb[<TAB>ids of eX\u0301]" (hex
-// code points, ids separated by spaces), so that runs of unassigned or unknown
-// characters take one line.
+// Format: a header naming each text as a template ("ids of aXb": X the code
+// point), then one line per run of consecutive code points whose ids are the
+// same, "FIRST LAST<TAB>ids of the first text<TAB>..." (hex code points, ids
+// separated by spaces), so that runs of unassigned or unknown characters take
+// one line.
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
@@ -77,6 +81,12 @@ function writeSweepFolders() {
   folders["digits-split"] = { normalizer: null, pre_tokenizer: { type: "Digits", individual_digits: false },
                               model: wordPiece() };
   folders["whitespace-split"] = { normalizer: null, pre_tokenizer: { type: "Whitespace" }, model: wordPiece() };
+  // single_word: the added token "x" only where no \w (the regex crate's) touches it.
+  folders["single-word"] = {
+    normalizer: null, pre_tokenizer: null, model: wordPiece(),
+    added_tokens: [{ id: 3, content: "x", single_word: true, lstrip: false, rstrip: false,
+                     normalized: false, special: false }],
+  };
   const bytes = {};
   for (let b = 0; b < 256; ++b) bytes[`<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`] = b;
   const byteBpe = { type: "BPE", dropout: null, unk_token: null, continuing_subword_prefix: null,
@@ -85,7 +95,8 @@ function writeSweepFolders() {
   folders["lowercase-bytes"] = { normalizer: { type: "Lowercase" }, pre_tokenizer: null, model: byteBpe };
   folders["nfkc-bytes"] = { normalizer: { type: "NFKC" }, pre_tokenizer: null, model: byteBpe };
   for (const [name, parts] of Object.entries(folders)) {
-    const json = { version: "1.0", truncation: null, padding: null, added_tokens: [],
+    if (parts.added_tokens) parts.model.vocab.x = 3;
+    const json = { version: "1.0", truncation: null, padding: null, added_tokens: parts.added_tokens ?? [],
                    normalizer: parts.normalizer, pre_tokenizer: parts.pre_tokenizer,
                    post_processor: null, decoder: null, model: parts.model };
     fs.mkdirSync(path.join(here, "sweep", name), { recursive: true });
@@ -96,13 +107,15 @@ function writeSweepFolders() {
 async function sweep(name) {
   const dir = fs.existsSync(path.join(here, "sweep", name)) ? path.join(here, "sweep", name) : path.join(folders, name);
   const tokenizer = Tokenizer.fromFile(path.join(dir, "tokenizer.json"));
-  const forms = name.endsWith("-nfc") || name.endsWith("-bytes") ? ["", "a", "e"] : ["", "a"];
+  // Each text a template, X the code point.
+  const forms = name.endsWith("-nfc") || name.endsWith("-bytes") ? ["X", "aXb", "eX\u0301"]
+    : name.endsWith("-word") ? ["X", "xX", "Xx", "aXb"] : ["X", "aXb"];
   const onlyChanged = name.endsWith("-bytes");
   const utf8 = (t) => [...Buffer.from(t, "utf8")].join(" ");
-  const text = (form, c) => (form === "" ? c : form === "a" ? "a" + c + "b" : "e" + c + "\u0301");
+  const text = (form, c) => form.replace("X", c);
   const cps = [...sweptCodePoints()];
-  const lines = [`# tokenizers ${version} (Rust), ${name}, no special tokens: FIRST LAST\tids of X\tids of aXb` +
-                 (forms.length > 2 ? "\tids of eX\u0301" : "") +
+  const lines = [`# tokenizers ${version} (Rust), ${name}, no special tokens: FIRST LAST\t` +
+                 forms.map((f) => "ids of " + f).join("\t") +
                  (onlyChanged ? " (a code point not listed: the UTF-8 bytes of each text)" : "")];
   let run = null;
   const flush = () => run && lines.push(`${run.first.toString(16)} ${run.last.toString(16)}\t${run.key}`);
@@ -131,5 +144,5 @@ async function sweep(name) {
 const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
 writeSweepFolders();
 const all = ["bert-uncased", "bert-cased", "xlmr-unigram", "qwen3-split", "llama3-split", "qwen3-nfc",
-             "lowercase-bytes", "nfkc-bytes", "digits-split", "whitespace-split"];
+             "lowercase-bytes", "nfkc-bytes", "digits-split", "whitespace-split", "single-word"];
 for (const name of names.length ? names : all) await sweep(name);
