@@ -139,7 +139,8 @@ INSTANTIATE_TEST_SUITE_P(Folders, TokenizerSweepTest,
                          ::testing::Values("bert-uncased", "bert-cased", "xlmr-unigram",
                                            "qwen3-split", "llama3-split", "qwen3-nfc",
                                            "lowercase-bytes", "nfkc-bytes", "digits-split",
-                                           "whitespace-split", "single-word"),
+                                           "whitespace-split", "single-word", "stripaccents-bytes",
+                                           "bertnormalizer-bytes"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& ch : n)

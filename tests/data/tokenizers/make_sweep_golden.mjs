@@ -23,7 +23,10 @@
 //   single-word: an added token "x" with single_word before the same
 //     WordPiece, on X, xX, Xx and aXb: "x" is the token only where no \w (the
 //     regex crate's) is next to it.
-//   lowercase-bytes, nfkc-bytes: the Lowercase or NFKC normalizer before a
+//   lowercase-bytes, nfkc-bytes, stripaccents-bytes, bertnormalizer-bytes: the
+//     Lowercase, NFKC, StripAccents or BertNormalizer (clean_text, lowercase;
+//     CJK spacing and accent stripping off, or every ideograph and Hangul
+//     syllable would be listed: bert-uncased has them) before a
 //     BPE of the 256 byte tokens <0x00>..<0xFF> (byte_fallback): every text's
 //     ids are the UTF-8 bytes of its normalised form. Their golden lists only
 //     the code points whose ids are not the bytes of the text itself.
@@ -94,6 +97,11 @@ function writeSweepFolders() {
                     ignore_merges: false, vocab: bytes, merges: [] };
   folders["lowercase-bytes"] = { normalizer: { type: "Lowercase" }, pre_tokenizer: null, model: byteBpe };
   folders["nfkc-bytes"] = { normalizer: { type: "NFKC" }, pre_tokenizer: null, model: byteBpe };
+  folders["stripaccents-bytes"] = { normalizer: { type: "StripAccents" }, pre_tokenizer: null, model: byteBpe };
+  folders["bertnormalizer-bytes"] = {
+    normalizer: { type: "BertNormalizer", clean_text: true, handle_chinese_chars: false,
+                  strip_accents: false, lowercase: true },
+    pre_tokenizer: null, model: byteBpe };
   for (const [name, parts] of Object.entries(folders)) {
     if (parts.added_tokens) parts.model.vocab.x = 3;
     const json = { version: "1.0", truncation: null, padding: null, added_tokens: parts.added_tokens ?? [],
@@ -108,7 +116,10 @@ async function sweep(name) {
   const dir = fs.existsSync(path.join(here, "sweep", name)) ? path.join(here, "sweep", name) : path.join(folders, name);
   const tokenizer = Tokenizer.fromFile(path.join(dir, "tokenizer.json"));
   // Each text a template, X the code point.
-  const forms = name.endsWith("-nfc") || name.endsWith("-bytes") ? ["X", "aXb", "eX\u0301"]
+  // (Not eX\u0301 where the normalizer drops every U+0301: each code point would be listed.)
+  const dropsMarks = name.startsWith("stripaccents") || name.startsWith("bertnormalizer");
+  const forms = dropsMarks ? ["X", "aXb"]
+    : name.endsWith("-nfc") || name.endsWith("-bytes") ? ["X", "aXb", "eX\u0301"]
     : name.endsWith("-word") ? ["X", "xX", "Xx", "aXb"] : ["X", "aXb"];
   const onlyChanged = name.endsWith("-bytes");
   const utf8 = (t) => [...Buffer.from(t, "utf8")].join(" ");
@@ -144,5 +155,6 @@ async function sweep(name) {
 const names = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !all[i - 1]?.startsWith("--"));
 writeSweepFolders();
 const all = ["bert-uncased", "bert-cased", "xlmr-unigram", "qwen3-split", "llama3-split", "qwen3-nfc",
-             "lowercase-bytes", "nfkc-bytes", "digits-split", "whitespace-split", "single-word"];
+             "lowercase-bytes", "nfkc-bytes", "digits-split", "whitespace-split", "single-word",
+             "stripaccents-bytes", "bertnormalizer-bytes"];
 for (const name of names.length ? names : all) await sweep(name);
