@@ -1,5 +1,6 @@
 #include "models/commands/tokenize_job.h"
 
+#include <filesystem>
 #include <memory>
 
 #include "engine/error.h"
@@ -7,6 +8,7 @@
 #include "engine/parallel.h"
 #include "models/commands/option_checks.h"
 #include "models/commands/timing.h"
+#include "models/encoder.h"
 #include "models/length_rule.h"
 
 namespace phasor {
@@ -15,6 +17,19 @@ namespace {
 // Text read and tokenized at once: large enough for every thread to have
 // many lines, small enough that memory stays flat on any corpus.
 constexpr size_t kBlockBytes = size_t{8} << 20;
+
+// The model's positions for --truncate when the tokenizer's files give no
+// bound (no model_max_length, or transformers' 1e30 for "no limit") and the
+// folder holds a model (config.json); -1 otherwise, as for a folder with only
+// a tokenizer. Loading the model is the price of that one case.
+int64_t PositionsForTruncation(const TextRequest& r, const std::string& dir,
+                               const tokenizers::Tokenizer& tokenizer) {
+  if (r.truncate != true || r.max_length != 0) return -1;
+  if (ResolveLengthRule(dir, &tokenizer, -1, "", true).limit > 0) return -1;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(dir + "/config.json", ec)) return -1;
+  return Encoder::Load(dir)->MaxSequenceLength();
+}
 
 }  // namespace
 
@@ -43,8 +58,9 @@ TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
   const LengthRule rule = TextLengthRule(model, r, tokenizer, model_limit, model_limit_of);
   if (rule.truncate && rule.limit == 0 && r.truncate == true && model_limit < 0)
     throw UsageError(
-        "--truncate: the tokenizer has no model_max_length (tokenizer_config.json) and the "
-        "folder no max_seq_length (sentence_bert_config.json); give --max-length N");
+        "--truncate: the tokenizer has no model_max_length (tokenizer_config.json; 1e30 "
+        "means none), the folder no max_seq_length (sentence_bert_config.json) and no "
+        "model (config.json); give --max-length N");
   if (rule.truncate) {
     o.max_length = rule.limit;
   } else if (r.refuse_too_long) {
@@ -80,7 +96,8 @@ TokenizeResult RunTokenize(const TokenizeRequest& r, const JobEvents& events,
   const auto tokenizer = tokenizers::Tokenizer::Load(r.model);
   TextRequest text_request = r.text;
   text_request.refuse_too_long = true;
-  const TextOptions o = TextOptionsOf(r.model, text_request, *tokenizer, -1);
+  const TextOptions o = TextOptionsOf(r.model, text_request, *tokenizer,
+                                      PositionsForTruncation(r.text, r.model, *tokenizer));
   const std::string warning = CsvReadAsLinesWarning(source);
   if (!warning.empty()) events.Warn(warning);
   std::unique_ptr<OutputFile> file;

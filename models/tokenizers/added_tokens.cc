@@ -16,10 +16,12 @@ char32_t LastCodePoint(std::string_view text) {
   return NextCodePoint(text, i);
 }
 
-// A word character as the library's single_word test (a Unicode \w) sees
-// it: letters, marks, numbers and the underscore.
+// A word character as the library's single_word test sees it: the regex
+// crate's \w (added_vocabulary.rs, ^\w and \w$): Alphabetic, M, Nd, Pc,
+// Join_Control; not No (a superscript two is no word character).
 bool IsWordChar(char32_t c) {
-  return c == U'_' || unicode::IsLetter(c) || unicode::IsMark(c) || unicode::IsNumber(c);
+  if (c < 0x80) return c == U'_' || unicode::IsLetter(c) || unicode::IsNumber(c);
+  return unicode::IsRegexCrateWord(c);
 }
 
 bool IsSpace(char32_t c) { return unicode::IsWhiteSpace(c); }

@@ -55,8 +55,7 @@ bool IsAscii(const std::string& text) {
 bool IsBertControl(char32_t c) {
   if (c == '\t' || c == '\n' || c == '\r') return false;
   if (c < 0x80) return c < 0x20 || c == 0x7F;
-  constexpr uint32_t kMask = U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CO_MASK | U_GC_CS_MASK;
-  return (U_GET_GC_MASK(static_cast<UChar32>(c)) & kMask) != 0;
+  return unicode::IsOtherAssignedUnicode8(c);
 }
 
 // bert.rs is_chinese_char: its own ranges (the CJK Unified Ideographs blocks
@@ -120,7 +119,7 @@ class BertNormalizer final : public Normalizer {
     }
     if (strip_accents_ && !IsAscii(text)) {
       text = Filter(unicode::Normalize(text, unicode::Form::kNfd),
-                    [](char32_t c) { return !unicode::IsNonspacingMark(c); });
+                    [](char32_t c) { return !unicode::IsNonspacingMarkUnicode8(c); });
     }
     if (lowercase_) {
       out.clear();
@@ -190,7 +189,7 @@ class StripAccents final : public Normalizer {
  public:
   void Normalize(std::string& text) const override {
     if (IsAscii(text)) return;
-    text = Filter(text, [](char32_t c) { return !unicode::IsMark(c); });
+    text = Filter(text, [](char32_t c) { return !unicode::IsMarkUnicode9(c); });
   }
 };
 

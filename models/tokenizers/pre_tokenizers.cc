@@ -166,7 +166,7 @@ bool IsBertPunctuation(char32_t c) {
   if (c < 0x80)
     return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
            (c >= 0x7B && c <= 0x7E);
-  return unicode::IsPunctuation(c);
+  return unicode::IsPunctuationUnicode8(c);
 }
 
 // ---- The kinds --------------------------------------------------------------
@@ -214,8 +214,8 @@ PreTokenizerPtr MakeWhitespaceSplit(const json&, const std::string&) {
 }
 
 // whitespace.rs Whitespace: the pieces \w+|[^\w\s]+ matches, with the regex
-// crate's Unicode \w (Alphabetic, M, Nd, Pc, Join_Control) and \s
-// (White_Space). Written out over code point classes rather than run by
+// crate's Unicode \w (Alphabetic, M, Nd, Pc, Join_Control, Unicode 16.0) and
+// \s (White_Space). Written out over code point classes rather than run by
 // PCRE2, whose \w differs (regex.h).
 class Whitespace final : public PreTokenizer {
  public:
@@ -231,12 +231,7 @@ class Whitespace final : public PreTokenizer {
         }
         const auto cp = static_cast<UChar32>(c);
         if (u_hasBinaryProperty(cp, UCHAR_WHITE_SPACE)) return 0;
-        constexpr uint32_t kWordCategories = U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK;
-        if (u_hasBinaryProperty(cp, UCHAR_ALPHABETIC) ||
-            (U_GET_GC_MASK(cp) & kWordCategories) != 0 ||
-            u_hasBinaryProperty(cp, UCHAR_JOIN_CONTROL))
-          return 1;
-        return 2;
+        return unicode::IsRegexCrateWord(c) ? 1 : 2;
       };
       size_t run_begin = 0;
       int run_class = -1;
@@ -286,7 +281,7 @@ class Digits final : public PreTokenizer {
   void Split(std::vector<Piece>& pieces) const override {
     SplitPieces(pieces, individual_ ? Behavior::kIsolated : Behavior::kContiguous,
                 [](const std::string& text, auto& segments) {
-                  CharSegments(text, unicode::IsNumber, segments);
+                  CharSegments(text, unicode::IsNumericRust, segments);
                 });
   }
 

@@ -3,28 +3,73 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/error.h"
+#include "models/tokenizers/unicode.h"
 #include "models/tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
 namespace {
 
-// What Oniguruma means by \s, \w and \h (regex.h), as PCRE2 class contents.
+// What Oniguruma means by \s and \h (regex.h), as PCRE2 class contents.
 constexpr const char* kOnigSpace = "\\t-\\r\\x{85}\\p{Z}";
-constexpr const char* kOnigWord =
-    "\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}";
 constexpr const char* kOnigHex = "0-9a-fA-F";
-// \b and \B over Oniguruma's \w.
-const std::string kOnigWordClass = std::string("[") + kOnigWord + "]";
-const std::string kOnigBoundary = "(?:(?<!" + kOnigWordClass + ")(?=" + kOnigWordClass +
-                                  ")|(?<=" + kOnigWordClass + ")(?!" + kOnigWordClass + "))";
-const std::string kOnigNonBoundary = "(?:(?<!" + kOnigWordClass + ")(?!" + kOnigWordClass +
-                                     ")|(?<=" + kOnigWordClass + ")(?=" + kOnigWordClass + "))";
 
-// pattern with \s \S \w \W \h \H \b \B spelled out as Oniguruma reads them.
+// ranges as PCRE2 class contents: \x{41}-\x{5A}...
+std::string ClassRanges(const std::vector<unicode::CodePointRange>& ranges) {
+  std::string out;
+  char buf[40];
+  for (const auto& r : ranges) {
+    std::snprintf(buf, sizeof(buf), "\\x{%X}-\\x{%X}", static_cast<unsigned>(r.first),
+                  static_cast<unsigned>(r.last));
+    out += buf;
+  }
+  return out;
+}
+
+// \p{name} (or \P{name} when negated) of a General_Category as Unicode 16.0
+// has it (Oniguruma's), in PCRE2's Unicode 14.0 terms plus the code points
+// 16.0 moved in or out. Inside a class only the code points moved in can be
+// added (a class cannot take any out): none of the category classes
+// tokenizers' patterns use (L, N, P, S, Z and their parts) lost one.
+std::string Category16(const std::string& name, bool negated, bool in_class) {
+  const std::string plain = std::string(negated ? "\\P{" : "\\p{") + name + "}";
+  std::vector<unicode::CodePointRange> add, remove;
+  if (!unicode::RegexCategoryChange(name, add, remove) || (add.empty() && remove.empty()))
+    return plain;
+  // Negated, the code points moved in go out and those moved out come in.
+  if (negated) std::swap(add, remove);
+  const std::string set = plain + ClassRanges(add);
+  if (in_class) return set;
+  if (remove.empty()) return "[" + set + "]";
+  return "(?:(?![" + ClassRanges(remove) + "])[" + set + "])";
+}
+
+// Oniguruma's \w (regex.h) in Unicode 16.0, and \b and \B over it.
+struct OnigWord {
+  std::string set, boundary, non_boundary;
+};
+const OnigWord& Word() {
+  static const OnigWord word = [] {
+    OnigWord w;
+    w.set = Category16("Alphabetic", false, true) + Category16("M", false, true) +
+            Category16("Nd", false, true) + Category16("Pc", false, true) +
+            "\\x{B2}\\x{B3}\\x{B9}\\x{BC}-\\x{BE}";
+    const std::string c = "[" + w.set + "]";
+    w.boundary = "(?:(?<!" + c + ")(?=" + c + ")|(?<=" + c + ")(?!" + c + "))";
+    w.non_boundary = "(?:(?<!" + c + ")(?!" + c + ")|(?<=" + c + ")(?=" + c + "))";
+    return w;
+  }();
+  return word;
+}
+
+// pattern with \s \S \w \W \h \H \b \B spelled out as Oniguruma reads them,
+// and \p{..} \P{..} of General_Category as Unicode 16.0 has them.
 std::string FromOniguruma(const std::string& pattern) {
   std::string out;
   out.reserve(pattern.size() + 16);
@@ -44,7 +89,7 @@ std::string FromOniguruma(const std::string& pattern) {
     if (c == '\\' && i + 1 < pattern.size()) {
       const char e = pattern[++i];
       const char* set = e == 's' || e == 'S'   ? kOnigSpace
-                        : e == 'w' || e == 'W' ? kOnigWord
+                        : e == 'w' || e == 'W' ? Word().set.c_str()
                         : e == 'h' || e == 'H' ? kOnigHex
                                                : nullptr;
       const bool negated = e == 'S' || e == 'W' || e == 'H';
@@ -55,9 +100,20 @@ std::string FromOniguruma(const std::string& pattern) {
       } else if (set != nullptr && !negated) {
         out += set;
       } else if (!in_class && e == 'b') {
-        out += kOnigBoundary;
+        out += Word().boundary;
       } else if (!in_class && e == 'B') {
-        out += kOnigNonBoundary;
+        out += Word().non_boundary;
+      } else if ((e == 'p' || e == 'P') && i + 1 < pattern.size() && pattern[i + 1] == '{' &&
+                 pattern.find('}', i) != std::string::npos) {
+        const size_t close = pattern.find('}', i);
+        std::string name = pattern.substr(i + 2, close - i - 2);
+        bool negated = e == 'P';
+        if (!name.empty() && name[0] == '^') {
+          negated = !negated;
+          name.erase(0, 1);
+        }
+        out += Category16(name, negated, in_class);
+        i = close;
       } else {
         if (e == 'Q') quoted = true;
         out.push_back('\\');
@@ -160,6 +216,12 @@ std::vector<std::pair<size_t, size_t>> Regex::FindAll(std::string_view text) con
     }
   }
   return spans;
+}
+
+std::string Regex::UnicodeVersion() {
+  char version[32] = {};
+  pcre2_config(PCRE2_CONFIG_UNICODE_VERSION, version);
+  return version;
 }
 
 std::string Regex::Escape(std::string_view literal) {

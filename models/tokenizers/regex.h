@@ -12,6 +12,9 @@
 //       fractions U+00B2 U+00B3 U+00B9 U+00BC-00BE (the class @huggingface/
 //       tokenizers' Oniguruma rewriter uses). PCRE2 10.42 (UCP): L*, N*,
 //       '_'. Written out as that class; \b and \B as look-arounds on it.
+//   \p{..} of a General_Category (L, Lu, N, P, ...) or Alphabetic: Oniguruma
+//       has Unicode 16.0, PCRE2 10.42 14.0. Given the code points 16.0 moved
+//       in or out (unicode.h RegexCategoryChange); \w's parts likewise.
 //   \h  Oniguruma: a hexadecimal digit. PCRE2: horizontal white space.
 //       Written as [0-9a-fA-F].
 // \S, \W and \H become the negated classes outside a character class; inside
@@ -51,6 +54,10 @@ class Regex {
   // pattern with every regex metacharacter escaped, so that it matches
   // itself (what the Rust crate does to a {"String": s} pattern).
   static std::string Escape(std::string_view literal);
+
+  // The Unicode version of PCRE2's own tables ("14.0.0" for 10.42): the base
+  // that unicode_tables.inc's regex changes are written against.
+  static std::string UnicodeVersion();
 
  private:
   pcre2_real_code_8* code_ = nullptr;

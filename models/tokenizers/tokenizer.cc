@@ -34,27 +34,28 @@ void CheckUtf8(std::string_view text) {
     throw Error("byte offset " + std::to_string(bad) + ": invalid UTF-8");
 }
 
-// Hugging Face's truncation="longest_first" on a text or a pair: available is
-// what the ids may take once the special tokens are counted.
-void TruncateLongestFirst(std::vector<int32_t>& a, std::vector<int32_t>* b, size_t available) {
+// Hugging Face's truncation="longest_first" on a text or a pair, as the Rust
+// crate 0.23 cuts it: max_length counts the special tokens, available is what
+// the texts may take once they are counted. A pair that fits is left alone;
+// otherwise each text is first cut at max_length, then the shorter keeps all
+// it has if the longer can give up enough, else both get half, the odd id
+// going to the longer (the second on a tie). Crate 0.22 split the uncut
+// lengths: lengths 4 and 3 with 3 to spare kept 2 and 1 there, 1 and 2 here
+// (both cut to 3, a tie).
+void TruncateLongestFirst(std::vector<int32_t>& a, std::vector<int32_t>* b, size_t max_length,
+                          size_t available) {
   if (!b) {
     if (a.size() > available) a.resize(available);
     return;
   }
   if (a.size() + b->size() <= available) return;
-  // n1 the shorter: it keeps all it has if the longer can give up enough,
-  // else both get half (the second one the odd id).
-  size_t n1 = a.size(), n2 = b->size();
+  size_t n1 = std::min(a.size(), max_length), n2 = std::min(b->size(), max_length);
   const bool swap = n1 > n2;
   if (swap) std::swap(n1, n2);
-  if (n1 > available) {
-    n2 = n1;
-  } else {
-    n2 = std::max(n1, available - n1);
-  }
+  n2 = n1 > available ? n1 : std::max(n1, available - n1);
   if (n1 + n2 > available) {
     n1 = available / 2;
-    n2 = n1 + available % 2;
+    n2 = available - n1;
   }
   if (swap) std::swap(n1, n2);
   if (a.size() > n1) a.resize(n1);
@@ -133,7 +134,8 @@ void Tokenizer::Encode(std::string_view text, const TokenizeOptions& options, En
     if (options.max_length < special)
       throw Error("a length of " + std::to_string(options.max_length) +
                   " cannot hold the special tokens (" + std::to_string(special) + ")");
-    TruncateLongestFirst(a, nullptr, static_cast<size_t>(options.max_length - special));
+    TruncateLongestFirst(a, nullptr, static_cast<size_t>(options.max_length),
+                         static_cast<size_t>(options.max_length - special));
   }
   if (post_processor_) {
     post_processor_->Process(a, nullptr, options.add_special_tokens, out);
@@ -156,7 +158,8 @@ void Tokenizer::EncodePair(std::string_view a_text, std::string_view b_text,
     if (options.max_length < special)
       throw Error("a length of " + std::to_string(options.max_length) +
                   " cannot hold the special tokens of a pair (" + std::to_string(special) + ")");
-    TruncateLongestFirst(a, &b, static_cast<size_t>(options.max_length - special));
+    TruncateLongestFirst(a, &b, static_cast<size_t>(options.max_length),
+                         static_cast<size_t>(options.max_length - special));
   }
   if (post_processor_) {
     post_processor_->Process(a, &b, options.add_special_tokens, out);

@@ -3,6 +3,7 @@
 // tokenizer.json that transformers' converters make of them (BertConverter,
 // RobertaConverter), so that one pipeline runs every kind; SentencePiece
 // files run in libsentencepiece (model.h).
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -79,11 +80,15 @@ bool BoolOr(const json& config, const char* key, bool fallback) {
   return config.contains(key) && config[key].is_boolean() ? config[key].get<bool>() : fallback;
 }
 
-// transformers writes model_max_length = 1e30 (VERY_LARGE_INTEGER) for "no bound".
+// transformers writes model_max_length = 1e30 (VERY_LARGE_INTEGER, written
+// out as 1000000000000000019884624838656) for "no bound"; any value from 1e29
+// up is read as that, 0 here. A smaller value is a bound, kept at 2^53 at
+// most (longer than any text phasor reads).
 int64_t ModelMaxLength(const json& config) {
   if (!config.contains("model_max_length") || !config["model_max_length"].is_number()) return 0;
   const double v = config["model_max_length"].get<double>();
-  return v >= 1 && v < 1e12 ? static_cast<int64_t>(v) : 0;
+  if (!(v >= 1) || v >= 1e29) return 0;
+  return static_cast<int64_t>(std::min(v, 9007199254740992.0));
 }
 
 json AddedTokenJson(const std::string& content, int32_t id, bool lstrip = false) {

@@ -8,12 +8,36 @@
 #include <unicode/ustring.h>
 #include <unicode/utf8.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "engine/error.h"
+#include "models/tokenizers/utf8.h"
 
 namespace phasor::tokenizers::unicode {
 namespace {
+
+struct RegexCategoryChange {
+  const char* name;
+  const CodePointRange* add;
+  size_t add_size;
+  const CodePointRange* remove;
+  size_t remove_size;
+};
+
+struct CaseMapping {
+  char32_t from, to;
+};
+
+#include "models/tokenizers/unicode_tables.inc"
+
+template <size_t N>
+bool InTable(const CodePointRange (&table)[N], char32_t c) {
+  const CodePointRange* it = std::upper_bound(
+      table, table + N, c, [](char32_t v, const CodePointRange& r) { return v < r.first; });
+  return it != table && c <= (it - 1)->last;
+}
 
 bool InCategories(char32_t c, uint32_t mask) {
   return (U_GET_GC_MASK(static_cast<UChar32>(c)) & mask) != 0;
@@ -68,9 +92,48 @@ bool IsWhiteSpace(char32_t c) {
   return u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_WHITE_SPACE);
 }
 
+bool IsRegexCrateWord(char32_t c) {
+  constexpr uint32_t kWordCategories = U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK;
+  const auto cp = static_cast<UChar32>(c);
+  return u_hasBinaryProperty(cp, UCHAR_ALPHABETIC) || InCategories(c, kWordCategories) ||
+         u_hasBinaryProperty(cp, UCHAR_JOIN_CONTROL) || InTable(kWordAddedUnicode16, c);
+}
+bool IsNumericRust(char32_t c) { return IsNumber(c) || InTable(kNumberAddedUnicode17, c); }
+bool IsPunctuationUnicode8(char32_t c) { return InTable(kUnicode8Punctuation, c); }
+bool IsOtherAssignedUnicode8(char32_t c) { return InTable(kUnicode8Other, c); }
+bool IsNonspacingMarkUnicode8(char32_t c) { return InTable(kUnicode8NonspacingMark, c); }
+bool IsMarkUnicode9(char32_t c) { return InTable(kUnicode9Mark, c); }
+bool IsAssignedAfterUnicode9(char32_t c) { return InTable(kUnicode9Unassigned, c); }
+
+int RegexChangesBaseVersion() { return kPcre2UnicodeVersion; }
+
+bool RegexCategoryChange(std::string_view name, std::vector<CodePointRange>& add,
+                         std::vector<CodePointRange>& remove) {
+  for (const auto& change : kRegexCategoryChanges) {
+    if (name != change.name) continue;
+    // An empty table holds one range past U+10FFFF.
+    add.clear();
+    remove.clear();
+    for (size_t i = 0; i < change.add_size; ++i)
+      if (change.add[i].first <= 0x10FFFF) add.push_back(change.add[i]);
+    for (size_t i = 0; i < change.remove_size; ++i)
+      if (change.remove[i].first <= 0x10FFFF) remove.push_back(change.remove[i]);
+    return true;
+  }
+  return false;
+}
+
 void AppendLowercase(std::string& out, char32_t c) {
   if (c < 0x80) {
     out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+    return;
+  }
+  // Rust's std (Unicode 17.0) before ICU 72's Unicode 15.0.
+  const CaseMapping* it =
+      std::lower_bound(std::begin(kLowercaseChanges), std::end(kLowercaseChanges), c,
+                       [](const CaseMapping& m, char32_t v) { return m.from < v; });
+  if (it != std::end(kLowercaseChanges) && it->from == c) {
+    AppendCodePoint(out, static_cast<UChar32>(it->to));
     return;
   }
   const auto cp = static_cast<UChar32>(c);
@@ -99,23 +162,52 @@ void AppendLowercase(std::string& out, char32_t c) {
   }
 }
 
-std::string Normalize(std::string_view text, Form form) {
+namespace {
+
+// text (valid UTF-8, no character unassigned in 9.0) in the form, by ICU.
+void AppendNormalized(std::string& out, std::string_view text, Form form) {
   size_t i = 0;
   while (i < text.size() && static_cast<unsigned char>(text[i]) < 0x80) ++i;
   // ASCII is invariant under all four forms.
-  if (i == text.size()) return std::string(text);
+  if (i == text.size()) {
+    out.append(text);
+    return;
+  }
   const icu::Normalizer2& n = Instance(form);
   const icu::StringPiece piece(text.data(), static_cast<int32_t>(text.size()));
   UErrorCode status = U_ZERO_ERROR;
   // Text already in the form (most text, for NFC) costs one scan and a copy.
-  if (n.isNormalizedUTF8(piece, status) && U_SUCCESS(status)) return std::string(text);
+  if (n.isNormalizedUTF8(piece, status) && U_SUCCESS(status)) {
+    out.append(text);
+    return;
+  }
   status = U_ZERO_ERROR;
-  std::string out;
-  out.reserve(text.size() + text.size() / 4);
   icu::StringByteSink<std::string> sink(&out);
   n.normalizeUTF8(0, piece, sink, nullptr, status);
   if (U_FAILURE(status))
     throw Error(std::string("unicode: normalization failed: ") + u_errorName(status));
+}
+
+}  // namespace
+
+std::string Normalize(std::string_view text, Form form) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 4);
+  // Pieces between the characters 9.0 had not assigned, each normalised alone.
+  size_t start = 0;
+  for (size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t b = i;
+    const char32_t c = NextCodePoint(text, i);
+    if (!IsAssignedAfterUnicode9(c)) continue;
+    AppendNormalized(out, text.substr(start, b - start), form);
+    out.append(text, b, i - b);
+    start = i;
+  }
+  AppendNormalized(out, text.substr(start), form);
   return out;
 }
 

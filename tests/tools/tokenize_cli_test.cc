@@ -92,6 +92,30 @@ TEST(TokenizeCliTest, TruncationKeepsTheSpecialTokens) {
   EXPECT_NE(r.err.find("--max-length"), std::string::npos) << r.err;
 }
 
+// transformers writes model_max_length 1e30 for "no limit": --truncate then cuts at
+// the model's positions, in tokenize as in encode, and without a model asks
+// for --max-length.
+TEST(TokenizeCliTest, NoLimitMeansTheModelsPositions) {
+  const std::string dir = ::testing::TempDir() + "tokenize_cli_no_limit";
+  auto r = RunPhasor("make-toy --force --out " + dir +
+                     " --vocab 20 --d-model 16 --n-heads 2 --n-layers 1 --d-ff 32");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  WriteFile(dir + "/tokenizer.json", kTokenizerJson);
+  WriteFile(dir + "/tokenizer_config.json",
+            R"({"model_max_length": 1000000000000000019884624838656})");
+  const std::string text = TextFile("no_limit", "Hello, worlds!\n");
+  r = RunPhasor("tokenize --truncate --model " + dir + " --text-file " + text);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "2 5 10 6 7 11 3\n");
+  r = RunPhasor("encode --truncate --model " + dir + " --text-file " + text + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"real_tokens\":7"), std::string::npos) << r.out;
+  const std::string bare = TokenizerFolder("no_limit_bare", R"({"model_max_length": 1e30})");
+  r = RunPhasor("tokenize --truncate --model " + bare + " --text-file " + text);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("1e30 means none"), std::string::npos) << r.err;
+}
+
 TEST(TokenizeCliTest, PromptsAndPrefixesComeBeforeEachText) {
   const std::string dir = TokenizerFolder("prompt");
   WriteFile(dir + "/config_sentence_transformers.json",
