@@ -82,7 +82,7 @@ tidy: build
 	@mkdir -p $(BUILD)/tidy && sed 's/ -fno-thread-jumps//g' $(BUILD)/compile_commands.json \
 	  > $(BUILD)/tidy/compile_commands.json
 	@run-clang-tidy -p $(BUILD)/tidy -quiet -j $(JOBS) -checks='$(TIDY_CHECKS)' \
-	  '^$(CURDIR)/(engine|layers|models|tools|python|bench|tests)/' > $(BUILD)/tidy.log 2>&1 || true
+	  '^$(CURDIR)/(engine|layers|tokenizers|models|commands|serving|tools|python|bench|tests)/' > $(BUILD)/tidy.log 2>&1 || true
 	@sed 's/\x1b\[[0-9;]*m//g' $(BUILD)/tidy.log | grep -E '(warning|error):' | sort -u; \
 	  ! grep -qE '(warning|error):' $(BUILD)/tidy.log
 
@@ -137,7 +137,7 @@ bench: build
 	@$(BUILD)/bin/phasor_bench
 
 format:
-	@find engine layers models tools tests bench python -name '*.h' -o -name '*.cc' | xargs clang-format -i
+	@find engine layers tokenizers models commands serving tools tests bench python -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
 	@rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) \

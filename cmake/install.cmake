@@ -1,7 +1,7 @@
 # Installation: `cmake --install build --prefix P` puts
 #   P/bin/phasor                                 the CLI
 #   P/lib/libphasor_{engine,layers,tokenizers,models}.a  the libraries
-#   P/include/phasor/{engine,layers,models}/*.h  the headers, with the paths the code uses
+#   P/include/phasor/{engine,layers,tokenizers,models}/*.h  the headers, with the paths the code uses
 #   P/include/phasor/engine/version.h            generated
 #   P/lib/cmake/phasor/                          the CMake package (find_package(phasor))
 #   P/lib/pkgconfig/phasor.pc                    pkg-config
@@ -17,7 +17,7 @@ install(TARGETS phasor_engine phasor_layers phasor_tokenizers phasor_models phas
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS phasor RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-foreach(dir engine layers models)
+foreach(dir engine layers tokenizers models)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/phasor/${dir}
           FILES_MATCHING PATTERN "*.h"

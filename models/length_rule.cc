@@ -7,7 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/json_text.h"
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 namespace phasor {
 namespace {

@@ -19,7 +19,7 @@
 #include "models/heads.h"
 #include "models/input_rules.h"
 #include "models/random_sequence.h"
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 namespace phasor {
 

@@ -61,7 +61,7 @@ const char* Version();
 
 class Encoder;                 // models/encoder.h
 namespace tokenizers {
-class Tokenizer;  // models/tokenizers/tokenizer.h
+class Tokenizer;  // tokenizers/tokenizer.h
 }
 class SinusoidalEncoding;      // layers/sinusoidal.h
 struct EncoderWorkspaceCache;  // models/phasor.cc
@@ -177,7 +177,7 @@ class Model {
   // model lacks.
   int64_t output_dim(const EncodeOptions& options = {}) const;
   // The model folder's own tokenizer (tokenizer.json, vocab.txt, ...: see
-  // models/tokenizers/tokenizer.h), read on first use and kept. Throws Error
+  // tokenizers/tokenizer.h), read on first use and kept. Throws Error
   // naming the folder if it holds none.
   std::shared_ptr<const tokenizers::Tokenizer> tokenizer() const;
 

@@ -13,7 +13,7 @@
 #include "engine/error.h"
 #include "engine/json_text.h"
 #include "engine/parallel.h"
-#include "models/tokenizers/utf8.h"
+#include "tokenizers/utf8.h"
 
 namespace phasor {
 namespace {

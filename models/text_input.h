@@ -1,6 +1,6 @@
 // Text as `encode --text-file` and `tokenize` read it: one text (or, with
 // pairs, text_a<TAB>text_b) a line, each line's ids from the model's own
-// tokenizer (models/tokenizers/tokenizer.h), tokenized on the worker threads.
+// tokenizer (tokenizers/tokenizer.h), tokenized on the worker threads.
 //
 // A line ends at '\n' (a '\r' before it is dropped, so CRLF files read as
 // their LF twins); a last line without '\n' is a line; every line is a text,
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "models/length_rule.h"
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 #include "models/tokens.h"
 
 namespace phasor {

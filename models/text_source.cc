@@ -9,7 +9,7 @@
 #include "engine/error.h"
 #include "engine/json_text.h"
 #include "models/csv_rows.h"
-#include "models/tokenizers/utf8.h"
+#include "tokenizers/utf8.h"
 
 namespace phasor {
 namespace {

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "models/commands/encode_job.h"
-#include "models/commands/option_checks.h"
+#include "commands/encode_job.h"
+#include "commands/option_checks.h"
 #include "models/input_rules.h"
 #include "models/length_rule.h"
 #include "models/phasor.h"
 #include "models/sentence_transformers.h"
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/encode.h"

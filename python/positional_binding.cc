@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "models/commands/option_checks.h"
-#include "models/commands/pe_job.h"
+#include "commands/option_checks.h"
+#include "commands/pe_job.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
 #include "python/convert.h"

@@ -15,7 +15,7 @@
 #include "models/length_rule.h"
 #include "models/phasor.h"
 #include "models/sentence_transformers.h"
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/encode.h"

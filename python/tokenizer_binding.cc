@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/phasor.h"
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/encode.h"

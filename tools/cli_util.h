@@ -1,5 +1,5 @@
 // Small helpers shared by the subcommands' printing. The checks of what a
-// command is asked live with its work, in models/commands/.
+// command is asked live with its work, in commands/.
 #pragma once
 
 #include <cstdio>

@@ -1,5 +1,5 @@
 // phasor bench-pe: cached versus recomputed PE, side by side in one run, with
-// the memory bounds each is measured against (models/commands/bench_pe_job.h
+// the memory bounds each is measured against (commands/bench_pe_job.h
 // measures; this file prints and draws).
 #include <cmath>
 #include <cstdio>
@@ -9,7 +9,7 @@
 
 #include "engine/cpu.h"
 #include "engine/parallel.h"
-#include "models/commands/bench_pe_job.h"
+#include "commands/bench_pe_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/plot.h"

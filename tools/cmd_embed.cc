@@ -1,5 +1,5 @@
 // phasor embed: embed a long sequence of random tokens with PE, chunk by chunk
-// (models/commands/embed_job.h).
+// (commands/embed_job.h).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -7,7 +7,7 @@
 
 #include "engine/cpu.h"
 #include "engine/parallel.h"
-#include "models/commands/embed_job.h"
+#include "commands/embed_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/progress.h"

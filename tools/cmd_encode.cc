@@ -1,4 +1,4 @@
-// phasor encode: run the encoder on token ids (models/commands/encode_job.h).
+// phasor encode: run the encoder on token ids (commands/encode_job.h).
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include "engine/cpu.h"
 #include "engine/memory_limit.h"
 #include "engine/parallel.h"
-#include "models/commands/encode_job.h"
+#include "commands/encode_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/progress.h"

@@ -10,7 +10,7 @@
 #include "engine/error.h"
 #include "engine/output_file.h"
 #include "engine/safetensors.h"
-#include "models/commands/option_checks.h"
+#include "commands/option_checks.h"
 #include "models/toy.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"

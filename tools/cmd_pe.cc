@@ -1,14 +1,14 @@
 // phasor pe: the positional-encoding table for positions start..start+length-1
 // (sinusoidal PE, or the RoPE cos/sin table), and --similarity: a picture of
 // how the encodings of two positions relate, against their distance
-// (models/commands/pe_job.h computes; tools/plot_pe.h draws; this file parses
+// (commands/pe_job.h computes; tools/plot_pe.h draws; this file parses
 // and prints).
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "models/commands/pe_job.h"
+#include "commands/pe_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/plot_pe.h"

@@ -1,9 +1,9 @@
-// phasor serve: the encoder behind HTTP (models/serving/serve.h).
+// phasor serve: the encoder behind HTTP (serving/serve.h).
 #include <iostream>
 #include <memory>
 #include <mutex>
 
-#include "models/serving/serve.h"
+#include "serving/serve.h"
 #include "tools/commands.h"
 
 namespace phasor::cli {

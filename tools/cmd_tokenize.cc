@@ -1,5 +1,5 @@
 // phasor tokenize: text to ids with the model's own tokenizer
-// (models/commands/tokenize_job.h).
+// (commands/tokenize_job.h).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -7,7 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/parallel.h"
-#include "models/commands/tokenize_job.h"
+#include "commands/tokenize_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/text_options.h"

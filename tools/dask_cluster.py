@@ -75,7 +75,7 @@ def _same_file(a, b):
 
 
 def check_distinct_paths(parser, outputs, inputs):
-    """Usage error, as the CLI's (models/commands/option_checks.h), if two outputs name one
+    """Usage error, as the CLI's (commands/option_checks.h), if two outputs name one
     file or an output names an input; outputs and inputs: (option, path) pairs, path None when
     not given. Links and ".." are resolved; existing files compare by inode."""
     for i, (option, path) in enumerate(outputs):

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/commands/option_checks.h"
+#include "commands/option_checks.h"
 #include "tools/cli_util.h"
 #include "tools/plot.h"
 

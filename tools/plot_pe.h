@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "models/commands/pe_job.h"
+#include "commands/pe_job.h"
 
 namespace phasor::cli {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "models/commands/sizes.h"
+#include "commands/sizes.h"
 
 namespace phasor::cli {
 
-// ParseSize and ParseSizeList (models/commands/sizes.h), as the options read them.
+// ParseSize and ParseSizeList (commands/sizes.h), as the options read them.
 using ::phasor::ParseSize;
 using ::phasor::ParseSizeList;
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "models/commands/tokenize_job.h"
+#include "commands/tokenize_job.h"
 
 namespace phasor::cli {
 

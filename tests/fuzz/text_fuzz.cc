@@ -15,7 +15,7 @@
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "models/text_input.h"
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 #include "tests/fuzz/harness.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // The server's bodies: input forms and their errors, float rows that read back
 // to the same float32, base64 as Python's base64 module writes it.
-#include "models/serving/api.h"
+#include "serving/api.h"
 
 #include <gtest/gtest.h>
 

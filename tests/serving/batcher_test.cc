@@ -2,7 +2,7 @@
 // budget, a large request split across batches, every row the bits of its
 // sequence encoded alone; a cancelled request never computed; Stop finishes
 // what is queued.
-#include "models/serving/batcher.h"
+#include "serving/batcher.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // The server's Prometheus histograms: a value equal to a bound counts in that
 // bound's bucket (Prometheus' le is "less than or equal"), buckets are
 // cumulative, and the sum and count are every observation's.
-#include "models/serving/metrics.h"
+#include "serving/metrics.h"
 
 #include <gtest/gtest.h>
 

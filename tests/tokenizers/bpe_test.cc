@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "models/tokenizers/model.h"
+#include "tokenizers/model.h"
 #include "tests/support/error_of.h"
 
 namespace phasor::tokenizers {

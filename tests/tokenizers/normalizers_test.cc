@@ -1,4 +1,4 @@
-// The normalizers of tokenizer.json (models/tokenizers/normalizer.h) against
+// The normalizers of tokenizer.json (tokenizers/normalizer.h) against
 // outside references. Each expected value says where it comes from:
 //   [js]   @huggingface/tokenizers 0.2.0 (the JS port) run by node on the same
 //          JSON config, where its code does what the Rust crate's does;
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <string>
 
-#include "models/tokenizers/normalizer.h"
+#include "tokenizers/normalizer.h"
 #include "tests/support/error_of.h"
 
 namespace phasor::tokenizers {

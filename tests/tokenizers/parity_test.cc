@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 namespace phasor::tokenizers {
 namespace {

@@ -1,4 +1,4 @@
-// The pre-tokenizers of tokenizer.json (models/tokenizers/pre_tokenizer.h)
+// The pre-tokenizers of tokenizer.json (tokenizers/pre_tokenizer.h)
 // against outside references. Each expected value says where it comes from:
 //   [js]   @huggingface/tokenizers 0.2.0 (the JS port) run by node on the same
 //          JSON config, where its code does what the Rust crate's does;
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "models/tokenizers/pre_tokenizer.h"
+#include "tokenizers/pre_tokenizer.h"
 #include "tests/support/error_of.h"
 
 namespace phasor::tokenizers {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "models/tokenizers/model.h"
+#include "tokenizers/model.h"
 #include "tests/support/error_of.h"
 
 namespace phasor::tokenizers {

@@ -3,7 +3,7 @@
 // the Rust crate `tokenizers` 0.23.2 (golden/sweep.NAME.txt, made by
 // tests/data/tokenizers/make_sweep_golden.mjs with its Node bindings). This is
 // where the crate's Unicode versions show: BERT's classes from Unicode 8.0,
-// normalisation from 9.0, regex classes from 16.0 (models/tokenizers/unicode.h).
+// normalisation from 9.0, regex classes from 16.0 (tokenizers/unicode.h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "models/tokenizers/tokenizer.h"
-#include "models/tokenizers/utf8.h"
+#include "tokenizers/tokenizer.h"
+#include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
 namespace {

@@ -2,7 +2,7 @@
 // tests/data/tokenizers/hand (ids in its README): added tokens and their
 // flags, longest-first truncation, and UTF-8 as Python reads it. Expected ids
 // are worked out by hand from the Hugging Face tokenizers library's rules.
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 
 #include "engine/error.h"
 #include "models/text_input.h"
-#include "models/tokenizers/utf8.h"
+#include "tokenizers/utf8.h"
 #include "tests/support/run.h"
 
 namespace phasor::tokenizers {

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "models/tokenizers/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 namespace phasor::tokenizers {
 namespace {

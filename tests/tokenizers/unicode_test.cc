@@ -1,9 +1,9 @@
-// The Unicode facts of models/tokenizers/unicode.h against sources outside
+// The Unicode facts of tokenizers/unicode.h against sources outside
 // the code: Python 3.11's unicodedata (Unicode 14.0; every character below is
 // assigned in 14.0 and unchanged in ICU 72's Unicode 15.0), the Unicode
 // Character Database's PropList.txt for White_Space, and the Rust standard
 // library's documented char::to_lowercase examples.
-#include "models/tokenizers/unicode.h"
+#include "tokenizers/unicode.h"
 
 #include <gtest/gtest.h>
 

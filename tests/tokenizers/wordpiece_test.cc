@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "models/tokenizers/model.h"
+#include "tokenizers/model.h"
 #include "tests/support/error_of.h"
 
 namespace phasor::tokenizers {

@@ -1,6 +1,6 @@
-// Writes models/tokenizers/unicode_tables.inc: the code point ranges of the
+// Writes tokenizers/unicode_tables.inc: the code point ranges of the
 // Unicode facts the Rust crate `tokenizers` answers with tables older or newer
-// than ICU's (models/tokenizers/unicode.h says which component asks which),
+// than ICU's (tokenizers/unicode.h says which component asks which),
 // from the published Unicode data of each version as npm ships it. Run by
 // hand, not in CI (node 20):
 //
@@ -166,6 +166,6 @@ ${rows.join("\n")}
 };
 `;
 
-const target = path.join(here, "../../../models/tokenizers/unicode_tables.inc");
+const target = path.join(here, "../../../tokenizers/unicode_tables.inc");
 fs.writeFileSync(target, out);
 console.log(`${target}: ${out.length} bytes`);

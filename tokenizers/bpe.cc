@@ -1,0 +1,418 @@
+// BPE (GPT-2, RoBERTa, Llama-style SentencePiece BPE exported to
+// tokenizer.json), as tokenizers/src/models/bpe/{model,word}.rs:
+//  1. each code point of the piece becomes a symbol: its vocabulary id
+//     (continuing_subword_prefix before every code point but the first,
+//     end_of_word_suffix after the last), else its "<0xAB>" byte pieces
+//     (byte_fallback), else the unknown token (consecutive ones fused into one
+//     when fuse_unk), else nothing;
+//  2. merges apply by rank, lowest first, the leftmost on equal ranks, from
+//     one priority queue (each merge only changes its two neighbours' pairs).
+// Whole pieces are cached, so a repeated word costs one lookup.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/error.h"
+#include "tokenizers/model.h"
+#include "tokenizers/model_vocab.h"
+#include "tokenizers/utf8.h"
+
+namespace phasor::tokenizers {
+namespace {
+
+// (left id, right id) -> (rank, id of the merged token): open addressing,
+// linear probing, on the hot path of every merge step.
+class MergeTable {
+ public:
+  struct Rule {
+    int32_t rank;
+    int32_t new_id;
+  };
+
+  void Reserve(size_t n) {
+    size_t capacity = 16;
+    while (capacity < 2 * n) capacity *= 2;
+    slots_.assign(capacity, Slot{kEmpty, {0, 0}});
+    mask_ = capacity - 1;
+  }
+  // A later rule for the same pair replaces the earlier one, as the library's
+  // HashMap collect does.
+  void Set(int32_t left, int32_t right, Rule rule) {
+    Slot& slot = Probe(Key(left, right));
+    slot.key = Key(left, right);
+    slot.rule = rule;
+  }
+  const Rule* Find(int32_t left, int32_t right) const {
+    const Slot& slot = const_cast<MergeTable*>(this)->Probe(Key(left, right));
+    return slot.key == kEmpty ? nullptr : &slot.rule;
+  }
+
+ private:
+  // Ids are below 2^31, so no pair has this key.
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  struct Slot {
+    uint64_t key;
+    Rule rule;
+  };
+  static uint64_t Key(int32_t left, int32_t right) {
+    return (uint64_t(uint32_t(left)) << 32) | uint32_t(right);
+  }
+  Slot& Probe(uint64_t key) {
+    size_t i = size_t((key * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
+    while (slots_[i].key != kEmpty && slots_[i].key != key) i = (i + 1) & mask_;
+    return slots_[i];
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+};
+
+// Pieces already tokenized -> their ids, shared by all threads: shards each
+// under its own mutex, so threads rarely wait on one another. Bounded: a full
+// shard is emptied before it takes the next piece (the cache follows the
+// text instead of keeping the first words it saw forever).
+class PieceCache {
+ public:
+  static constexpr size_t kMaxPieceBytes = 256;  // as the library's MAX_LENGTH
+
+  explicit PieceCache(size_t capacity) : per_shard_(std::max<size_t>(1, capacity / kShards)) {}
+
+  // Appends the cached ids of piece, if any.
+  bool Get(std::string_view piece, size_t hash, std::vector<int32_t>& ids) const {
+    Shard& shard = shards_[hash % kShards];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    const auto it = shard.entries.find(hash);
+    if (it == shard.entries.end() || it->second.piece != piece) return false;
+    ids.insert(ids.end(), it->second.ids.begin(), it->second.ids.end());
+    return true;
+  }
+  void Put(std::string_view piece, size_t hash, const int32_t* ids, size_t n) const {
+    Shard& shard = shards_[hash % kShards];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    if (shard.entries.size() >= per_shard_) shard.entries.clear();
+    Entry& entry = shard.entries[hash];  // a colliding piece is replaced
+    entry.piece.assign(piece);
+    entry.ids.assign(ids, ids + n);
+  }
+
+ private:
+  static constexpr size_t kShards = 64;
+  struct Entry {
+    std::string piece;
+    std::vector<int32_t> ids;
+  };
+  struct Shard {
+    std::mutex mu;
+    std::unordered_map<size_t, Entry> entries;
+  };
+  mutable std::array<Shard, kShards> shards_;
+  size_t per_shard_;
+};
+
+struct BpeOptions {
+  std::optional<int32_t> unk_id;
+  std::string prefix;  // continuing_subword_prefix, "" for none
+  std::string suffix;  // end_of_word_suffix, "" for none
+  bool fuse_unk = false;
+  bool byte_fallback = false;
+  bool ignore_merges = false;
+};
+
+class Bpe final : public Model {
+ public:
+  Bpe(TokenTable vocab, MergeTable merges, BpeOptions options)
+      : vocab_(std::move(vocab)),
+        merges_(std::move(merges)),
+        options_(std::move(options)),
+        cache_(10000) {
+    // Code points below U+0800 (one or two UTF-8 bytes: every character of a
+    // byte-level vocabulary) are found by index, not by hashing.
+    std::string text;
+    for (char32_t c = 0; c < kDirect; ++c) {
+      text.clear();
+      AppendUtf8(text, c);
+      direct_ids_[c] = vocab_.Find(text).value_or(-1);
+    }
+    for (int b = 0; b < 256; ++b) {
+      byte_ids_[b] = vocab_.Find(BytePiece(static_cast<unsigned char>(b))).value_or(-1);
+    }
+  }
+
+  void Tokenize(std::string_view piece, std::vector<int32_t>& ids) const override {
+    if (piece.empty()) return;
+    if (options_.ignore_merges) {
+      if (const auto id = vocab_.Find(piece)) {
+        ids.push_back(*id);
+        return;
+      }
+    }
+    const bool cacheable = piece.size() < PieceCache::kMaxPieceBytes;
+    size_t hash = 0;
+    if (cacheable) {
+      hash = std::hash<std::string_view>()(piece);
+      if (cache_.Get(piece, hash, ids)) return;
+    }
+    const size_t first = ids.size();
+    MergeWord(piece, ids);
+    if (cacheable) cache_.Put(piece, hash, ids.data() + first, ids.size() - first);
+  }
+
+  std::optional<int32_t> TokenToId(std::string_view token) const override {
+    return vocab_.Find(token);
+  }
+  int32_t VocabSize() const override { return vocab_.IdBound(); }
+
+ private:
+  static constexpr char32_t kDirect = 0x800;
+
+  struct Symbol {
+    int32_t id;
+    int32_t prev;  // index of the symbol before, -1 at the start
+    int32_t next;  // index of the symbol after, -1 at the end
+    int32_t len;   // bytes of the piece it covers; 0 once merged into its left
+  };
+  struct Candidate {
+    int32_t rank;
+    int32_t pos;  // index of the left symbol
+    int32_t new_id;
+  };
+  // std heap functions keep the greatest on top: "greater" here is the lower
+  // rank, then the leftmost position, so the top is the merge to apply next.
+  static bool After(const Candidate& a, const Candidate& b) {
+    return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos;
+  }
+
+  // The vocabulary id of the symbol for code point text[i, i + len).
+  std::optional<int32_t> SymbolId(std::string_view piece, size_t i, size_t len,
+                                  std::string& scratch) const {
+    const bool prefixed = i > 0 && !options_.prefix.empty();
+    const bool suffixed = i + len == piece.size() && !options_.suffix.empty();
+    if (!prefixed && !suffixed) {
+      if (len <= 2) {
+        size_t k = i;
+        const int32_t id = direct_ids_[NextCodePoint(piece, k)];
+        if (id < 0) return std::nullopt;
+        return id;
+      }
+      return vocab_.Find(piece.substr(i, len));
+    }
+    scratch.clear();
+    if (prefixed) scratch += options_.prefix;
+    scratch.append(piece.substr(i, len));
+    if (suffixed) scratch += options_.suffix;
+    return vocab_.Find(scratch);
+  }
+
+  void MergeWord(std::string_view piece, std::vector<int32_t>& ids) const {
+    thread_local std::vector<Symbol> symbols;
+    thread_local std::vector<Candidate> queue;
+    thread_local std::string scratch;
+    symbols.clear();
+    auto add = [&](int32_t id, int32_t len) {
+      const auto index = static_cast<int32_t>(symbols.size());
+      if (index > 0) symbols.back().next = index;
+      symbols.push_back(Symbol{id, index - 1, -1, len});
+    };
+
+    // Bytes of an unknown token waiting for the symbol after it (to fuse
+    // with it), 0 for none. As in the library, byte fallback pieces do not
+    // flush it: they go in before it.
+    int32_t pending_unk_len = 0;
+    for (size_t i = 0; i < piece.size();) {
+      const size_t len = SequenceLength(static_cast<unsigned char>(piece[i]));
+      if (const auto id = SymbolId(piece, i, len, scratch)) {
+        if (pending_unk_len > 0) add(*options_.unk_id, pending_unk_len);
+        pending_unk_len = 0;
+        add(*id, static_cast<int32_t>(len));
+      } else if (!AddByteFallback(piece, i, len, scratch, add)) {
+        if (options_.unk_id) {
+          if (pending_unk_len > 0 && options_.fuse_unk) {
+            pending_unk_len += static_cast<int32_t>(len);
+          } else {
+            if (pending_unk_len > 0) add(*options_.unk_id, pending_unk_len);
+            pending_unk_len = static_cast<int32_t>(len);
+          }
+        }
+        // Without an unknown token the library drops the character.
+      }
+      i += len;
+    }
+    if (pending_unk_len > 0) add(*options_.unk_id, pending_unk_len);
+
+    queue.clear();
+    for (size_t pos = 0; pos + 1 < symbols.size(); ++pos) {
+      if (const auto* rule = merges_.Find(symbols[pos].id, symbols[pos + 1].id)) {
+        queue.push_back(Candidate{rule->rank, static_cast<int32_t>(pos), rule->new_id});
+      }
+    }
+    std::make_heap(queue.begin(), queue.end(), After);
+    while (!queue.empty()) {
+      std::pop_heap(queue.begin(), queue.end(), After);
+      const Candidate top = queue.back();
+      queue.pop_back();
+      Symbol& left = symbols[top.pos];
+      // A stale entry: its left symbol was merged away, it has nothing on
+      // its right any more, or the pair there changed since it was queued.
+      if (left.len == 0 || left.next < 0) continue;
+      const Symbol right = symbols[left.next];
+      const auto* rule = merges_.Find(left.id, right.id);
+      if (rule == nullptr || rule->new_id != top.new_id) continue;
+
+      symbols[left.next].len = 0;
+      left.id = top.new_id;
+      left.len += right.len;
+      left.next = right.next;
+      if (right.next >= 0) symbols[right.next].prev = top.pos;
+      if (left.prev >= 0) {
+        if (const auto* r = merges_.Find(symbols[left.prev].id, left.id)) {
+          queue.push_back(Candidate{r->rank, left.prev, r->new_id});
+          std::push_heap(queue.begin(), queue.end(), After);
+        }
+      }
+      if (left.next >= 0) {
+        if (const auto* r = merges_.Find(left.id, symbols[left.next].id)) {
+          queue.push_back(Candidate{r->rank, top.pos, r->new_id});
+          std::push_heap(queue.begin(), queue.end(), After);
+        }
+      }
+    }
+    for (const Symbol& s : symbols) {
+      if (s.len != 0) ids.push_back(s.id);
+    }
+  }
+
+  // The "<0xAB>" pieces of the symbol's text (prefix and suffix included, as
+  // the library spells it), added when byte_fallback is on and the
+  // vocabulary has every one of them.
+  template <class Add>
+  bool AddByteFallback(std::string_view piece, size_t i, size_t len, std::string& scratch,
+                       Add& add) const {
+    if (!options_.byte_fallback) return false;
+    scratch.clear();
+    if (i > 0) scratch += options_.prefix;
+    scratch.append(piece.substr(i, len));
+    if (i + len == piece.size()) scratch += options_.suffix;
+    for (const char b : scratch) {
+      if (byte_ids_[static_cast<unsigned char>(b)] < 0) return false;
+    }
+    for (const char b : scratch) add(byte_ids_[static_cast<unsigned char>(b)], 1);
+    return true;
+  }
+
+  TokenTable vocab_;
+  MergeTable merges_;
+  BpeOptions options_;
+  std::array<int32_t, kDirect> direct_ids_;
+  std::array<int32_t, 256> byte_ids_;
+  PieceCache cache_;
+};
+
+// One merge as the file writes it: "a b" (merges.txt's line) or ["a", "b"].
+// false for a "#version" line, which the library skips without a rank. A
+// line with several spaces (tokens holding spaces) is cut where a, b and ab
+// are all tokens, if exactly one cut is, as newer versions of the library
+// read it; older ones refuse such lines.
+bool ReadMerge(const nlohmann::json& merge, const TokenTable& vocab, const std::string& where,
+               std::string& a, std::string& b) {
+  if (merge.is_string()) {
+    const std::string& line = merge.get_ref<const std::string&>();
+    if (line.rfind("#version", 0) == 0) return false;
+    const size_t space = line.find(' ');
+    if (space == std::string::npos) {
+      throw Error(where + ": expected two tokens separated by a space, got " + Quoted(line));
+    }
+    if (line.find(' ', space + 1) == std::string::npos) {
+      a = line.substr(0, space);
+      b = line.substr(space + 1);
+      return true;
+    }
+    int cuts = 0;
+    for (size_t cut = space; cut != std::string::npos; cut = line.find(' ', cut + 1)) {
+      const std::string_view left = std::string_view(line).substr(0, cut);
+      const std::string_view right = std::string_view(line).substr(cut + 1);
+      if (vocab.Find(left) && vocab.Find(right) &&
+          vocab.Find(std::string(left) + std::string(right))) {
+        a = left;
+        b = right;
+        ++cuts;
+      }
+    }
+    if (cuts != 1) {
+      throw Error(where + ": " + Quoted(line) + " has several spaces and " +
+                  (cuts == 0 ? "no" : "more than one") +
+                  " cut of it into tokens a, b with ab a token; write it as [\"a\", \"b\"]");
+    }
+    return true;
+  }
+  if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
+    a = merge[0].get<std::string>();
+    b = merge[1].get<std::string>();
+    return true;
+  }
+  throw Error(where + ": expected \"a b\" or [\"a\", \"b\"], got " + merge.dump());
+}
+
+}  // namespace
+
+std::unique_ptr<Model> MakeBpe(const nlohmann::json& spec, const std::string& where) {
+  if (!spec.contains("vocab")) throw Error(where + ".vocab: missing");
+  if (!spec.contains("merges")) throw Error(where + ".merges: missing");
+  if (const auto it = spec.find("dropout"); it != spec.end() && !it->is_null()) {
+    if (!it->is_number()) throw Error(where + ".dropout: expected a number or null");
+    const double p = it->get<double>();
+    if (p != 0.0) {
+      throw Error(where + ".dropout: " + it->dump() +
+                  ": BPE dropout skips merges at random, so its ids are not reproducible; "
+                  "phasor reads null or 0 only");
+    }
+  }
+  TokenTable vocab = ReadTokenIds(spec["vocab"], where + ".vocab");
+  BpeOptions options;
+  if (const auto unk = OptionalStringField(spec, "unk_token", where)) {
+    options.unk_id = vocab.Find(*unk);
+    // The library looks the unknown token up only when a character needs it;
+    // phasor asks at load, so a broken file fails before any text is read.
+    if (!options.unk_id) {
+      throw Error(where + ".unk_token: " + Quoted(*unk) + " is not in the vocabulary");
+    }
+  }
+  options.prefix = StringField(spec, "continuing_subword_prefix", where, "");
+  options.suffix = StringField(spec, "end_of_word_suffix", where, "");
+  options.fuse_unk = BoolField(spec, "fuse_unk", where, false);
+  options.byte_fallback = BoolField(spec, "byte_fallback", where, false);
+  options.ignore_merges = BoolField(spec, "ignore_merges", where, false);
+
+  const nlohmann::json& list = spec["merges"];
+  if (!list.is_array()) throw Error(where + ".merges: expected an array");
+  MergeTable merges;
+  merges.Reserve(list.size());
+  int32_t rank = 0;
+  std::string a, b;
+  for (size_t k = 0; k < list.size(); ++k) {
+    const std::string item = where + ".merges[" + std::to_string(k) + "]";
+    if (!ReadMerge(list[k], vocab, item, a, b)) continue;
+    const auto a_id = vocab.Find(a);
+    if (!a_id) throw Error(item + ": " + Quoted(a) + " is not in the vocabulary");
+    const auto b_id = vocab.Find(b);
+    if (!b_id) throw Error(item + ": " + Quoted(b) + " is not in the vocabulary");
+    // The merged token drops the right part's continuing_subword_prefix.
+    const size_t cut = options.prefix.size();
+    if (b.size() < cut || (cut < b.size() && (static_cast<unsigned char>(b[cut]) & 0xC0) == 0x80)) {
+      throw Error(item + ": " + Quoted(b) + " is too short to drop continuing_subword_prefix " +
+                  Quoted(options.prefix) + " from");
+    }
+    const std::string merged = a + b.substr(cut);
+    const auto merged_id = vocab.Find(merged);
+    if (!merged_id) throw Error(item + ": " + Quoted(merged) + " is not in the vocabulary");
+    merges.Set(*a_id, *b_id, MergeTable::Rule{rank, *merged_id});
+    ++rank;
+  }
+  return std::make_unique<Bpe>(std::move(vocab), std::move(merges), std::move(options));
+}
+
+}  // namespace phasor::tokenizers

@@ -1,0 +1,178 @@
+#include "tokenizers/precompiled_charsmap.h"
+
+#include <unicode/brkiter.h>
+#include <unicode/locid.h>
+#include <unicode/utext.h>
+#include <unicode/utf8.h>
+
+#include <memory>
+#include <string>
+
+#include "engine/error.h"
+#include "tokenizers/utf8.h"
+
+namespace phasor::tokenizers {
+namespace {
+
+// A darts-clone unit: the fields spm_precompiled reads.
+bool HasLeaf(uint32_t u) { return ((u >> 8) & 1) != 0; }
+uint32_t Value(uint32_t u) { return u & ((1u << 31) - 1); }
+uint32_t Label(uint32_t u) { return u & ((1u << 31) | 0xFF); }
+uint32_t Offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
+
+uint32_t ReadLe32(const std::string& bytes, size_t at) {
+  return uint32_t(static_cast<unsigned char>(bytes[at])) |
+         (uint32_t(static_cast<unsigned char>(bytes[at + 1])) << 8) |
+         (uint32_t(static_cast<unsigned char>(bytes[at + 2])) << 16) |
+         (uint32_t(static_cast<unsigned char>(bytes[at + 3])) << 24);
+}
+
+bool IsValidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  const auto n = static_cast<int32_t>(s.size());
+  for (int32_t i = 0; i < n;) {
+    UChar32 c;
+    U8_NEXT(p, i, n, c);
+    if (c < 0) return false;
+  }
+  return true;
+}
+
+// One character BreakIterator per thread: creating one costs far more than
+// using it, and one instance must not be shared between threads.
+icu::BreakIterator& GraphemeIterator(const std::string& where) {
+  thread_local std::unique_ptr<icu::BreakIterator> it;
+  if (!it) {
+    UErrorCode status = U_ZERO_ERROR;
+    it.reset(icu::BreakIterator::createCharacterInstance(icu::Locale::getRoot(), status));
+    if (U_FAILURE(status) || !it)
+      throw Error(where + ": ICU has no grapheme cluster rules (" + u_errorName(status) + ")");
+  }
+  return *it;
+}
+
+struct UTextCloser {
+  void operator()(UText* t) const { utext_close(t); }
+};
+
+}  // namespace
+
+PrecompiledCharsmap::PrecompiledCharsmap(const std::string& bytes, const std::string& where)
+    : where_(where) {
+  if (bytes.size() < 4)
+    throw Error(where + ": cannot parse the charsmap (" + std::to_string(bytes.size()) +
+                " bytes, fewer than its 4-byte header)");
+  const size_t units = ReadLe32(bytes, 0) / 4;
+  if (units == 0) throw Error(where + ": cannot parse the charsmap (its trie is empty)");
+  if (units > (bytes.size() - 4) / 4)
+    throw Error(where + ": cannot parse the charsmap (its header gives a trie of " +
+                std::to_string(units) + " units, more than its " + std::to_string(bytes.size()) +
+                " bytes hold)");
+  trie_.resize(units);
+  for (size_t k = 0; k < units; ++k) trie_[k] = ReadLe32(bytes, 4 + 4 * k);
+  replacements_ = bytes.substr(4 + 4 * units);
+  if (!IsValidUtf8(replacements_))
+    throw Error(where + ": cannot parse the charsmap (its replacement strings are not UTF-8)");
+  for (int b = 1; b < 128; ++b) {
+    const char c = static_cast<char>(b);
+    if (auto r = Transform(std::string_view(&c, 1))) ascii_[b] = std::string(*r);
+  }
+}
+
+uint32_t PrecompiledCharsmap::Unit(size_t pos) const {
+  if (pos >= trie_.size())
+    throw Error(where_ + ": the charsmap is corrupt (its trie points past its " +
+                std::to_string(trie_.size()) + " units)");
+  return trie_[pos];
+}
+
+std::optional<std::string_view> PrecompiledCharsmap::Transform(std::string_view key) const {
+  size_t pos = Offset(Unit(0));
+  for (const char ch : key) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == 0) break;
+    pos ^= c;
+    const uint32_t unit = Unit(pos);
+    if (Label(unit) != c) return std::nullopt;
+    pos ^= Offset(unit);
+    if (HasLeaf(unit)) {
+      // The first leaf on the path: the shortest key, as the crate's
+      // transform() takes results[0] of its common-prefix search.
+      const size_t at = Value(Unit(pos));
+      if (at > replacements_.size() ||
+          (at < replacements_.size() &&
+           (static_cast<unsigned char>(replacements_[at]) & 0xC0) == 0x80))
+        throw Error(where_ + ": the charsmap is corrupt (a replacement offset, " +
+                    std::to_string(at) + ", is not the start of a character of its " +
+                    std::to_string(replacements_.size()) + " bytes of replacements)");
+      size_t end = replacements_.find('\0', at);
+      if (end == std::string::npos) end = replacements_.size();
+      return std::string_view(replacements_).substr(at, end - at);
+    }
+  }
+  return std::nullopt;
+}
+
+void PrecompiledCharsmap::AppendCluster(std::string_view cluster, std::string& out) const {
+  if (cluster.size() < 6) {
+    if (auto r = Transform(cluster)) {
+      out += *r;
+      return;
+    }
+  }
+  for (size_t i = 0; i < cluster.size();) {
+    const size_t n = SequenceLength(static_cast<unsigned char>(cluster[i]));
+    const std::string_view cp = cluster.substr(i, n);
+    if (auto r = Transform(cp)) {
+      out += *r;
+    } else {
+      out += cp;
+    }
+    i += n;
+  }
+}
+
+std::string PrecompiledCharsmap::Apply(std::string_view text) const {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  const size_t n = text.size();
+  std::unique_ptr<UText, UTextCloser> utext;
+  icu::BreakIterator* clusters = nullptr;
+  for (size_t i = 0; i < n;) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80 && (i + 1 == n || static_cast<unsigned char>(text[i + 1]) < 0x80)) {
+      // Between two ASCII characters there is always a cluster boundary,
+      // except inside CR LF (UAX #29 GB3); no ASCII character joins the
+      // cluster before it, so i is a boundary here too.
+      if (b == '\r' && i + 1 < n && text[i + 1] == '\n') {
+        AppendCluster(text.substr(i, 2), out);
+        i += 2;
+      } else {
+        if (ascii_[b]) {
+          out += *ascii_[b];
+        } else {
+          out.push_back(static_cast<char>(b));
+        }
+        ++i;
+      }
+      continue;
+    }
+    if (clusters == nullptr) {
+      UErrorCode status = U_ZERO_ERROR;
+      utext.reset(utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(n), &status));
+      clusters = &GraphemeIterator(where_);
+      clusters->setText(utext.get(), status);
+      if (U_FAILURE(status))
+        throw Error(where_ + ": ICU cannot split the text into graphemes (" + u_errorName(status) +
+                    ")");
+    }
+    int32_t end = clusters->following(static_cast<int32_t>(i));
+    if (end == icu::BreakIterator::DONE || static_cast<size_t>(end) <= i)
+      end = static_cast<int32_t>(n);
+    AppendCluster(text.substr(i, static_cast<size_t>(end) - i), out);
+    i = static_cast<size_t>(end);
+  }
+  return out;
+}
+
+}  // namespace phasor::tokenizers
