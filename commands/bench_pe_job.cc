@@ -5,6 +5,9 @@
 #include <functional>
 #include <memory>
 
+#include "commands/option_checks.h"
+#include "commands/sizes.h"
+#include "commands/timing.h"
 #include "engine/aligned_allocator.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/parallel.h"
@@ -12,9 +15,6 @@
 #include "layers/embedding.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
-#include "commands/option_checks.h"
-#include "commands/sizes.h"
-#include "commands/timing.h"
 #include "models/random_sequence.h"
 
 namespace phasor {

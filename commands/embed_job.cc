@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "commands/option_checks.h"
+#include "commands/timing.h"
 #include "engine/aligned_allocator.h"
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
@@ -10,8 +12,6 @@
 #include "engine/weights.h"
 #include "layers/embedding.h"
 #include "layers/sinusoidal.h"
-#include "commands/option_checks.h"
-#include "commands/timing.h"
 #include "models/random_sequence.h"
 
 namespace phasor {

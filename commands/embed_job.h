@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "layers/positional.h"
 #include "commands/job_events.h"
+#include "layers/positional.h"
 
 namespace phasor {
 

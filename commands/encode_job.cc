@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "commands/option_checks.h"
+#include "commands/timing.h"
+#include "commands/tokenize_job.h"
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
 #include "engine/output_file.h"
 #include "engine/parallel.h"
 #include "engine/size_limits.h"
-#include "commands/option_checks.h"
-#include "commands/timing.h"
-#include "commands/tokenize_job.h"
 #include "models/corpus.h"
 #include "models/heads.h"
 #include "models/length_rule.h"

@@ -6,12 +6,12 @@
 #include <cstring>
 #include <utility>
 
+#include "commands/option_checks.h"
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "engine/npy.h"
 #include "engine/output_file.h"
 #include "engine/size_limits.h"
-#include "commands/option_checks.h"
 
 namespace phasor {
 namespace {

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "commands/job_events.h"
 #include "engine/parallel.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
-#include "commands/job_events.h"
 
 namespace phasor {
 

@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <memory>
 
+#include "commands/option_checks.h"
+#include "commands/timing.h"
 #include "engine/error.h"
 #include "engine/output_file.h"
 #include "engine/parallel.h"
-#include "commands/option_checks.h"
-#include "commands/timing.h"
 #include "models/encoder.h"
 #include "models/length_rule.h"
 

@@ -59,7 +59,7 @@ namespace phasor {
 // version of the headers; the two differ only if they were mixed up.
 const char* Version();
 
-class Encoder;                 // models/encoder.h
+class Encoder;  // models/encoder.h
 namespace tokenizers {
 class Tokenizer;  // tokenizers/tokenizer.h
 }

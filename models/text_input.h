@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "models/length_rule.h"
-#include "tokenizers/tokenizer.h"
 #include "models/tokens.h"
+#include "tokenizers/tokenizer.h"
 
 namespace phasor {
 

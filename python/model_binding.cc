@@ -13,11 +13,11 @@
 #include "models/length_rule.h"
 #include "models/phasor.h"
 #include "models/sentence_transformers.h"
-#include "tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/encode.h"
 #include "python/texts.h"
+#include "tokenizers/tokenizer.h"
 
 namespace phasor::python {
 

@@ -1,7 +1,7 @@
 #include "python/texts.h"
 
-#include "engine/error.h"
 #include "commands/tokenize_job.h"
+#include "engine/error.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "models/phasor.h"
-#include "tokenizers/tokenizer.h"
 #include "python/bindings.h"
 #include "python/convert.h"
 #include "python/encode.h"
 #include "python/keywords.h"
 #include "python/texts.h"
+#include "tokenizers/tokenizer.h"
 
 namespace phasor::python {
 namespace {

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string_view>
 
-#include "engine/error.h"
 #include "commands/option_checks.h"
 #include "commands/tokenize_job.h"
+#include "engine/error.h"
 #include "models/input_rules.h"
 #include "models/pooling.h"
 #include "models/sentence_transformers.h"

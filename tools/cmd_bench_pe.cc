@@ -7,9 +7,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "commands/bench_pe_job.h"
 #include "engine/cpu.h"
 #include "engine/parallel.h"
-#include "commands/bench_pe_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/plot.h"

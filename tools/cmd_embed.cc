@@ -5,9 +5,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "commands/embed_job.h"
 #include "engine/cpu.h"
 #include "engine/parallel.h"
-#include "commands/embed_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/progress.h"

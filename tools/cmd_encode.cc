@@ -6,10 +6,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "commands/encode_job.h"
 #include "engine/cpu.h"
 #include "engine/memory_limit.h"
 #include "engine/parallel.h"
-#include "commands/encode_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/progress.h"

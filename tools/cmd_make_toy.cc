@@ -7,10 +7,10 @@
 #include <memory>
 #include <utility>
 
+#include "commands/option_checks.h"
 #include "engine/error.h"
 #include "engine/output_file.h"
 #include "engine/safetensors.h"
-#include "commands/option_checks.h"
 #include "models/toy.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"

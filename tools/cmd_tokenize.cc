@@ -5,9 +5,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "commands/tokenize_job.h"
 #include "engine/error.h"
 #include "engine/parallel.h"
-#include "commands/tokenize_job.h"
 #include "tools/cli_util.h"
 #include "tools/commands.h"
 #include "tools/text_options.h"

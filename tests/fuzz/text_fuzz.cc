@@ -15,8 +15,8 @@
 #include "engine/error.h"
 #include "engine/memory_limit.h"
 #include "models/text_input.h"
-#include "tokenizers/tokenizer.h"
 #include "tests/fuzz/harness.h"
+#include "tokenizers/tokenizer.h"
 
 namespace {
 
@@ -28,8 +28,8 @@ std::shared_ptr<const phasor::tokenizers::Tokenizer> tokenizers[4];
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   phasor::SetMemoryLimit(phasor::fuzz::kFuzzMemoryLimit);
   for (int i = 0; i < 4; ++i)
-    tokenizers[i] =
-        phasor::tokenizers::Tokenizer::Load(std::string(PHASOR_TOKENIZER_FOLDERS) + "/" + kFolders[i]);
+    tokenizers[i] = phasor::tokenizers::Tokenizer::Load(std::string(PHASOR_TOKENIZER_FOLDERS) +
+                                                        "/" + kFolders[i]);
   return 0;
 }
 

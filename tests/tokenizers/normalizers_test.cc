@@ -14,8 +14,8 @@
 #include <sstream>
 #include <string>
 
-#include "tokenizers/normalizer.h"
 #include "tests/support/error_of.h"
+#include "tokenizers/normalizer.h"
 
 namespace phasor::tokenizers {
 namespace {

@@ -196,10 +196,11 @@ TEST_P(TokenizerParity, MatchesHuggingFaceLineByLine) {
 
 std::vector<ParityCase> AllCases() {
   // bert-vocab-only (vocab.txt alone) is read as bert-uncased's pipeline.
-  const std::pair<const char*, const char*> folders[] = {
-      {"bert-uncased", "bert-uncased"}, {"bert-cased", "bert-cased"},
-      {"bert-vocab-only", "bert-uncased"}, {"roberta-bpe", "roberta-bpe"},
-      {"xlmr-unigram", "xlmr-unigram"}};
+  const std::pair<const char*, const char*> folders[] = {{"bert-uncased", "bert-uncased"},
+                                                         {"bert-cased", "bert-cased"},
+                                                         {"bert-vocab-only", "bert-uncased"},
+                                                         {"roberta-bpe", "roberta-bpe"},
+                                                         {"xlmr-unigram", "xlmr-unigram"}};
   std::vector<ParityCase> cases;
   for (const auto& [folder, golden] : folders) {
     for (bool pairs : {false, true}) {

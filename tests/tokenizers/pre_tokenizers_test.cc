@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "tokenizers/pre_tokenizer.h"
 #include "tests/support/error_of.h"
+#include "tokenizers/pre_tokenizer.h"
 
 namespace phasor::tokenizers {
 namespace {

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "tokenizers/model.h"
 #include "tests/support/error_of.h"
+#include "tokenizers/model.h"
 
 namespace phasor::tokenizers {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "engine/error.h"
 #include "models/text_input.h"
-#include "tokenizers/utf8.h"
 #include "tests/support/run.h"
+#include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
 namespace {

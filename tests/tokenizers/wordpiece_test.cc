@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "tokenizers/model.h"
 #include "tests/support/error_of.h"
+#include "tokenizers/model.h"
 
 namespace phasor::tokenizers {
 namespace {
