@@ -200,8 +200,8 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
     tokens_ = TokenizeTextFile(c);
     tokenize_seconds_ = Now() - t0;
   } else {
-    tokens_ = from_file ? LoadTokens(*request_.tokens_file, c.pad_token_id, pairs)
-                        : ParseTokens(*request_.tokens, source, c.pad_token_id, pairs);
+    tokens_ = from_file ? LoadTokens(*request_.tokens_file, pairs)
+                        : ParseTokens(*request_.tokens, source, pairs);
   }
   CheckTokenIds(tokens_, c.vocab_size, source);  // naming the file's line and token
   // The tokens encoded: each line less its trailing pad ids (models/input_rules.h);

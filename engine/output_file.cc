@@ -197,12 +197,6 @@ void CommitTogether(std::initializer_list<OutputFile*> files) {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  OutputFile f(path);
-  f.Write(bytes);
-  f.Commit();
-}
-
 void InstallOutputCleanup() {
   struct sigaction action {};
   action.sa_handler = RemoveTemporaryFiles;

@@ -79,9 +79,6 @@ class OutputFile {
 // either all of them in place or none.
 void CommitTogether(std::initializer_list<OutputFile*> files);
 
-// Writes bytes as the whole file at path through an OutputFile.
-void WriteFileAtomically(const std::string& path, const std::string& bytes);
-
 // Installs handlers for SIGINT, SIGTERM and SIGHUP (each unless it is ignored,
 // as under nohup) that remove the temporary files of every OutputFile not yet
 // committed and then end the process by the same signal. For programs (the

@@ -132,10 +132,11 @@ float* AttentionWorkspace::TileScratch(int slot) {
 MultiHeadSelfAttention::MultiHeadSelfAttention(const Weights& weights, const std::string& prefix,
                                                const AttentionOptions& options)
     : options_(Checked(options, "attention '" + prefix + "'")),
-      in_proj_(weights, prefix + "in_proj_weight", prefix + "in_proj_bias", 3 * options.d_model,
-               options.d_model, options.precision),
-      out_proj_(weights, prefix + "out_proj.weight", prefix + "out_proj.bias", options.d_model,
-                options.d_model, options.precision) {}
+      in_proj_(weights, prefix + "in_proj_weight", options.in_bias ? prefix + "in_proj_bias" : "",
+               3 * options.d_model, options.d_model, options.precision),
+      out_proj_(weights, prefix + "out_proj.weight",
+                options.out_bias ? prefix + "out_proj.bias" : "", options.d_model, options.d_model,
+                options.precision) {}
 
 void MultiHeadSelfAttention::Forward(const float* x, const Padded& shape, float* out,
                                      AttentionWorkspace& ws) const {

@@ -40,6 +40,10 @@ struct AttentionOptions {
   // Of the two projections; bf16 also takes the attention products in
   // bfloat16, int8 its scores in int8 and the rest in bfloat16 (kMinBf16Keys).
   Precision precision = Precision::kFp32;
+  // Whether in_proj and out_proj carry a bias (in_proj_bias, out_proj.bias);
+  // false: products without one (nn.Linear(bias=False)).
+  bool in_bias = true;
+  bool out_bias = true;
 };
 
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens

@@ -10,10 +10,10 @@ namespace phasor {
 namespace {
 
 AttentionOptions AttentionOf(const EncoderLayerOptions& o) {
-  return {o.d_model, o.n_heads, o.rotation, o.precision};
+  return {o.d_model, o.n_heads, o.rotation, o.precision, o.bias.in_proj, o.bias.out_proj};
 }
 FeedForwardOptions FeedForwardOf(const EncoderLayerOptions& o) {
-  return {o.d_model, o.d_ff, o.activation, o.precision};
+  return {o.d_model, o.d_ff, o.activation, o.precision, o.gated_ff, o.bias.linear1, o.bias.linear2};
 }
 LayerNormOptions NormOf(const EncoderLayerOptions& o) { return {o.d_model, o.layer_norm_eps}; }
 

@@ -29,6 +29,14 @@
 
 namespace phasor {
 
+// Which of a layer's four products carry a bias (nn.Linear(bias=...)).
+struct LayerBiases {
+  bool in_proj = true;   // self_attn.in_proj_bias
+  bool out_proj = true;  // self_attn.out_proj.bias
+  bool linear1 = true;   // the feed-forward's linear1.bias
+  bool linear2 = true;   // linear2.bias
+};
+
 struct EncoderLayerOptions {
   int64_t d_model = 0;
   int64_t n_heads = 0;  // must divide d_model
@@ -40,6 +48,9 @@ struct EncoderLayerOptions {
   const QkRotation* rotation = nullptr;
   // Of the four weight products (attention's projections, linear1, linear2).
   Precision precision = Precision::kFp32;
+  // A gated feed-forward (FeedForwardOptions::gated: SwiGLU, GeGLU).
+  bool gated_ff = false;
+  LayerBiases bias;
 };
 
 // Everything EncoderLayer::Forward needs besides its input and output, sized

@@ -29,21 +29,22 @@ FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, const FeedForward
                                            int threads)
     : max_tokens_(max_tokens),
       d_ff_(options.d_ff),
+      hidden_width_(options.hidden_width()),
       d_model_(options.d_model),
       threads_(threads > 0 ? threads : std::max(NumThreads(), 1)),
       precision_(options.precision) {
-  const int64_t d_ff = options.d_ff;
+  const int64_t d_ff = options.d_ff, width = hidden_width_;
   if (max_tokens < 0 || d_ff < 0 || d_model_ < 0) {
     throw Error("feed-forward workspace: negative size");
   }
   // The hidden state of every token never exists at once, but a request for
   // more than kMaxBufferFloats of it is a mistake all the same.
-  if ((d_ff > 0 && max_tokens > kMaxBufferFloats / d_ff) ||
-      d_ff + d_model_ > kMaxBufferFloats / kRows) {
+  if ((width > 0 && max_tokens > kMaxBufferFloats / width) ||
+      width + d_model_ > kMaxBufferFloats / kRows) {
     throw Error("feed-forward workspace: " + std::to_string(max_tokens) + " x " +
                 std::to_string(d_ff) + " floats is too large");
   }
-  slot_floats_ = kRows * (d_ff + d_model_);
+  slot_floats_ = kRows * (width + d_model_);
   // linear1 reads d_model values a row, linear2 d_ff; one after the other.
   slot_bytes_ = std::max(Linear::ScratchBytes(precision_, kRows, d_model_),
                          Linear::ScratchBytes(precision_, kRows, d_ff));
@@ -59,19 +60,19 @@ FeedForwardWorkspace::FeedForwardWorkspace(int64_t max_tokens, const FeedForward
 FeedForward::FeedForward(const Weights& weights, const std::string& prefix,
                          const FeedForwardOptions& options)
     : options_(Checked(options, prefix)),
-      linear1_(weights, prefix + "linear1.weight", prefix + "linear1.bias", options.d_ff,
-               options.d_model, options.precision),
-      linear2_(weights, prefix + "linear2.weight", prefix + "linear2.bias", options.d_model,
-               options.d_ff, options.precision) {}
+      linear1_(weights, prefix + "linear1.weight", options.bias1 ? prefix + "linear1.bias" : "",
+               options.hidden_width(), options.d_model, options.precision),
+      linear2_(weights, prefix + "linear2.weight", options.bias2 ? prefix + "linear2.bias" : "",
+               options.d_model, options.d_ff, options.precision) {}
 
 void FeedForward::CheckCall(int64_t tokens, const FeedForwardWorkspace& ws,
                             const ResidualNorm& epilogue) const {
   const int64_t d_model = options_.d_model, d_ff = options_.d_ff;
   if (tokens < 0) throw Error("feed-forward: negative token count");
-  if (ws.d_ff_ != d_ff || tokens > ws.max_tokens_) {
+  if (ws.d_ff_ != d_ff || ws.hidden_width_ != options_.hidden_width() || tokens > ws.max_tokens_) {
     throw Error("feed-forward: workspace holds " + std::to_string(ws.max_tokens_) + " x " +
-                std::to_string(ws.d_ff_) + ", needs " + std::to_string(tokens) + " x " +
-                std::to_string(d_ff));
+                std::to_string(ws.hidden_width_) + ", needs " + std::to_string(tokens) + " x " +
+                std::to_string(options_.hidden_width()));
   }
   if (!epilogue.empty() && ws.d_model_ != d_model) {
     throw Error("feed-forward: a residual or norm epilogue needs a workspace made with d_model " +
@@ -85,20 +86,36 @@ void FeedForward::CheckCall(int64_t tokens, const FeedForwardWorkspace& ws,
 
 void FeedForward::ForwardBlock(const float* x, float* out, const Block& block,
                                FeedForwardWorkspace& ws, const ResidualNorm& epilogue) const {
-  const int64_t d_model = options_.d_model, d_ff = options_.d_ff;
+  const int64_t d_model = options_.d_model, width = options_.hidden_width();
   const auto [r0, n, slot] = block;
   assert(n >= 0 && n <= kBlockRows && slot >= 0 && slot < ws.threads_);
-  float* hidden = ws.Hidden(slot);  // [n, d_ff]
+  float* hidden = ws.Hidden(slot);  // [n, width]
   uint8_t* scratch = ws.Rows(slot);
-  linear1_.Block({x + r0 * d_model, d_model}, n, hidden, d_ff, options_.activation, scratch);
+  if (options_.gated) {
+    linear1_.Block({x + r0 * d_model, d_model}, n, hidden, width, kernels::Activation::kIdentity,
+                   scratch);
+    Gate(hidden, n);
+  } else {
+    linear1_.Block({x + r0 * d_model, d_model}, n, hidden, width, options_.activation, scratch);
+  }
   // The block's rows of x are read only by this task, so out may equal x.
   if (epilogue.empty()) {
-    linear2_.Block({hidden, d_ff}, n, out + r0 * d_model, d_model, kernels::Activation::kIdentity,
+    linear2_.Block({hidden, width}, n, out + r0 * d_model, d_model, kernels::Activation::kIdentity,
                    scratch);
   } else {
     float* tile = ws.Tile(slot);  // [n, d_model]
-    linear2_.Block({hidden, d_ff}, n, tile, d_model, kernels::Activation::kIdentity, scratch);
+    linear2_.Block({hidden, width}, n, tile, d_model, kernels::Activation::kIdentity, scratch);
     epilogue.Apply(tile, r0, n, d_model, out + r0 * d_model);
+  }
+}
+
+void FeedForward::Gate(float* hidden, int64_t n) const {
+  const int64_t d_ff = options_.d_ff;
+  for (int64_t r = 0; r < n; ++r) {
+    float* u = hidden + r * 2 * d_ff;  // [d_ff] up values, then [d_ff] gate
+    float* g = u + d_ff;
+    kernels::Activate(options_.activation, g, d_ff, g);
+    for (int64_t j = 0; j < d_ff; ++j) u[j] *= g[j];
   }
 }
 

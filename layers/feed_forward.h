@@ -2,6 +2,12 @@
 //
 //   out = linear2(act(linear1(x)))   (eval mode: no dropout)
 //
+// or, gated (the GLU family: SwiGLU with silu, GeGLU with gelu), linear1 of
+// 2·d_ff outputs whose first d_ff are the "up" values u and the next d_ff the
+// gate g:
+//
+//   out = linear2(u · act(g))
+//
 // Fused by blocks of kRows tokens: each task computes the block's hidden
 // activations [kRows, d_ff] into its thread's scratch (bias and activation in
 // the product's epilogue), then linear2 and the optional residual + LayerNorm,
@@ -26,6 +32,12 @@ struct FeedForwardOptions {
   int64_t d_ff = 0;
   kernels::Activation activation = kernels::Activation::kRelu;
   Precision precision = Precision::kFp32;  // of linear1 and linear2
+  bool gated = false;  // linear1.weight [2·d_ff, d_model]: u then g (see above)
+  // Whether linear1 and linear2 carry a bias (linear1.bias, linear2.bias).
+  bool bias1 = true;
+  bool bias2 = true;
+  // linear1's outputs: d_ff, or 2·d_ff gated.
+  int64_t hidden_width() const { return gated ? 2 * d_ff : d_ff; }
 };
 
 // Scratch for FeedForward::Forward on up to max_tokens tokens: per thread, the
@@ -46,18 +58,20 @@ class FeedForwardWorkspace {
 
  private:
   friend class FeedForward;
-  float* Hidden(int slot) { return scratch_.data() + slot * slot_floats_; }  // [kRows, d_ff]
-  float* Tile(int slot) { return Hidden(slot) + kRows * d_ff_; }             // [kRows, d_model]
+  // [kRows, hidden_width]: linear1's outputs (gated: u | g, then u · act(g) in u's place)
+  float* Hidden(int slot) { return scratch_.data() + slot * slot_floats_; }
+  float* Tile(int slot) { return Hidden(slot) + kRows * hidden_width_; }  // [kRows, d_model]
   // bf16 and int8: the block's rows rounded or quantized (Linear::ScratchBytes).
   uint8_t* Rows(int slot) { return rows_.data() + slot * slot_bytes_; }
 
   static constexpr int64_t kRows = 64;  // tokens per task (FeedForward::kBlockRows)
   int64_t max_tokens_ = 0;
   int64_t d_ff_ = 0;
-  int64_t d_model_ = 0;  // 0: no epilogue tiles
+  int64_t hidden_width_ = 0;  // d_ff, or 2·d_ff gated
+  int64_t d_model_ = 0;       // 0: no epilogue tiles
   int threads_ = 0;
   int64_t slot_floats_ = 0;
-  std::vector<float> scratch_;  // [threads, kRows, d_ff + d_model]
+  std::vector<float> scratch_;  // [threads, kRows, hidden_width + d_model]
   Precision precision_ = Precision::kFp32;
   int64_t slot_bytes_ = 0;
   std::vector<uint8_t> rows_;  // [threads, slot_bytes]
@@ -66,8 +80,9 @@ class FeedForwardWorkspace {
 class FeedForward {
  public:
   // Requires, under prefix (the encoder layer's, e.g. "layers.0."):
-  //   linear1.weight [d_ff, d_model], linear1.bias [d_ff],
-  //   linear2.weight [d_model, d_ff], linear2.bias [d_model].
+  //   linear1.weight [hidden_width, d_model], linear1.bias [hidden_width],
+  //   linear2.weight [d_model, d_ff], linear2.bias [d_model]
+  // (a bias only where options say the product has one).
   // weights must outlive this object. Throws Error naming the tensor if one is
   // missing or misshapen, or for non-positive sizes.
   FeedForward(const Weights& weights, const std::string& prefix, const FeedForwardOptions& options);
@@ -99,8 +114,11 @@ class FeedForward {
   int64_t packed_bytes() const { return linear1_.bytes() + linear2_.bytes(); }
 
  private:
+  // Gated: each of the n rows of hidden ([n, 2·d_ff], u | g) gets u · act(g)
+  // in its first d_ff values, which linear2 then reads.
+  void Gate(float* hidden, int64_t n) const;
   FeedForwardOptions options_;
-  Linear linear1_;  // linear1.weight [d_ff, d_model] + linear1.bias [d_ff]
+  Linear linear1_;  // linear1.weight [hidden_width, d_model] + linear1.bias [hidden_width]
   Linear linear2_;  // linear2.weight [d_model, d_ff] + linear2.bias [d_model]
 };
 

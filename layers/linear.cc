@@ -32,8 +32,8 @@ Linear::Linear(const Weights& weights, const std::string& weight, const std::str
     : precision_(precision), out_(out), in_(in) {
   // A weight kept in bfloat16 (a BF16 file) goes into bf16 panels as it is,
   // without a float32 copy; the other precisions, and float32 files, read floats.
-  const uint16_t* wb = weights.RequireBf16(weight, {out, in});  // [out, in] or null
-  const float* b = weights.Require(bias, {out});                // [out]
+  const uint16_t* wb = weights.RequireBf16(weight, {out, in});             // [out, in] or null
+  const float* b = bias.empty() ? nullptr : weights.Require(bias, {out});  // [out] or none
   const float* w = precision == Precision::kBf16 && wb != nullptr
                        ? nullptr
                        : weights.Require(weight, {out, in});  // [out, in]

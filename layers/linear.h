@@ -29,7 +29,7 @@ class Linear {
   Linear() = default;
   // W [out, in] under `weight` and b [out] under `bias`, required in that
   // order (a missing or misshapen tensor throws Error naming it), packed at
-  // `precision`.
+  // `precision`. An empty `bias`: a product without one (nn.Linear(bias=False)).
   Linear(const Weights& weights, const std::string& weight, const std::string& bias, int64_t out,
          int64_t in, Precision precision);
 

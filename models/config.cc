@@ -39,7 +39,8 @@ const std::vector<std::string>& TopKeys() {
   static const std::vector<std::string> keys = {
       "vocab_size",   "d_model",    "n_heads",     "n_layers",       "d_ff",
       "activation",   "norm_first", "final_norm",  "layer_norm_eps", "scale_embedding",
-      "pad_token_id", "positional", "token_types", "embedding_norm", "head"};
+      "pad_token_id", "positional", "token_types", "embedding_norm", "head",
+      "gated_ff",     "bias"};
   return keys;
 }
 const std::vector<std::string>& RequiredKeys() {
@@ -58,23 +59,6 @@ const std::vector<std::string>& ScalingKeys() {
       "type",      "factor",           "original_max_len", "beta_fast",
       "beta_slow", "attention_factor", "low_freq_factor",  "high_freq_factor"};
   return keys;
-}
-// The keys of "scaling" that each type reads ("type" aside).
-std::vector<std::string> ScalingKeysOf(RopeScalingType t) {
-  switch (t) {
-    case RopeScalingType::kNone:
-      return {};
-    case RopeScalingType::kLinear:
-    case RopeScalingType::kNtk:
-      return {"factor"};
-    case RopeScalingType::kDynamic:
-      return {"factor", "original_max_len"};
-    case RopeScalingType::kYarn:
-      return {"factor", "original_max_len", "beta_fast", "beta_slow", "attention_factor"};
-    case RopeScalingType::kLlama3:
-      return {"factor", "original_max_len", "low_freq_factor", "high_freq_factor"};
-  }
-  return {};
 }
 
 // A name or value from the file, quoted for a message.
@@ -184,7 +168,7 @@ RopeScaling ParseScaling(const std::string& source, const Reader& r, const Json&
            "missing, expected one of none, linear, ntk, dynamic, yarn, llama3");
   }
   sc.type = r.Enum(obj["type"], "positional.scaling.type", ParseRopeScalingType);
-  const std::vector<std::string> used = ScalingKeysOf(sc.type);
+  const std::vector<std::string> used = RopeScalingKeysOf(sc.type);
   for (const auto& item : obj.items()) {
     if (item.key() == "type" || std::find(used.begin(), used.end(), item.key()) != used.end()) {
       continue;
@@ -298,6 +282,20 @@ PositionalConfig ParsePositional(const std::string& source, const Reader& r, con
 }
 
 // "head": {"pooler": 1, "products": [{"out": 256, "activation": "tanh"}, ...]}.
+// The "bias" object: which products carry a bias (each key optional, true by default).
+LayerBiases ParseBias(const std::string& source, const Reader& r, const Json& obj) {
+  if (!obj.is_object()) r.Fail("bias", "expected an object, found " + Found(obj));
+  static const std::vector<std::string> keys = {"in_proj", "out_proj", "linear1", "linear2"};
+  LayerBiases b;
+  bool* fields[] = {&b.in_proj, &b.out_proj, &b.linear1, &b.linear2};
+  for (const auto& item : obj.items()) {
+    const auto at = std::find(keys.begin(), keys.end(), item.key());
+    if (at == keys.end()) UnknownKey(source, "bias.", item.key(), keys);
+    *fields[at - keys.begin()] = r.Bool(item.value(), "bias." + item.key());
+  }
+  return b;
+}
+
 void ParseHead(const Reader& r, const Json& obj, ModelConfig& c) {
   if (!obj.is_object()) r.Fail("head", "expected an object, found " + Found(obj));
   for (const auto& item : obj.items()) {
@@ -363,6 +361,23 @@ const char* ToString(PositionalKind v) {
   return "?";
 }
 
+std::vector<std::string> RopeScalingKeysOf(RopeScalingType t) {
+  switch (t) {
+    case RopeScalingType::kNone:
+      return {};
+    case RopeScalingType::kLinear:
+    case RopeScalingType::kNtk:
+      return {"factor"};
+    case RopeScalingType::kDynamic:
+      return {"factor", "original_max_len"};
+    case RopeScalingType::kYarn:
+      return {"factor", "original_max_len", "beta_fast", "beta_slow", "attention_factor"};
+    case RopeScalingType::kLlama3:
+      return {"factor", "original_max_len", "low_freq_factor", "high_freq_factor"};
+  }
+  return {};
+}
+
 RopeScaling ParseRopeScaling(const std::string& json_text, const std::string& source) {
   Json obj;
   try {
@@ -410,6 +425,8 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
   if (root.contains("activation")) c.activation = ParseActivation(r, root["activation"]);
   if (root.contains("norm_first")) c.norm_first = r.Bool(root["norm_first"], "norm_first");
   if (root.contains("final_norm")) c.final_norm = r.Bool(root["final_norm"], "final_norm");
+  if (root.contains("gated_ff")) c.gated_ff = r.Bool(root["gated_ff"], "gated_ff");
+  if (root.contains("bias")) c.bias = ParseBias(source, r, root["bias"]);
   if (root.contains("layer_norm_eps")) {
     c.layer_norm_eps = r.Number(root["layer_norm_eps"], "layer_norm_eps");
   }
@@ -481,10 +498,6 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
 
   const PositionalConfig& p = c.positional;
   in_range("token_types", c.token_types, 0, 1024, "");
-  if (c.token_types > 0 && p.kind != PositionalKind::kLearned) {
-    r.Fail("token_types", "token types go with positional kind 'learned' (BERT's), found '" +
-                              std::string(ToString(p.kind)) + "'");
-  }
   if (!std::isfinite(p.base) || p.base <= 1) {
     r.Fail("positional.base", Str(p.base) + " is out of range, expected a finite number > 1");
   }
@@ -543,40 +556,6 @@ void ValidateSizes(const Reader& r, const ModelConfig& c) {
 
 }  // namespace
 
-void CheckModelMemory(const ModelConfig& c, const std::string& source) {
-  CheckAllocation(ModelBytes(c), source + ": the model (vocab_size " + Str(c.vocab_size) +
-                                     ", d_model " + Str(c.d_model) + ", n_layers " +
-                                     Str(c.n_layers) + ", d_ff " + Str(c.d_ff) + ", max_len " +
-                                     Str(c.positional.max_len) + ")");
-}
-
-uint64_t ModelBytes(const ModelConfig& c) {
-  // Each term is below 2^48 after the range checks, the sum below 2^59.
-  const uint64_t d = static_cast<uint64_t>(c.d_model);
-  const uint64_t d_ff = static_cast<uint64_t>(c.d_ff);
-  const uint64_t per_layer = 4 * d * d + 2 * d * d_ff + 9 * d + d_ff;
-  uint64_t floats = static_cast<uint64_t>(c.vocab_size) * d +
-                    static_cast<uint64_t>(c.n_layers) * per_layer + (c.final_norm ? 2 * d : 0) +
-                    static_cast<uint64_t>(c.token_types) * d + (c.embedding_norm ? 2 * d : 0);
-  for (const auto* products : {&c.head, &c.sentence_dense}) {
-    uint64_t in = d;
-    for (const DenseProduct& h : *products) {
-      floats += (in + 1) * static_cast<uint64_t>(h.out);
-      in = static_cast<uint64_t>(h.out);
-    }
-  }
-  const PositionalConfig& p = c.positional;
-  const uint64_t max_len = static_cast<uint64_t>(p.max_len);
-  if (p.kind == PositionalKind::kLearned ||
-      (p.kind == PositionalKind::kSinusoidal && p.mode != PeMode::kOnTheFly)) {
-    floats += max_len * d;
-  }
-  if (p.kind == PositionalKind::kRope && p.mode != PeMode::kOnTheFly) {
-    floats += max_len * static_cast<uint64_t>(p.RopeOptionsFor(c.d_head()).r());
-  }
-  return SaturatingMul(floats, sizeof(float));
-}
-
 std::string ReadConfigText(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -608,73 +587,6 @@ ModelConfig LoadConfig(const std::string& path) {
   // weights) before failing.
   CheckModelMemory(config, path);
   return config;
-}
-
-namespace {
-
-// The "scaling" object: its type and the keys that type reads.
-nlohmann::ordered_json ScalingToJson(const RopeScaling& sc) {
-  nlohmann::ordered_json j = {{"type", ToString(sc.type)}};
-  for (const std::string& key : ScalingKeysOf(sc.type)) {
-    if (key == "factor") j[key] = sc.factor;
-    if (key == "original_max_len" && sc.original_max_len > 0) j[key] = sc.original_max_len;
-    if (key == "beta_fast") j[key] = sc.beta_fast;
-    if (key == "beta_slow") j[key] = sc.beta_slow;
-    if (key == "attention_factor" && sc.attention_factor) j[key] = *sc.attention_factor;
-    if (key == "low_freq_factor") j[key] = sc.low_freq_factor;
-    if (key == "high_freq_factor") j[key] = sc.high_freq_factor;
-  }
-  return j;
-}
-
-}  // namespace
-
-std::string ConfigToJson(const ModelConfig& c) {
-  const PositionalConfig& p = c.positional;
-  nlohmann::ordered_json positional = {{"kind", ToString(p.kind)}};
-  if (p.kind == PositionalKind::kRope) {
-    positional["base"] = p.base;
-    positional["layout"] = ToString(p.rope_layout);
-    if (p.rotary_dim > 0) positional["rotary_dim"] = p.rotary_dim;
-    positional["offset"] = p.offset;
-    positional["max_len"] = p.max_len;
-    positional["mode"] = ToString(p.mode);
-    if (p.scaling.type != RopeScalingType::kNone) positional["scaling"] = ScalingToJson(p.scaling);
-  } else {
-    // A preset beside its resolved values reads back the same (explicit keys win).
-    if (!p.preset.empty()) positional["preset"] = p.preset;
-    positional["base"] = p.base;
-    positional["layout"] = ToString(p.layout);
-    positional["denominator"] = ToString(p.denominator);
-    positional["offset"] = p.offset;
-    positional["max_len"] = p.max_len;
-    positional["mode"] = ToString(p.mode);
-  }
-  nlohmann::ordered_json j = {
-      {"vocab_size", c.vocab_size},
-      {"d_model", c.d_model},
-      {"n_heads", c.n_heads},
-      {"n_layers", c.n_layers},
-      {"d_ff", c.d_ff},
-      {"activation", ToString(c.activation)},
-      {"norm_first", c.norm_first},
-      {"final_norm", c.final_norm},
-      {"layer_norm_eps", c.layer_norm_eps},
-      {"scale_embedding", c.scale_embedding},
-      {"token_types", c.token_types},
-      {"embedding_norm", c.embedding_norm},
-      {"pad_token_id",
-       c.pad_token_id ? nlohmann::ordered_json(*c.pad_token_id) : nlohmann::ordered_json(nullptr)},
-      {"positional", positional},
-  };
-  if (!c.head.empty()) {
-    nlohmann::ordered_json products = nlohmann::ordered_json::array();
-    for (const DenseProduct& h : c.head) {
-      products.push_back({{"out", h.out}, {"activation", ToString(h.activation)}});
-    }
-    j["head"] = {{"pooler", c.pooler_products}, {"products", products}};
-  }
-  return j.dump(2) + "\n";
 }
 
 }  // namespace phasor

@@ -8,6 +8,7 @@
 
 #include "engine/kernels/activations.h"
 #include "layers/dense_head.h"
+#include "layers/encoder_layer.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
 
@@ -52,11 +53,19 @@ struct ModelConfig {
   int64_t d_ff = 1024;
   Activation activation = Activation::kRelu;
   bool norm_first = false;  // false: post-LN, true: pre-LN
+  // A gated feed-forward (layers/feed_forward.h: linear1 of 2·d_ff outputs, the
+  // up values then the gate; hidden = up · activation(gate)): SwiGLU with silu,
+  // GeGLU with gelu. config.json "gated_ff".
+  bool gated_ff = false;
+  // Which of each layer's products carry a bias: all by default. config.json
+  // "bias": {"in_proj", "out_proj", "linear1", "linear2"} (each true/false).
+  LayerBiases bias;
   bool final_norm = false;  // tensors norm.weight / norm.bias exist
   double layer_norm_eps = 1e-5;
   bool scale_embedding = false;  // token embedding × sqrt(d_model) before PE
-  // BERT's token types: token_type.weight [token_types, d_model]; every token
-  // is of type 0 (one segment). 0: none. Kind learned only.
+  // BERT's token types: token_type.weight [token_types, d_model]; a token is
+  // of type 0 unless the input gives its type (a pair's second text: 1).
+  // 0: none.
   int64_t token_types = 0;
   // A LayerNorm over the embedding's sum (tensors embedding_norm.weight and
   // .bias, layer_norm_eps), before the first layer, as BERT's.
@@ -91,6 +100,8 @@ struct ModelConfig {
 // (layers/rope.h FindRopeProblem).
 ModelConfig ParseConfig(const std::string& json_text, const std::string& source);
 
+// The keys of a "positional.scaling" object that type t reads ("type" aside).
+std::vector<std::string> RopeScalingKeysOf(RopeScalingType t);
 // Parses the "positional.scaling" object alone (JSON text), with the checks
 // and messages of ParseConfig; source names the input in messages.
 RopeScaling ParseRopeScaling(const std::string& json_text, const std::string& source);

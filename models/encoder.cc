@@ -59,20 +59,6 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
       break;
     case PositionalKind::kLearned:
       learned = weights_.Require("positional.weight", {pos.max_len, c.d_model});
-      if (c.token_types > 0) {
-        // Every token is of type 0: its row joins the table once, here.
-        const float* type0 = weights_.Require("token_type.weight", {c.token_types, c.d_model});
-        typed_table_.assign(learned, learned + pos.max_len * c.d_model);
-        for (int64_t p = 0; p < pos.max_len; ++p) {
-          for (int64_t k = 0; k < c.d_model; ++k) typed_table_[p * c.d_model + k] += type0[k];
-        }
-        learned = typed_table_.data();
-        // Other types add their difference from type 0 (a pair's segment 1).
-        type_deltas_.assign(type0, type0 + c.token_types * c.d_model);
-        for (int64_t t = 0; t < c.token_types; ++t) {
-          for (int64_t k = 0; k < c.d_model; ++k) type_deltas_[t * c.d_model + k] -= type0[k];
-        }
-      }
       break;
     case PositionalKind::kNone:
       break;
@@ -81,6 +67,7 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
       rope_ = std::make_unique<Rope>(pos.RopeOptionsFor(c.d_head()));
       break;
   }
+  if (c.token_types > 0) FoldTokenTypes(learned);
   embedding_ = std::make_unique<Embedding>(
       weights_, EmbeddingOptions{c.vocab_size, c.d_model, c.scale_embedding, pos.offset}, pe_.get(),
       learned, learned ? pos.max_len : 0);
@@ -95,6 +82,8 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
   lo.d_ff = c.d_ff;
   lo.activation = c.activation;
   lo.norm_first = c.norm_first;
+  lo.gated_ff = c.gated_ff;
+  lo.bias = c.bias;
   lo.layer_norm_eps = static_cast<float>(c.layer_norm_eps);
   lo.rotation = rope_.get();  // null unless kind rope
   lo.precision = precision_;
@@ -116,6 +105,33 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
     sentence_dense_ =
         std::make_unique<DenseHead>(weights_, "sentence_dense.", c.d_model, c.sentence_dense);
   }
+}
+
+void Encoder::FoldTokenTypes(const float*& learned) {
+  const ModelConfig& c = config_;
+  const int64_t d = c.d_model;
+  const float* type0 = weights_.Require("token_type.weight", {c.token_types, d});
+  // Other types add their difference from type 0 (a pair's segment 1).
+  type_deltas_.assign(type0, type0 + c.token_types * d);
+  for (int64_t t = 0; t < c.token_types; ++t) {
+    for (int64_t k = 0; k < d; ++k) type_deltas_[t * d + k] -= type0[k];
+  }
+  if (learned != nullptr) {  // BERT: type 0's row joins each position's row
+    typed_table_.assign(learned, learned + c.positional.max_len * d);
+    for (int64_t p = 0; p < c.positional.max_len; ++p) {
+      for (int64_t k = 0; k < d; ++k) typed_table_[p * d + k] += type0[k];
+    }
+    learned = typed_table_.data();
+    return;
+  }
+  // Without a position table (rotary): type 0's row joins each token's row.
+  weights_.Require("embedding.weight", {c.vocab_size, d});  // as floats
+  Tensor table = weights_.Take("embedding.weight");         // [vocab_size, d_model]
+  table.bf16.clear();
+  for (int64_t v = 0; v < c.vocab_size; ++v) {
+    for (int64_t k = 0; k < d; ++k) table.data[v * d + k] += type0[k];
+  }
+  weights_.Put("embedding.weight", std::move(table));
 }
 
 uint64_t Encoder::WorkspaceBytes(int64_t max_tokens) const {

@@ -177,8 +177,11 @@ class Encoder {
   std::vector<std::string> translate_warnings_;
   std::unique_ptr<SinusoidalEncoding> pe_;  // kind sinusoidal only
   std::unique_ptr<Rope> rope_;              // kind rope only: q, k rotation in every layer
-  std::vector<float> typed_table_;          // [max_len, d_model] learned rows + token type 0
-  std::vector<float> type_deltas_;          // [token_types, d_model] type t's row less type 0's
+  // Every token is of type 0 unless told: type 0's row joins a table once at
+  // load, the learned positions' where there is one, else the token table's.
+  void FoldTokenTypes(const float*& learned);
+  std::vector<float> typed_table_;  // [max_len, d_model] learned rows + token type 0
+  std::vector<float> type_deltas_;  // [token_types, d_model] type t's row less type 0's
   std::unique_ptr<Embedding> embedding_;
   std::unique_ptr<LayerNorm> embedding_norm_;  // config embedding_norm only
   EncoderLayerOptions layer_options_;          // every layer's, and their workspace's

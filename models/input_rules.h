@@ -1,4 +1,5 @@
-// The one definition of valid encoder input, shared by the C++ API
+// What makes encoder input valid (trailing pad ids, empty and all-pad
+// sequences, the length limit and its cut), shared by the C++ API
 // (models/phasor.h), the CLI, the Python module and the Dask tools; README
 // "Valid input" says the same in words.
 //

@@ -26,8 +26,7 @@ std::string Printable(const std::string& token) { return json_text::Printable(to
 
 }  // namespace
 
-TokenBatch ParseTokens(const std::string& text, const std::string& source,
-                       std::optional<int32_t> pad_id, bool pairs) {
+TokenBatch ParseTokens(const std::string& text, const std::string& source, bool pairs) {
   TokenBatch b;
   b.offsets.push_back(0);
   bool any_pair = false;
@@ -76,12 +75,6 @@ TokenBatch ParseTokens(const std::string& text, const std::string& source,
     }
     const auto n = static_cast<int64_t>(b.ids.size() - first);
     if (n > 0) {  // a blank line is no sequence
-      if (b.batch > 0 && n != b.lengths[0] && !pad_id) {
-        throw Error(source + ": line " + std::to_string(line_no) + " has " + std::to_string(n) +
-                    " tokens, line " + std::to_string(b.lines[0]) + " has " +
-                    std::to_string(b.lengths[0]) +
-                    "; ragged sequences need pad_token_id in the model config");
-      }
       ++b.batch;
       b.seq = std::max(b.seq, n);
       b.lengths.push_back(n);
@@ -132,20 +125,12 @@ void CheckTokenIds(const TokenBatch& b, int64_t vocab, const std::string& source
   }
 }
 
-std::vector<int64_t> RealLengths(const TokenBatch& b, std::optional<int32_t> pad_id) {
-  std::vector<int64_t> real(b.lengths);
-  for (int64_t i = 0; i < b.batch && pad_id; ++i) {
-    while (real[i] > 0 && b.ids[b.offsets[i] + real[i] - 1] == *pad_id) --real[i];
-  }
-  return real;
-}
-
-TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id, bool pairs) {
+TokenBatch LoadTokens(const std::string& path, bool pairs) {
   std::stringstream s;
   if (path == "-") {  // standard input, read as it comes
     s << std::cin.rdbuf();
     if (std::cin.bad()) throw Error("standard input: cannot read the tokens");
-    return ParseTokens(s.str(), "standard input", pad_id, pairs);
+    return ParseTokens(s.str(), "standard input", pairs);
   }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -162,7 +147,7 @@ TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id, bo
     if (!ec) CheckAllocation(SaturatingMul(size, pairs ? 4 : 3), path + ": the tokens file");
   }
   s << in.rdbuf();
-  return ParseTokens(s.str(), path, pad_id, pairs);
+  return ParseTokens(s.str(), path, pairs);
 }
 
 }  // namespace phasor

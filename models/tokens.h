@@ -35,24 +35,20 @@ struct TokenBatch {
 // e.g. "tokens.txt" or "--tokens". pairs: a tab marks segment 1 (the model has
 // token types); else it separates ids as a space does. Throws Error naming the
 // line and token for anything that is not an integer in int32 range, naming
-// the line for a second tab (three segments) when pairs, for no sequence at
-// all, and for ragged lines when pad_id is empty. Range checks against the
-// vocabulary are the embedding's.
-TokenBatch ParseTokens(const std::string& text, const std::string& source,
-                       std::optional<int32_t> pad_id, bool pairs = false);
+// the line for a second tab (three segments) when pairs, and for no sequence
+// at all. Lines may have any lengths: each is a sequence of its own length,
+// and no pad id is needed for that. Range checks against the vocabulary are
+// the embedding's.
+TokenBatch ParseTokens(const std::string& text, const std::string& source, bool pairs = false);
 
 // Reads and parses a tokens file ("-": standard input, named so in
 // messages; a pipe such as /dev/stdin reads as a file); Error (with the
 // system's reason) if it cannot be read.
-TokenBatch LoadTokens(const std::string& path, std::optional<int32_t> pad_id, bool pairs = false);
+TokenBatch LoadTokens(const std::string& path, bool pairs = false);
 
 // Throws Error for the first id outside [0, vocab), naming it as ParseTokens
 // names tokens: "source: line L, token T: token id 1000 is outside the
 // vocabulary [0, 20)".
 void CheckTokenIds(const TokenBatch& b, int64_t vocab, const std::string& source);
-
-// The tokens of each sequence that the encoder encodes: its length less the
-// trailing pad ids, which Encoder::Forward masks as padding. [batch]
-std::vector<int64_t> RealLengths(const TokenBatch& b, std::optional<int32_t> pad_id);
 
 }  // namespace phasor

@@ -87,8 +87,8 @@ EncodeOptions OptionsOf(const Model& model, const EncodeRequest& r) {
   }
   if (options.normalize && options.pool == Pooling::kNone) {
     throw Error(
-        "normalize=True (normalize_embeddings=True) needs pool='mean', 'cls', 'max' or "
-        "'model': without a pool every token's row is returned");
+        "normalize=True (normalize_embeddings=True) needs a pool ('mean', 'cls', 'max', "
+        "'last', 'mean_sqrt_len' or 'model'): without one every token's row is returned");
   }
   if (r.packed && (options.pool != Pooling::kNone || options.head != HeadOutput::kNone))
     throw Error("packed=True and pool do not go together: pooled rows are one a sequence");

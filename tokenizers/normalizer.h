@@ -18,8 +18,9 @@ class Normalizer {
 };
 
 // The normalizer a tokenizer.json "normalizer" value describes; nullptr for
-// null. Kinds: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents,
-// Strip, Replace, Prepend, Precompiled, Sequence. where names the value in
+// null. Kinds (normalizers.cc lists them): BertNormalizer, NFC, NFD, NFKC,
+// NFKD, Lowercase, StripAccents, Strip, Replace, Prepend, Precompiled,
+// Sequence, Nmt, ByteLevel. where names the value in
 // messages ("tokenizer.json: normalizer"); an unknown "type", a missing or
 // mistyped field, or a bad pattern throws Error naming where and the field.
 std::unique_ptr<Normalizer> MakeNormalizer(const nlohmann::json& spec, const std::string& where);

@@ -168,7 +168,7 @@ void AddEncodeCommand(CLI::App& app) {
   args->tokens_file_opt = cmd->add_option(
       "--tokens-file", args->tokens_file,
       "A file with one sequence a line, ids separated by spaces or commas; ragged lines "
-      "are padded and masked (needs pad_token_id); '-': standard input");
+      "are encoded by their lengths (no pad_token_id needed); '-': standard input");
   args->text_file_opt = cmd->add_option(
       "--text-file", args->text_file,
       "UTF-8 text, one text a line (or JSON lines, CSV, TSV: --jsonl-field, --csv-column), "

@@ -315,13 +315,6 @@ def main(argv=None):
                             [n for n, _, _ in lines])
     except phasor.Error as e:
         return dask_cluster.fail(e)
-    if pad_id is None and not args.text_file:  # a text's lines are encoded by their lengths
-        for line_no, ids, _ in lines:
-            if len(ids) != seq:
-                return dask_cluster.fail(
-                    f"{source_name}: line {line_no} has {len(ids)} tokens, line "
-                    f"{lines[0][0]} has {len(lines[0][1])}; ragged sequences need pad_token_id "
-                    "in the model config")
     out_dir = Path(args.out_dir).resolve()
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

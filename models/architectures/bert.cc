@@ -8,7 +8,8 @@
 // the first token's final row (ModelConfig::head): BERT's pooler (pooler.dense,
 // tanh) and, in BertForSequenceClassification, its classifier after it;
 // RobertaForSequenceClassification's classifier.dense (tanh) and
-// classifier.out_proj, without a pooler. Every token is of type 0 (one segment).
+// classifier.out_proj, without a pooler. Token types as the input gives them
+// (a pair's second text of type 1), type 0 otherwise.
 #include <string>
 #include <vector>
 

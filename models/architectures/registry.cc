@@ -7,6 +7,7 @@ TranslatedModel TranslateBert(const std::string& dir, const std::string& config_
 TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& config_text);
 TranslatedModel TranslateMarian(const std::string& dir, const std::string& config_text);
 TranslatedModel TranslateM2M100(const std::string& dir, const std::string& config_text);
+TranslatedModel TranslateNomicBert(const std::string& dir, const std::string& config_text);
 
 const std::vector<Architecture>& Architectures() {
   static const std::vector<Architecture> list = {
@@ -15,6 +16,7 @@ const std::vector<Architecture>& Architectures() {
       {"distilbert", {"distilbert"}, TranslateDistilBert},
       {"marian", {"marian"}, TranslateMarian},
       {"m2m_100", {"m2m_100"}, TranslateM2M100},
+      {"nomic_bert", {"nomic_bert"}, TranslateNomicBert},
   };
   return list;
 }

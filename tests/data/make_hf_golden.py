@@ -462,15 +462,18 @@ def pool(rows, mode, dense=None):
         v = v @ t["linear.weight"].astype(np.float64).T
         if cfg["bias"]:
             v = v + t["linear.bias"].astype(np.float64)
-        v = DENSE_ACT[cfg["activation_function"]](v)
+        # sentence-transformers' Dense: Tanh when the config names no activation
+        v = DENSE_ACT[cfg.get("activation_function", "torch.nn.modules.activation.Tanh")](v)
     return v / max(np.linalg.norm(v), 1e-12)
 
 
 def random_dense(seed, in_features, out_features, activation):
-    """A sentence_transformers.models.Dense module: its config.json and linear.* tensors."""
+    """A sentence_transformers.models.Dense module: its config.json and linear.* tensors
+    (activation None: a config.json without the key, as older folders have)."""
     rng = np.random.default_rng(seed)
-    cfg = {"in_features": in_features, "out_features": out_features, "bias": True,
-           "activation_function": activation}
+    cfg = {"in_features": in_features, "out_features": out_features, "bias": True}
+    if activation is not None:
+        cfg["activation_function"] = activation
     t = {"linear.weight": (rng.standard_normal((out_features, in_features)) /
                            math.sqrt(in_features)).astype(np.float32),
          "linear.bias": (0.1 * rng.standard_normal(out_features)).astype(np.float32)}
@@ -677,6 +680,9 @@ if __name__ == "__main__":
     make_distilbert_seqcls("distilbert_seqcls")
     make_case("st_dense", "bert", seed=17, st="mean_tokens",
               dense=random_dense(18, 32, 16, "torch.nn.modules.activation.Tanh"))
+    make_case("bert_gelu_pytorch_tanh", "bert", seed=19, act="gelu_pytorch_tanh")
+    make_case("st_dense_default_tanh", "bert", seed=20, st="mean_tokens",
+              dense=random_dense(21, 32, 16, None))
     make_marian("marian", "model.", "swish", scale_embedding=True, shared=True,
                 stored_positions=False, seed=14)
     make_marian("marian_gelu", "", "gelu", scale_embedding=False, shared=False,

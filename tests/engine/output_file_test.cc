@@ -16,6 +16,7 @@
 
 #include "engine/error.h"
 #include "engine/npy.h"
+#include "tests/support/write_file.h"
 
 namespace phasor {
 namespace {
@@ -111,7 +112,7 @@ TEST_F(OutputFileTest, WritesOfEverySizeArriveInOrder) {
 TEST_F(OutputFileTest, ALinkKeepsItsLinkAndItsTargetIsReplaced) {
   Put(dir_ + "real.txt", "earlier");
   fs::create_symlink("real.txt", dir_ + "link.txt");
-  WriteFileAtomically(dir_ + "link.txt", "new");
+  testing::WriteFileAtomically(dir_ + "link.txt", "new");
   EXPECT_TRUE(fs::is_symlink(dir_ + "link.txt"));
   EXPECT_EQ(Read(dir_ + "real.txt"), "new");
   EXPECT_EQ(Names(), (std::set<std::string>{"link.txt", "real.txt"}));
@@ -120,13 +121,13 @@ TEST_F(OutputFileTest, ALinkKeepsItsLinkAndItsTargetIsReplaced) {
 TEST_F(OutputFileTest, AReplacedFileKeepsItsPermissionsANewOneFollowsTheUmask) {
   Put(dir_ + "private.txt", "earlier");
   ASSERT_EQ(::chmod((dir_ + "private.txt").c_str(), 0600), 0);
-  WriteFileAtomically(dir_ + "private.txt", "new");
+  testing::WriteFileAtomically(dir_ + "private.txt", "new");
   struct stat st {};
   ASSERT_EQ(::stat((dir_ + "private.txt").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
 
   const mode_t mask = ::umask(022);
-  WriteFileAtomically(dir_ + "fresh.txt", "new");
+  testing::WriteFileAtomically(dir_ + "fresh.txt", "new");
   ::umask(mask);
   ASSERT_EQ(::stat((dir_ + "fresh.txt").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0644u);
@@ -165,7 +166,7 @@ TEST_F(OutputFileTest, PathsThatCannotBeWrittenAreNamed) {
 
 TEST_F(OutputFileTest, ALongNameStillHasATemporaryFileBesideIt) {
   const std::string name(250, 'n');  // the temporary name is cut to stay within NAME_MAX
-  WriteFileAtomically(dir_ + name, "new");
+  testing::WriteFileAtomically(dir_ + name, "new");
   EXPECT_EQ(Read(dir_ + name), "new");
   EXPECT_EQ(Names(), std::set<std::string>{name});
 }

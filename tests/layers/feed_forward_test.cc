@@ -51,7 +51,7 @@ std::vector<double> LinearRef(const std::vector<double>& x, int64_t in, const fl
   std::vector<double> y(static_cast<size_t>(rows * out));
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t o = 0; o < out; ++o) {
-      double s = b[o];
+      double s = b != nullptr ? b[o] : 0.0;
       for (int64_t i = 0; i < in; ++i) s += x[r * in + i] * w[o * in + i];
       y[r * out + o] = s;
     }
@@ -105,6 +105,59 @@ TEST_P(FeedForwardTest, IdenticalForOneAndTwoThreads) {
   ff.Forward(x.data(), tokens, two.data(), ws);
   SetNumThreads(0);
   EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float)));
+}
+
+// The gated form (SwiGLU, GeGLU) without biases, as nomic-embed's and GTE's:
+// linear1's first d_ff rows the up values u, the next d_ff the gate g,
+// out = linear2(u · act(g)), against that in double (silu and gelu written
+// out here, not the kernels' naive twins).
+std::vector<double> GatedReference(const std::vector<float>& x, const Weights& w,
+                                   const FeedForwardOptions& o) {
+  std::vector<double> h = LinearRef(std::vector<double>(x.begin(), x.end()), o.d_model,
+                                    w.Get("linear1.weight").data.data(), nullptr, 2 * o.d_ff);
+  const int64_t rows = static_cast<int64_t>(x.size()) / o.d_model;
+  std::vector<double> hidden(static_cast<size_t>(rows * o.d_ff));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < o.d_ff; ++j) {
+      const double u = h[r * 2 * o.d_ff + j], g = h[r * 2 * o.d_ff + o.d_ff + j];
+      const double act = o.activation == Activation::kSilu
+                             ? g / (1.0 + std::exp(-g))
+                             : 0.5 * g * (1.0 + std::erf(g / std::sqrt(2.0)));
+      hidden[r * o.d_ff + j] = u * act;
+    }
+  }
+  return LinearRef(hidden, o.d_ff, w.Get("linear2.weight").data.data(), nullptr, o.d_model);
+}
+
+TEST(FeedForwardGatedTest, MatchesDoubleReferenceWithoutBiases) {
+  for (const Activation act : {Activation::kSilu, Activation::kGelu}) {
+    const int64_t d_model = 48, d_ff = 80, tokens = 70;  // two blocks of rows
+    FeedForwardOptions options{d_model, d_ff, act};
+    options.gated = true;
+    options.bias1 = options.bias2 = false;
+    Weights w("test weights");
+    w.Add("linear1.weight", {2 * d_ff, d_model}, Random(2 * d_ff * d_model, 11, 0.15f));
+    w.Add("linear2.weight", {d_model, d_ff}, Random(d_model * d_ff, 12, 0.12f));
+    const FeedForward ff(w, "", options);
+    FeedForwardWorkspace ws(tokens, options);
+    const std::vector<float> x = Random(tokens * d_model, 13, 2.0f);
+    std::vector<float> out(x.size(), NAN);
+    ff.Forward(x.data(), tokens, out.data(), ws);
+    EXPECT_LE(testing::MaxAbsError(out, GatedReference(x, w, options)), kTol) << ToString(act);
+  }
+}
+
+TEST(FeedForwardGatedTest, AWorkspaceOfThePlainFormIsRefused) {
+  FeedForwardOptions options{16, 24, Activation::kSilu};
+  options.gated = true;
+  options.bias1 = options.bias2 = false;
+  Weights w("test weights");
+  w.Add("linear1.weight", {48, 16}, Random(48 * 16, 1, 0.2f));
+  w.Add("linear2.weight", {16, 24}, Random(16 * 24, 2, 0.2f));
+  const FeedForward ff(w, "", options);
+  FeedForwardWorkspace plain(4, 24);
+  std::vector<float> x(4 * 16, 0.5f);
+  EXPECT_THROW(ff.Forward(x.data(), 4, x.data(), plain), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FeedForwardTest,

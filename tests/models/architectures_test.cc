@@ -36,11 +36,12 @@ class HfGoldenTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(HfGoldenTest, MatchesTheFloat64ReferenceAndIsTheSameBitsAlone) {
   const std::string dir = HfDir(GetParam());
   const Model model = Model::Load(dir);
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id(), HasPairs(model));
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", HasPairs(model));
   const NpyArray want = ReadNpy(dir + "/expected.npy");
   const int64_t d = model.d_model();
   ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, tb.seq, d}));
-  const std::vector<int32_t> ids = tb.Padded(*model.pad_token_id());
+  // Rotary checkpoints may have no pad id: padding is masked whatever it holds.
+  const std::vector<int32_t> ids = tb.Padded(model.pad_token_id().value_or(0));
   const std::vector<int32_t> types = tb.PaddedTypes();
   std::vector<float> got(static_cast<size_t>(tb.batch * tb.seq * d));
   EncodeOptions o;
@@ -70,9 +71,9 @@ TEST_P(HfGoldenTest, NarrowPrecisionsKeepTheirCosineGates) {
     LoadOptions lo;
     lo.precision = precision;
     const Model model = Model::Load(dir, lo);
-    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id(), HasPairs(model));
+    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", HasPairs(model));
     const int64_t d = model.d_model();
-    const std::vector<int32_t> ids = tb.Padded(*model.pad_token_id());
+    const std::vector<int32_t> ids = tb.Padded(model.pad_token_id().value_or(0));
     const std::vector<int32_t> types = tb.PaddedTypes();
     std::vector<float> got(static_cast<size_t>(tb.batch * tb.seq * d));
     EncodeOptions o;
@@ -104,7 +105,8 @@ INSTANTIATE_TEST_SUITE_P(EveryCase, HfGoldenTest,
                                            "bert_sharded", "m2m_100", "bert_gelu_new",
                                            "roberta_silu", "bert_pairs", "bert_seqcls",
                                            "roberta_seqcls", "distilbert_seqcls", "st_dense",
-                                           "marian", "marian_gelu"));
+                                           "marian", "marian_gelu", "bert_gelu_pytorch_tanh",
+                                           "nomic_bert", "nomic_bert_geglu_bf16"));
 
 // The heads of *ForSequenceClassification checkpoints (and BERT's pooler):
 // one row per line from its first token, within 1e-4 of the reference's
@@ -133,7 +135,7 @@ TEST_P(HfHeadTest, MatchesTheFloat64ReferenceAndIsTheSameBitsAlone) {
   const HeadCase& c = GetParam();
   const std::string dir = HfDir(c.name);
   const Model model = Model::Load(dir);
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
   const NpyArray want = ReadNpy(dir + "/" + c.expected);
   EncodeOptions o;
   o.head = c.head;
@@ -168,7 +170,7 @@ TEST_P(HfHeadTest, NarrowPrecisionsKeepTheirCosineGates) {
     LoadOptions lo;
     lo.precision = precision;
     const Model model = Model::Load(dir, lo);
-    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+    const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
     const std::vector<float> got = Run(model, tb, c.head);
     // Over all lines' values at once: a row of 2 or 3 logits is too short a
     // vector for a per-row cosine to mean much.
@@ -304,7 +306,7 @@ TEST_P(SentenceTransformersTest, PoolModelIsWhatTheFolderDeclares) {
   EXPECT_EQ(ToString(declared.pooling), explicit_pool);
   EXPECT_TRUE(declared.normalize);
   const Model model = Model::Load(dir);
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
   const NpyArray want = ReadNpy(dir + "/expected_pooled.npy");
   const int64_t d = model.d_model();
   ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, d}));
@@ -329,15 +331,18 @@ TEST_P(SentenceTransformersTest, PoolModelIsWhatTheFolderDeclares) {
   EXPECT_EQ(ReadNpy(a).data, got);
 }
 
-// 2_Dense: pooling, the Dense module (tanh, 32 -> 16), then Normalize.
-TEST(SentenceTransformersTest, DenseRunsBetweenPoolingAndNormalize) {
-  const std::string dir = HfDir("st_dense");
+// 2_Dense: pooling, the Dense module (tanh, 32 -> 16), then Normalize; the
+// second folder's Dense config names no activation_function (Tanh, the default).
+class SentenceDenseTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SentenceDenseTest, DenseRunsBetweenPoolingAndNormalize) {
+  const std::string dir = HfDir(GetParam());
   const PoolSpec declared = DeclaredPooling(dir);
   EXPECT_EQ(declared.pooling, Pooling::kMean);
   EXPECT_TRUE(declared.dense);
   EXPECT_TRUE(declared.normalize);
   const Model model = Model::Load(dir);
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", model.pad_token_id());
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
   EncodeOptions o;
   o.pool = declared.pooling;
   o.normalize = declared.normalize;
@@ -360,6 +365,9 @@ TEST(SentenceTransformersTest, DenseRunsBetweenPoolingAndNormalize) {
   o.sentence_dense = false;
   EXPECT_EQ(model.output_dim(o), 32);
 }
+
+INSTANTIATE_TEST_SUITE_P(NamedAndDefaultActivation, SentenceDenseTest,
+                         ::testing::Values("st_dense", "st_dense_default_tanh"));
 
 // A Dense module phasor cannot apply as declared: the file and key, value or
 // tensor named, at load.
@@ -698,7 +706,7 @@ TEST(MarianStoredTableTest, ADifferentStoredTableIsReportedOnceAndNotUsed) {
   EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
   EXPECT_EQ(r.err.rfind("phasor: warning:"), 0u) << r.err;  // once, the only one
   const NpyArray got = ReadNpy(dir + "/out.npy"), ref = ReadNpy(dir + "/expected.npy");
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", 59);
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
   EXPECT_TRUE(testing::RealTokenError(got.data.data(), ref.data.data(), tb, 32) <=
               testing::kGoldenOutputTol);
   fs::remove_all(dir);

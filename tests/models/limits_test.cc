@@ -90,7 +90,7 @@ TEST(Limits, PaddedTokenBatchIsCheckedAgainstTheLimit) {
   for (int i = 0; i < 1000; ++i) text += "\n1";
   const ScopedLimit limit(uint64_t{1} << 20);
   TokenBatch b;
-  ASSERT_NO_THROW(b = ParseTokens(text, "t.txt", 0));
+  ASSERT_NO_THROW(b = ParseTokens(text, "t.txt"));
   EXPECT_EQ(b.ids.size(), 2000u);
   EXPECT_NE(
       ErrorOf([&] { b.Padded(0); }).find("a padded batch of 1001 x 1000 token ids needs 3.8 MiB"),
@@ -99,7 +99,7 @@ TEST(Limits, PaddedTokenBatchIsCheckedAgainstTheLimit) {
 
 TEST(Limits, TokenIdsAreDigitsOnly) {
   for (const char* bad : {"\v5", "5\v", " -", "--5", "5-"}) {
-    EXPECT_NE(ErrorOf([&] { ParseTokens(std::string("1 ") + bad, "t", 0); }).find("not a token id"),
+    EXPECT_NE(ErrorOf([&] { ParseTokens(std::string("1 ") + bad, "t"); }).find("not a token id"),
               std::string::npos)
         << bad;
   }

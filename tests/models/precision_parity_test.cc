@@ -95,7 +95,7 @@ TEST_P(PrecisionParityTest, CloseToPyTorchFloat32) {
     const char* precision = ToString(bound.precision);
     const auto enc = Encoder::Load(dir, std::nullopt, bound.precision);
     const ModelConfig& c = enc->config();
-    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", c.pad_token_id);
+    const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
     const NpyArray y = ReadNpy(dir + "/expected.npy");
     EncoderWorkspace ws = enc->MakeWorkspace(tb.batch * tb.seq);
     const std::vector<int32_t> ids = tb.Padded(c.pad_token_id.value_or(0));  // [batch, seq]
@@ -221,7 +221,7 @@ TEST(PrecisionParity, Bf16FilesGiveTheSameBitsAsTheirFloat32Values) {
     for (const std::string& dir : {f32, b16}) {
       const auto enc = Encoder::Load(dir, std::nullopt, p);
       const ModelConfig& c = enc->config();
-      const TokenBatch t = LoadTokens(golden + "/tokens.txt", c.pad_token_id);
+      const TokenBatch t = LoadTokens(golden + "/tokens.txt");
       EncoderWorkspace ws = enc->MakeWorkspace(t.batch * t.seq);
       out[i].resize(static_cast<size_t>(t.batch * t.seq * c.d_model));
       enc->Forward({t.ids.data(), t.batch, t.seq, t.lengths.data()}, EncoderStage::kFinal,

@@ -34,7 +34,7 @@ TEST_P(RopeParityTest, MatchesPyTorch) { testing::ExpectMatchesGolden(GetParam()
 TEST_P(RopeParityTest, Layer0RotationMatchesPyTorch) {
   const std::string dir = testing::GoldenDir(GetParam());
   const ModelConfig c = LoadConfig(dir + "/config.json");
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", c.pad_token_id);
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
   NpyArray qkv = ReadNpy(dir + "/qkv_layer0.npy");
   const NpyArray want = ReadNpy(dir + "/qkv_layer0_rotated.npy");
   ASSERT_EQ(qkv.shape, (std::vector<int64_t>{tb.batch * tb.seq, 3 * c.d_model}));
@@ -54,7 +54,7 @@ TEST(RopeParityTest, OffsetNear2p24GivesTheSameOutput) {
   const auto near = Encoder::Load(testing::GoldenDir("rope_offset_2p24"));
   const auto zero = Encoder::Load(testing::GoldenDir("rope_half"));
   ASSERT_EQ(near->config().positional.offset, (int64_t{1} << 24) - 16);
-  const TokenBatch tb = LoadTokens(testing::GoldenDir("rope_half") + "/tokens.txt", std::nullopt);
+  const TokenBatch tb = LoadTokens(testing::GoldenDir("rope_half") + "/tokens.txt");
   const int64_t d = zero->config().d_model;
   std::vector<float> a(tb.batch * tb.seq * d), b(a.size());  // [batch, seq, d_model]
   EncoderWorkspace ws = zero->MakeWorkspace(tb.batch * tb.seq);

@@ -29,7 +29,7 @@ TEST(TokenTypesCliTest, ATabMarksSegmentOneAndMatchesTheReference) {
   const auto r = testing::RunPhasor("encode --model " + dir + " --tokens-file " + dir +
                                     "/tokens.txt --output " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", 0, true);
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", true);
   ASSERT_FALSE(tb.types.empty());
   const NpyArray got = ReadNpy(out), want = ReadNpy(dir + "/expected.npy");
   ASSERT_EQ(got.shape, want.shape);

@@ -156,7 +156,7 @@ def test_normalize_embeddings_and_the_numpy_forms(folders):
     same = raw.encode(SENTENCES, batch_size=1, show_progress_bar=False, device="cpu")
     assert same.tobytes() == plain.tobytes()
     with pytest.raises(phasor.Error, match=r"normalize=True \(normalize_embeddings=True\) "
-                                           "needs pool="):
+                                           "needs a pool"):
         bert.encode(SENTENCES, normalize_embeddings=True)
     with pytest.raises(phasor.Error, match="convert_to_tensor=True is not supported"):
         raw.encode(SENTENCES, convert_to_tensor=True)

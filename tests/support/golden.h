@@ -52,7 +52,7 @@ inline void ExpectMatchesGolden(const std::string& name) {
   const std::string dir = GoldenDir(name);
   const auto enc = Encoder::Load(dir);
   const ModelConfig& c = enc->config();
-  const TokenBatch tb = LoadTokens(dir + "/tokens.txt", c.pad_token_id);
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
   const NpyArray x = ReadNpy(dir + "/embeddings.npy");
   const NpyArray y = ReadNpy(dir + "/expected.npy");
   ASSERT_EQ(x.shape, (std::vector<int64_t>{tb.batch, tb.seq, c.d_model}));

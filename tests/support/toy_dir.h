@@ -13,6 +13,7 @@
 #include "engine/safetensors.h"
 #include "models/config.h"
 #include "models/toy.h"
+#include "tests/support/write_file.h"
 
 namespace phasor::testing {
 
@@ -23,7 +24,7 @@ class ToyDir {
     std::string pattern = ::testing::TempDir() + "phasor_" + name + "_XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp " + pattern);
     path_ = pattern;
-    WriteFileAtomically(path_ + "/config.json", ConfigToJson(config));
+    testing::WriteFileAtomically(path_ + "/config.json", ConfigToJson(config));
     SaveSafetensors(path_ + "/model.safetensors", ToyWeights(config));
   }
   ~ToyDir() { std::filesystem::remove_all(path_); }

@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/npy.h"
 #include "models/config.h"
@@ -16,6 +18,15 @@
 
 namespace phasor {
 namespace {
+
+// Each line's length less its trailing pad ids (the rows phasor encodes).
+std::vector<int64_t> RealLengths(const TokenBatch& b, std::optional<int32_t> pad_id) {
+  std::vector<int64_t> real(b.lengths);
+  for (int64_t i = 0; i < b.batch && pad_id; ++i) {
+    while (real[i] > 0 && b.ids[b.offsets[i] + real[i] - 1] == *pad_id) --real[i];
+  }
+  return real;
+}
 
 using testing::RunPhasor;
 
@@ -74,7 +85,7 @@ TEST_P(EncodeGoldenCliTest, MatchesPyTorch) {
     // writes 0 in every stage: those positions are compared as 0.
     NpyArray masked = want;
     const ModelConfig c = LoadConfig(dir + "/config.json");
-    const TokenBatch tb = LoadTokens(dir + "/tokens.txt", c.pad_token_id);
+    const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
     const std::vector<int64_t> real = RealLengths(tb, c.pad_token_id);
     const int64_t d = c.d_model;
     for (int64_t b = 0; b < tb.batch; ++b) {

@@ -1,0 +1,91 @@
+// The rotary checkpoints (models/architectures/nomic_bert.cc, ...): their
+// golden cases run in architectures_test.cc's HfGoldenTest; here what they
+// refuse by name, and ragged lines encoded without a pad id.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/npy.h"
+#include "models/phasor.h"
+#include "tests/support/run.h"
+
+namespace phasor {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string HfDir(const std::string& name) { return std::string(PHASOR_TEST_DATA) + "/hf/" + name; }
+
+// A copy of a golden case with its config.json edited.
+class NomicHostileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "nomic_hostile";
+    fs::remove_all(dir_);
+    fs::copy(HfDir("nomic_bert"), dir_);
+    std::ifstream in(dir_ + "/config.json");
+    config_.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // config.json with from replaced by to, then the load's error must hold fragment.
+  void ExpectRefused(const std::string& from, const std::string& to, const std::string& fragment) {
+    std::string text = config_;
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(dir_ + "/config.json") << text;
+    try {
+      Model::Load(dir_);
+      ADD_FAILURE() << "loaded; expected an error with " << fragment;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  }
+  std::string dir_, config_;
+};
+
+TEST_F(NomicHostileTest, WhatItDoesNotRunIsNamed) {
+  ExpectRefused("\"prenorm\": false", "\"prenorm\": true",
+                "config.json: key 'prenorm': true is not supported");
+  ExpectRefused("\"causal\": false", "\"causal\": true", "key 'causal': true is not supported");
+  ExpectRefused("\"rotary_emb_scale_base\": null", "\"rotary_emb_scale_base\": 512",
+                "key 'rotary_emb_scale_base': xPos scaling is not supported");
+  ExpectRefused("\"activation_function\": \"swiglu\"", "\"activation_function\": \"glu\"",
+                "key 'activation_function': 'glu' is not supported");
+  ExpectRefused("\"rotary_emb_fraction\": 1.0", "\"rotary_emb_fraction\": 0.0",
+                "key 'rotary_emb_fraction': expected a fraction in (0, 1] of the head (8)");
+  ExpectRefused("\"rotary_emb_fraction\": 1.0", "\"rotary_emb_fraction\": 0.3",
+                "giving an even number of dimensions");
+}
+
+TEST_F(NomicHostileTest, AMissingBiasTheConfigAsksForIsNamed) {
+  ExpectRefused("\"mlp_fc2_bias\": false", "\"mlp_fc2_bias\": true",
+                "missing tensor 'encoder.layers.0.mlp.fc2.bias'");
+}
+
+// nomic-embed's config has no pad_token_id: ragged lines are each encoded by
+// their own length, the same rows as each line alone.
+TEST(NomicCliTest, RaggedLinesNeedNoPadId) {
+  const std::string dir = HfDir("nomic_bert");
+  ASSERT_FALSE(Model::Load(dir).pad_token_id().has_value());
+  const std::string out = ::testing::TempDir() + "nomic_ragged.npy";
+  const testing::RunResult r = testing::RunPhasor("encode --model " + dir + " --tokens-file " +
+                                                  dir + "/tokens.txt --output " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const NpyArray want = ReadNpy(dir + "/expected.npy");
+  const NpyArray got = ReadNpy(out);
+  ASSERT_EQ(got.shape, want.shape);
+  double worst = 0;
+  for (size_t i = 0; i < got.data.size(); ++i) {
+    worst = std::max(worst, static_cast<double>(std::abs(got.data[i] - want.data[i])));
+  }
+  EXPECT_LE(worst, 1e-4);
+}
+
+}  // namespace
+}  // namespace phasor
