@@ -162,6 +162,21 @@ class Bpe final : public Model {
     if (cacheable) cache_.Put(piece, hash, ids.data() + first, ids.size() - first);
   }
 
+  // Not cached: the cache keeps ids only.
+  void TokenizeWithOffsets(std::string_view piece, std::vector<int32_t>& ids,
+                           std::vector<Span>& spans) const override {
+    if (piece.empty()) return;
+    if (options_.ignore_merges) {
+      if (const auto id = vocab_.Find(piece)) {
+        ids.push_back(*id);
+        spans.emplace_back(0, piece.size());
+        return;
+      }
+    }
+    MergeWord(piece, ids, &spans);
+  }
+  std::string_view IdToToken(int32_t id) const override { return vocab_.TokenOf(id); }
+
   std::optional<int32_t> TokenToId(std::string_view token) const override {
     return vocab_.Find(token);
   }
@@ -208,7 +223,10 @@ class Bpe final : public Model {
     return vocab_.Find(scratch);
   }
 
-  void MergeWord(std::string_view piece, std::vector<int32_t>& ids) const {
+  // spans, when given, takes each id's bytes of piece: the symbols' lengths
+  // one after another, as the library's Word gives its offsets.
+  void MergeWord(std::string_view piece, std::vector<int32_t>& ids,
+                 std::vector<Span>* spans = nullptr) const {
     thread_local std::vector<Symbol> symbols;
     thread_local std::vector<Candidate> queue;
     thread_local std::string scratch;
@@ -281,8 +299,12 @@ class Bpe final : public Model {
         }
       }
     }
+    size_t at = 0;
     for (const Symbol& s : symbols) {
-      if (s.len != 0) ids.push_back(s.id);
+      if (s.len == 0) continue;
+      ids.push_back(s.id);
+      if (spans) spans->emplace_back(at, at + static_cast<size_t>(s.len));
+      at += static_cast<size_t>(s.len);
     }
   }
 

@@ -12,6 +12,8 @@ bool TokenTable::Insert(std::string_view token, int32_t id) {
   if (map_.count(token) != 0) return false;
   storage_.emplace_back(token);
   map_.emplace(storage_.back(), id);
+  if (static_cast<size_t>(id) >= by_id_.size()) by_id_.resize(static_cast<size_t>(id) + 1);
+  by_id_[static_cast<size_t>(id)] = storage_.back();
   if (id >= id_bound_) id_bound_ = id + 1;
   return true;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "models/tokenizers/fields.h"  // the field readers the model kinds use
 
@@ -34,12 +35,18 @@ class TokenTable {
     return it->second;
   }
   size_t size() const { return map_.size(); }
+  // The token of id, or empty.
+  std::string_view TokenOf(int32_t id) const {
+    return id >= 0 && static_cast<size_t>(id) < by_id_.size() ? by_id_[static_cast<size_t>(id)]
+                                                              : std::string_view();
+  }
   // One past the largest id (0 when empty).
   int32_t IdBound() const { return id_bound_; }
 
  private:
   std::deque<std::string> storage_;
   std::unordered_map<std::string_view, int32_t> map_;
+  std::vector<std::string_view> by_id_;  // views of storage_'s strings
   int32_t id_bound_ = 0;
 };
 

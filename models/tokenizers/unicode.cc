@@ -211,4 +211,9 @@ std::string Normalize(std::string_view text, Form form) {
   return out;
 }
 
+bool HasBoundaryBefore(char32_t c, Form form) {
+  return c < 0x80 || IsAssignedAfterUnicode9(c) ||
+         Instance(form).hasBoundaryBefore(static_cast<UChar32>(c));
+}
+
 }  // namespace phasor::tokenizers::unicode

@@ -68,5 +68,9 @@ enum class Form { kNfc, kNfd, kNfkc, kNfkd };
 // assigned since is kept as it is and the text on each side of it is
 // normalised on its own.
 std::string Normalize(std::string_view text, Form form);
+// Whether no character before c interacts with c or what follows it in the
+// form (ICU's hasBoundaryBefore; a character 9.0 had not assigned is one),
+// so text cut before c normalises as its two parts do.
+bool HasBoundaryBefore(char32_t c, Form form);
 
 }  // namespace phasor::tokenizers::unicode
