@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -148,6 +149,11 @@ struct OffsetsCase {
   const char* folder;
   bool pairs;
 };
+
+// gtest's name of a case in messages, instead of its bytes.
+void PrintTo(const OffsetsCase& c, std::ostream* os) {
+  *os << c.folder << (c.pairs ? " pairs" : " single");
+}
 
 class TokenizerOffsets : public ::testing::TestWithParam<OffsetsCase> {};
 
