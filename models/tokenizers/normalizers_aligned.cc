@@ -1,5 +1,6 @@
 #include "models/tokenizers/normalizers_aligned.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -69,11 +70,60 @@ void AlignBert(AlignedText& t, const BertSteps& steps) {
   if (steps.lowercase) AlignLowercase(t);
 }
 
-// The crate's nfd()/nfc()... transform the text by unicode-normalization-
-// alignments' stream: each run from one normalisation boundary to the next
-// becomes its normal form, its characters replacing the old ones in order
-// (0), those beyond the old count inserted (1), and when fewer, the last
-// removing the rest (-n).
+// One run's characters followed through normalisation as
+// unicode-normalization-alignments does: each decomposes (its first part
+// replacing it: 0, the rest inserted: 1), marks are put in canonical order
+// (each keeping its change), and for NFC/NFKC each mark a starter absorbs
+// makes the starter remove one more old character (-1), unless the mark was
+// itself inserted. False if the characters are not ICU's normal form of the
+// run (they then take the old characters' places in order).
+bool FollowRun(std::string_view run, unicode::Form form, const std::vector<char32_t>& want,
+               std::vector<CharChange>& out) {
+  thread_local std::vector<CharChange> items, composed;
+  thread_local std::u32string parts;
+  items.clear();
+  for (size_t i = 0; i < run.size();) {
+    parts.clear();
+    unicode::Decompose(NextCodePoint(run, i), form, parts);
+    for (size_t k = 0; k < parts.size(); ++k) items.push_back({parts[k], k == 0 ? 0 : 1});
+  }
+  for (size_t i = 0; i < items.size();) {  // canonical order: marks by class, stable
+    size_t j = i;
+    while (j < items.size() && unicode::CombiningClass(items[j].c) != 0) ++j;
+    std::stable_sort(items.begin() + static_cast<std::ptrdiff_t>(i),
+                     items.begin() + static_cast<std::ptrdiff_t>(j),
+                     [](const CharChange& x, const CharChange& y) {
+                       return unicode::CombiningClass(x.c) < unicode::CombiningClass(y.c);
+                     });
+    i = j == i ? i + 1 : j;
+  }
+  const bool compose = form == unicode::Form::kNfc || form == unicode::Form::kNfkc;
+  composed.clear();
+  int starter = -1, last_class = 0;
+  for (const CharChange& item : items) {
+    const int cc = unicode::CombiningClass(item.c);
+    if (compose && starter >= 0) {
+      const bool adjacent = static_cast<int>(composed.size()) - 1 == starter;
+      const int32_t pair = unicode::ComposePair(composed[starter].c, item.c);
+      if (pair >= 0 && (adjacent || (last_class != 0 && last_class < cc))) {
+        composed[starter].c = static_cast<char32_t>(pair);
+        if (item.change <= 0) composed[starter].change -= 1;
+        continue;
+      }
+    }
+    if (cc == 0) starter = static_cast<int>(composed.size());
+    last_class = cc;
+    composed.push_back(item);
+  }
+  if (composed.size() != want.size()) return false;
+  for (size_t k = 0; k < want.size(); ++k)
+    if (composed[k].c != want[k]) return false;
+  out.insert(out.end(), composed.begin(), composed.end());
+  return true;
+}
+
+// The crate's nfd()/nfc()... over the text: each run from one normalisation
+// boundary to the next is followed through its normal form (FollowRun).
 void AlignForm(AlignedText& t, unicode::Form form) {
   thread_local std::vector<CharChange> changes;
   thread_local std::vector<char32_t> chars;
@@ -82,10 +132,10 @@ void AlignForm(AlignedText& t, unicode::Form form) {
   size_t run_begin = 0, run_chars = 0;
   auto flush = [&](size_t run_end) {
     if (run_chars == 0) return;
+    const std::string_view run = std::string_view(t.text).substr(run_begin, run_end - run_begin);
     chars.clear();
-    Decode(
-        unicode::Normalize(std::string_view(t.text).substr(run_begin, run_end - run_begin), form),
-        chars);
+    Decode(unicode::Normalize(run, form), chars);
+    if (FollowRun(run, form, chars, changes)) return;
     const size_t n = run_chars, m = chars.size();
     for (size_t k = 0; k < m; ++k) {
       int change = k < n ? 0 : 1;

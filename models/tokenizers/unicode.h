@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <cstdint>
 #include <vector>
 
 namespace phasor::tokenizers::unicode {
@@ -72,5 +73,12 @@ std::string Normalize(std::string_view text, Form form);
 // form (ICU's hasBoundaryBefore; a character 9.0 had not assigned is one),
 // so text cut before c normalises as its two parts do.
 bool HasBoundaryBefore(char32_t c, Form form);
+// The parts of normalisation, for following each character through it: c's
+// full decomposition in the form's kind (canonical for NFC/NFD, compatibility
+// for NFKC/NFKD; c itself if it has none), its canonical combining class, and
+// the primary composite of a and b (or -1 if none).
+void Decompose(char32_t c, Form form, std::u32string& out);
+int CombiningClass(char32_t c);
+int32_t ComposePair(char32_t a, char32_t b);
 
 }  // namespace phasor::tokenizers::unicode
