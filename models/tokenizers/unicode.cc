@@ -230,7 +230,9 @@ void Decompose(char32_t c, Form form, std::u32string& out) {
   }
 }
 
-int CombiningClass(char32_t c) { return c < 0x80 ? 0 : u_getCombiningClass(static_cast<UChar32>(c)); }
+int CombiningClass(char32_t c) {
+  return c < 0x80 ? 0 : u_getCombiningClass(static_cast<UChar32>(c));
+}
 
 int32_t ComposePair(char32_t a, char32_t b) {
   return Instance(Form::kNfc).composePair(static_cast<UChar32>(a), static_cast<UChar32>(b));
