@@ -27,6 +27,11 @@ class TokenTable {
   TokenTable(TokenTable&&) = default;
   TokenTable& operator=(TokenTable&&) = default;
 
+  // Room for n tokens, so that filling the table does not rehash.
+  void Reserve(size_t n) {
+    map_.reserve(n);
+    by_id_.reserve(n);
+  }
   // Adds token with id; false (and no change) if token is already there.
   bool Insert(std::string_view token, int32_t id);
   std::optional<int32_t> Find(std::string_view token) const {
