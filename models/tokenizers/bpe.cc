@@ -299,6 +299,12 @@ class Bpe final : public Model {
         }
       }
     }
+    Emit(symbols, ids, spans);
+  }
+
+  // The ids of the symbols left, each one's bytes after the one before.
+  static void Emit(const std::vector<Symbol>& symbols, std::vector<int32_t>& ids,
+                   std::vector<Span>* spans) {
     size_t at = 0;
     for (const Symbol& s : symbols) {
       if (s.len == 0) continue;
