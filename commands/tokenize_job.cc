@@ -55,6 +55,7 @@ TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
   if (!r.prompt.empty() && !r.prefix.empty())
     throw UsageError("--prompt and --prefix do not go together: give one");
   o.prefix = r.prompt.empty() ? r.prefix : PromptText(model, r.prompt);
+  o.offsets = r.offsets;
   const LengthRule rule = TextLengthRule(model, r, tokenizer, model_limit, model_limit_of);
   if (rule.truncate && rule.limit == 0 && r.truncate == true && model_limit < 0)
     throw UsageError(
@@ -109,8 +110,13 @@ TokenizeResult RunTokenize(const TokenizeRequest& r, const JobEvents& events,
                         [&](const TokenizedLines& lines, size_t bytes) {
                           text.clear();
                           text.reserve(lines.batch.ids.size() * 6);
-                          for (int64_t i = 0; i < lines.batch.batch; ++i)
-                            AppendTokensLine(lines, i, text);
+                          for (int64_t i = 0; i < lines.batch.batch; ++i) {
+                            if (o.offsets == tokenizers::OffsetUnit::kNone) {
+                              AppendTokensLine(lines, i, text);
+                            } else {
+                              AppendOffsetsLine(lines, i, text);
+                            }
+                          }
                           if (file) {
                             file->Write(text);
                           } else {

@@ -36,6 +36,9 @@ struct TextRequest {
   std::string prefix;                  // text put before each text
   std::string jsonl_field;             // JSON lines: the field ("a,b" with pairs)
   std::string csv_column;              // CSV/TSV: the column ("a,b" with pairs)
+  // tokenize only: one JSON line a text with each token's span, in code
+  // points (--offsets) or bytes (--byte-offsets).
+  tokenizers::OffsetUnit offsets = tokenizers::OffsetUnit::kNone;
 };
 
 struct TokenizeRequest {

@@ -1,7 +1,7 @@
 #include "engine/json_text.h"
 
 #include <cstdio>
-#include <set>
+#include <unordered_set>
 #include <vector>
 
 namespace phasor::json_text {
@@ -64,7 +64,7 @@ Json ParseStrictJson(const std::string& text) {
   struct Object {
     std::string path;  // dotted keys from the root; "[]" for an array element
     std::string last_key;
-    std::set<std::string> keys;
+    std::unordered_set<std::string> keys;  // hashed: a vocabulary has 10^5 keys
   };
   std::vector<Object> objects;
   std::vector<bool> is_object;  // one per open container

@@ -71,6 +71,7 @@ std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line, con
   tokenizers::TokenizeOptions to;
   to.add_special_tokens = o.add_special_tokens;
   to.max_length = o.max_length;
+  to.offsets = o.offsets;
   try {
     if (line.has_pair) {
       enc = tok.EncodePair(o.prefix + std::string(text), line.pair, to);
@@ -121,6 +122,8 @@ TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::ve
   struct TaskOutput {
     std::vector<int32_t> ids, types;
     std::vector<int64_t> lengths, pair_starts;
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    std::vector<uint8_t> special;
     std::string error;  // the task's first, naming its line
   };
   std::vector<TaskOutput> outputs(static_cast<size_t>(tasks));
@@ -135,6 +138,8 @@ TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::ve
       if (pairs) t.types.insert(t.types.end(), enc.types.begin(), enc.types.end());
       t.lengths.push_back(static_cast<int64_t>(enc.ids.size()));
       t.pair_starts.push_back(enc.pair_start);
+      t.spans.insert(t.spans.end(), enc.offsets.begin(), enc.offsets.end());
+      t.special.insert(t.special.end(), enc.special.begin(), enc.special.end());
     }
   });
   for (const TaskOutput& t : outputs)
@@ -158,6 +163,8 @@ TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::ve
       b.seq = std::max(b.seq, len);
     }
     out.pair_starts.insert(out.pair_starts.end(), t.pair_starts.begin(), t.pair_starts.end());
+    out.spans.insert(out.spans.end(), t.spans.begin(), t.spans.end());
+    out.special.insert(out.special.end(), t.special.begin(), t.special.end());
   }
   for (const Line& line : lines) b.lines.push_back(line.number);
   return out;
@@ -245,6 +252,30 @@ void AppendTokensLine(const TokenizedLines& lines, int64_t i, std::string& out) 
   }
   if (pair >= 0 && pair == b.lengths[i]) out += '\t';  // an empty second text
   out += '\n';
+}
+
+void AppendOffsetsLine(const TokenizedLines& lines, int64_t i, std::string& out) {
+  const TokenBatch& b = lines.batch;
+  const int64_t begin = b.offsets[i], end = b.offsets[i + 1];
+  out += "{\"ids\": [";
+  for (int64_t k = begin; k < end; ++k) {
+    if (k > begin) out += ", ";
+    out += std::to_string(b.ids[k]);
+  }
+  out += "], \"offsets\": [";
+  for (int64_t k = begin; k < end; ++k) {
+    if (k > begin) out += ", ";
+    const auto& [s, e] = lines.spans[static_cast<size_t>(k)];
+    out += "[" + std::to_string(s) + ", " + std::to_string(e) + "]";
+  }
+  out += "], \"special\": [";
+  for (int64_t k = begin; k < end; ++k) {
+    if (k > begin) out += ", ";
+    out += lines.special[static_cast<size_t>(k)] ? '1' : '0';
+  }
+  out += ']';
+  if (lines.pair_starts[i] >= 0) out += ", \"pair_start\": " + std::to_string(lines.pair_starts[i]);
+  out += "}\n";
 }
 
 std::string PromptText(const std::string& dir, const std::string& name) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/length_rule.h"
@@ -33,6 +34,10 @@ struct TextOptions {
   // refuse.limit is an Error naming it, its length, the limit and where the
   // limit comes from (TooLongMessage; the CLI's --no-truncate).
   LengthRule refuse;
+  // Each token's span too (TokenizedLines::spans), in this unit; kNone: none.
+  // They are spans of the text the tokenizer saw: the prefix included, and
+  // with replace_invalid_utf8 the text with its U+FFFD.
+  tokenizers::OffsetUnit offsets = tokenizers::OffsetUnit::kNone;
 };
 
 // The ids of some lines, one sequence a line, in the tokens-file layout.
@@ -41,6 +46,10 @@ struct TokenizedLines {
   // [batch.batch] where each line's second text begins (Encoding::pair_start),
   // -1 for single texts.
   std::vector<int64_t> pair_starts;
+  // With TextOptions::offsets, else empty: [batch.ids.size()] each id's span
+  // (Encoding::offsets) and whether the post-processor added it (special).
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  std::vector<uint8_t> special;
 };
 
 // Tokenizes the lines of text (whole lines; line numbers from first_line).
@@ -71,6 +80,10 @@ void ForEachLineBlock(const std::string& path, size_t block_bytes,
 // Line i of lines in the tokens-file format: ids separated by spaces, a tab
 // before the id where the second text of a pair begins; appended to out.
 void AppendTokensLine(const TokenizedLines& lines, int64_t i, std::string& out);
+// Line i as one JSON object on a line (`tokenize --offsets`):
+// {"ids": [...], "offsets": [[begin, end], ...], "special": [0|1, ...]},
+// with "pair_start" (the index where the second text's ids begin) for a pair.
+void AppendOffsetsLine(const TokenizedLines& lines, int64_t i, std::string& out);
 
 // The text of prompt name in dir's config_sentence_transformers.json
 // ("prompts"); Error naming the file and the prompts it has if not found.

@@ -101,7 +101,7 @@ TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& t
   return TextOptionsOf(dir, r, tokenizer, model_limit);
 }
 
-py::dict EncodingsToDict(const TokenizedLines& lines, bool one) {
+py::dict EncodingsToDict(const TokenizedLines& lines, bool one, bool offsets) {
   const TokenBatch& b = lines.batch;
   py::list ids, types;
   for (int64_t i = 0; i < b.batch; ++i) {
@@ -116,6 +116,18 @@ py::dict EncodingsToDict(const TokenizedLines& lines, bool one) {
   py::dict out;
   out["input_ids"] = one ? ids[0] : py::object(ids);
   out["token_type_ids"] = one ? types[0] : py::object(types);
+  if (offsets) {
+    py::list spans;
+    for (int64_t i = 0; i < b.batch; ++i) {
+      py::list row;
+      for (int64_t k = b.offsets[i]; k < b.offsets[i + 1]; ++k) {
+        const auto& [s, e] = lines.spans[static_cast<size_t>(k)];
+        row.append(py::make_tuple(s, e));
+      }
+      spans.append(row);
+    }
+    out["offset_mapping"] = one ? spans[0] : py::object(spans);
+  }
   return out;
 }
 

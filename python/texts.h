@@ -54,6 +54,7 @@ TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& t
 
 // {"input_ids": [[...], ...], "token_type_ids": [[...], ...]} (flat lists for
 // one text), as a Hugging Face tokenizer's call returns them.
-py::dict EncodingsToDict(const TokenizedLines& lines, bool one);
+// With offsets, "offset_mapping" too: each row's lines.spans as (begin, end).
+py::dict EncodingsToDict(const TokenizedLines& lines, bool one, bool offsets = false);
 
 }  // namespace phasor::python

@@ -38,13 +38,19 @@ PyTokenizer LoadTokenizer(py::handle path) {
 }
 
 py::dict Tokenize(const tokenizers::Tokenizer& tokenizer, const std::string& dir,
-                  py::handle texts_in, const TextArgs& args, int64_t model_limit) {
+                  py::handle texts_in, const TextArgs& args, int64_t model_limit,
+                  py::handle return_offsets_mapping) {
   if (!IsTexts(texts_in))
     throw Error("texts must be a str, or a list of str or of (str, str) pairs");
-  const TextOptions o = ToTextOptions(dir, tokenizer, args, model_limit);
+  if (!py::isinstance<py::bool_>(return_offsets_mapping))
+    throw Error("return_offsets_mapping must be True or False, got " +
+                TypeNameOf(return_offsets_mapping));
+  TextOptions o = ToTextOptions(dir, tokenizer, args, model_limit);
+  // Python's str indices are code points, as transformers' offset_mapping.
+  if (return_offsets_mapping.cast<bool>()) o.offsets = tokenizers::OffsetUnit::kCodePoints;
   const Texts texts = ToTexts(texts_in);
   const TokenizedLines lines = TokenizeTexts(tokenizer, texts, o);
-  return EncodingsToDict(lines, texts.one);
+  return EncodingsToDict(lines, texts.one, o.offsets != tokenizers::OffsetUnit::kNone);
 }
 
 // tokenize's parameters; truncate's default differs (Model.tokenize: None).
@@ -55,7 +61,8 @@ std::vector<Parameter> TokenizeParameters(const py::object& truncate) {
           {"truncate", truncate},
           {"max_length", none},
           {"prompt", none},
-          {"prefix", none}};
+          {"prefix", none},
+          {"return_offsets_mapping", py::bool_(false)}};
 }
 
 TextArgs TextArgsOf(const Arguments& a, py::handle truncate) {
@@ -64,13 +71,15 @@ TextArgs TextArgsOf(const Arguments& a, py::handle truncate) {
 
 constexpr const char* kTokenizeDoc =
     "tokenize(texts, add_special_tokens=True, truncate=False, max_length=None, prompt=None, "
-    "prefix=None)\n\n"
+    "prefix=None, return_offsets_mapping=False)\n\n"
     "texts: a str, a list of str, or a list of (str, str) pairs (BERT's segments A and B). "
     "Returns {'input_ids': ..., 'token_type_ids': ...}, a list a text (flat lists for one str), "
     "the ids Hugging Face's tokenizer of the folder gives. add_special_tokens=False leaves out "
     "[CLS]/[SEP] and their like; truncate=True cuts each text to the tokenizer's "
     "model_max_length (a pair longest first), max_length to that many ids; prompt names a "
-    "prompt of config_sentence_transformers.json, prefix is text put before each text.";
+    "prompt of config_sentence_transformers.json, prefix is text put before each text. "
+    "return_offsets_mapping=True adds 'offset_mapping': each token's (begin, end) in code "
+    "points of its text (str indices), (0, 0) for special tokens, as transformers gives it.";
 
 }  // namespace
 
@@ -85,8 +94,8 @@ void BindTokenizer(py::module_& m) {
           "tokenize",
           [](const PyTokenizer& t, const py::args& args, const py::kwargs& kwargs) {
             const Arguments a("tokenize", TokenizeParameters(py::bool_(false)), args, kwargs);
-            return Tokenize(*t.tokenizer, t.directory, a["texts"], TextArgsOf(a, a["truncate"]),
-                            -1);
+            return Tokenize(*t.tokenizer, t.directory, a["texts"], TextArgsOf(a, a["truncate"]), -1,
+                            a["return_offsets_mapping"]);
           },
           kTokenizeDoc)
       .def_property_readonly("vocab_size",
@@ -127,7 +136,8 @@ py::dict ModelTokenize(py::handle self, const py::args& args, const py::kwargs& 
   }
   TextArgs text = TextArgsOf(a, py::bool_(false));
   text.max_length = cut;
-  return Tokenize(*tokenizer, model.directory(), a["texts"], text, model.max_sequence_length());
+  return Tokenize(*tokenizer, model.directory(), a["texts"], text, model.max_sequence_length(),
+                  a["return_offsets_mapping"]);
 }
 
 }  // namespace phasor::python

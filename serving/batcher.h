@@ -43,6 +43,12 @@ struct Sequences {
   std::vector<int32_t> ids;      // [offsets.back()]
   std::vector<int32_t> types;    // [offsets.back()] token types, or empty: all type 0
   std::vector<int64_t> offsets;  // [count() + 1] from 0, increasing
+  // Text asked with TextChoices::offsets only, else empty: [ids.size()] each
+  // id's byte span in prefix + its text, and 1 for a special token the
+  // tokenizer's template added; prefix is the prompt put before each text.
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  std::vector<uint8_t> special;
+  std::string prefix;
   int64_t count() const { return offsets.empty() ? 0 : static_cast<int64_t>(offsets.size()) - 1; }
   int64_t tokens() const { return offsets.empty() ? 0 : offsets.back(); }
 };

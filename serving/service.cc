@@ -212,6 +212,7 @@ Sequences Service::Tokenized(const std::vector<std::string_view>& a,
   TextOptions o;
   o.add_special_tokens = text.add_special_tokens;
   o.max_length = text.truncate.value_or(rule_.truncate) ? max_input_tokens_ : 0;
+  if (text.offsets) o.offsets = tokenizers::OffsetUnit::kBytes;
   if (!text.prompt_name.empty()) {
     try {
       o.prefix = PromptText(options_.model, text.prompt_name);
@@ -231,6 +232,9 @@ Sequences Service::Tokenized(const std::vector<std::string_view>& a,
   Sequences s;
   s.ids = std::move(lines.batch.ids);
   s.offsets = std::move(lines.batch.offsets);
+  s.spans = std::move(lines.spans);
+  s.special = std::move(lines.special);
+  s.prefix = o.prefix;
   // Token types only for a model that has them; others read a pair as one
   // text (as encode --text-file does).
   if (model_->token_types() >= 2) s.types = std::move(lines.batch.types);

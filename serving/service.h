@@ -49,6 +49,8 @@ struct TextChoices {
   std::optional<bool> truncate;
   std::string prompt_name;  // a prompt of config_sentence_transformers.json
   bool add_special_tokens = true;
+  // Each token's span in bytes of its text (Sequences::spans; /tokenize).
+  bool offsets = false;
 };
 
 class Service {

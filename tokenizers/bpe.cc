@@ -162,6 +162,21 @@ class Bpe final : public Model {
     if (cacheable) cache_.Put(piece, hash, ids.data() + first, ids.size() - first);
   }
 
+  // Not cached: the cache keeps ids only.
+  void TokenizeWithOffsets(std::string_view piece, std::vector<int32_t>& ids,
+                           std::vector<Span>& spans) const override {
+    if (piece.empty()) return;
+    if (options_.ignore_merges) {
+      if (const auto id = vocab_.Find(piece)) {
+        ids.push_back(*id);
+        spans.emplace_back(0, piece.size());
+        return;
+      }
+    }
+    MergeWord(piece, ids, &spans);
+  }
+  std::string_view IdToToken(int32_t id) const override { return vocab_.TokenOf(id); }
+
   std::optional<int32_t> TokenToId(std::string_view token) const override {
     return vocab_.Find(token);
   }
@@ -208,7 +223,10 @@ class Bpe final : public Model {
     return vocab_.Find(scratch);
   }
 
-  void MergeWord(std::string_view piece, std::vector<int32_t>& ids) const {
+  // spans, when given, takes each id's bytes of piece: the symbols' lengths
+  // one after another, as the library's Word gives its offsets.
+  void MergeWord(std::string_view piece, std::vector<int32_t>& ids,
+                 std::vector<Span>* spans = nullptr) const {
     thread_local std::vector<Symbol> symbols;
     thread_local std::vector<Candidate> queue;
     thread_local std::string scratch;
@@ -281,8 +299,18 @@ class Bpe final : public Model {
         }
       }
     }
+    Emit(symbols, ids, spans);
+  }
+
+  // The ids of the symbols left, each one's bytes after the one before.
+  static void Emit(const std::vector<Symbol>& symbols, std::vector<int32_t>& ids,
+                   std::vector<Span>* spans) {
+    size_t at = 0;
     for (const Symbol& s : symbols) {
-      if (s.len != 0) ids.push_back(s.id);
+      if (s.len == 0) continue;
+      ids.push_back(s.id);
+      if (spans) spans->emplace_back(at, at + static_cast<size_t>(s.len));
+      at += static_cast<size_t>(s.len);
     }
   }
 
@@ -317,18 +345,21 @@ class Bpe final : public Model {
 // line with several spaces (tokens holding spaces) is cut where a, b and ab
 // are all tokens, if exactly one cut is, as newer versions of the library
 // read it; older ones refuse such lines.
-bool ReadMerge(const nlohmann::json& merge, const TokenTable& vocab, const std::string& where,
-               std::string& a, std::string& b) {
+// a and b are views of merge's strings.
+// where(): the merge's name in messages, built only for one.
+template <class Where>
+bool ReadMerge(const nlohmann::json& merge, const TokenTable& vocab, const Where& where,
+               std::string_view& a, std::string_view& b) {
   if (merge.is_string()) {
     const std::string& line = merge.get_ref<const std::string&>();
     if (line.rfind("#version", 0) == 0) return false;
     const size_t space = line.find(' ');
     if (space == std::string::npos) {
-      throw Error(where + ": expected two tokens separated by a space, got " + Quoted(line));
+      throw Error(where() + ": expected two tokens separated by a space, got " + Quoted(line));
     }
     if (line.find(' ', space + 1) == std::string::npos) {
-      a = line.substr(0, space);
-      b = line.substr(space + 1);
+      a = std::string_view(line).substr(0, space);
+      b = std::string_view(line).substr(space + 1);
       return true;
     }
     int cuts = 0;
@@ -343,18 +374,18 @@ bool ReadMerge(const nlohmann::json& merge, const TokenTable& vocab, const std::
       }
     }
     if (cuts != 1) {
-      throw Error(where + ": " + Quoted(line) + " has several spaces and " +
+      throw Error(where() + ": " + Quoted(line) + " has several spaces and " +
                   (cuts == 0 ? "no" : "more than one") +
                   " cut of it into tokens a, b with ab a token; write it as [\"a\", \"b\"]");
     }
     return true;
   }
   if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
-    a = merge[0].get<std::string>();
-    b = merge[1].get<std::string>();
+    a = merge[0].get_ref<const std::string&>();
+    b = merge[1].get_ref<const std::string&>();
     return true;
   }
-  throw Error(where + ": expected \"a b\" or [\"a\", \"b\"], got " + merge.dump());
+  throw Error(where() + ": expected \"a b\" or [\"a\", \"b\"], got " + merge.dump());
 }
 
 }  // namespace
@@ -392,23 +423,28 @@ std::unique_ptr<Model> MakeBpe(const nlohmann::json& spec, const std::string& wh
   MergeTable merges;
   merges.Reserve(list.size());
   int32_t rank = 0;
-  std::string a, b;
+  std::string_view a, b;
+  std::string merged;
+  // The field named in messages, built only for one.
+  auto item = [&where](size_t k) { return where + ".merges[" + std::to_string(k) + "]"; };
   for (size_t k = 0; k < list.size(); ++k) {
-    const std::string item = where + ".merges[" + std::to_string(k) + "]";
-    if (!ReadMerge(list[k], vocab, item, a, b)) continue;
+    if (!ReadMerge(
+            list[k], vocab, [&] { return item(k); }, a, b))
+      continue;
     const auto a_id = vocab.Find(a);
-    if (!a_id) throw Error(item + ": " + Quoted(a) + " is not in the vocabulary");
+    if (!a_id) throw Error(item(k) + ": " + Quoted(a) + " is not in the vocabulary");
     const auto b_id = vocab.Find(b);
-    if (!b_id) throw Error(item + ": " + Quoted(b) + " is not in the vocabulary");
+    if (!b_id) throw Error(item(k) + ": " + Quoted(b) + " is not in the vocabulary");
     // The merged token drops the right part's continuing_subword_prefix.
     const size_t cut = options.prefix.size();
     if (b.size() < cut || (cut < b.size() && (static_cast<unsigned char>(b[cut]) & 0xC0) == 0x80)) {
-      throw Error(item + ": " + Quoted(b) + " is too short to drop continuing_subword_prefix " +
+      throw Error(item(k) + ": " + Quoted(b) + " is too short to drop continuing_subword_prefix " +
                   Quoted(options.prefix) + " from");
     }
-    const std::string merged = a + b.substr(cut);
+    merged.assign(a);
+    merged.append(b.substr(cut));
     const auto merged_id = vocab.Find(merged);
-    if (!merged_id) throw Error(item + ": " + Quoted(merged) + " is not in the vocabulary");
+    if (!merged_id) throw Error(item(k) + ": " + Quoted(merged) + " is not in the vocabulary");
     merges.Set(*a_id, *b_id, MergeTable::Rule{rank, *merged_id});
     ++rank;
   }

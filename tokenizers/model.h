@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenizers/aligned_text.h"
+
 namespace phasor::tokenizers {
 
 class Model {
@@ -21,6 +23,15 @@ class Model {
   // the unknown token or byte fallback pieces, as the library does; a model
   // with neither throws Error naming the character it cannot encode.
   virtual void Tokenize(std::string_view piece, std::vector<int32_t>& ids) const = 0;
+  // The same, with each id's [begin, end) bytes of piece in spans, as the
+  // library's Token offsets give them (a byte fallback piece of BPE covers its
+  // one byte; Unigram's cover the whole unknown run; an unknown WordPiece
+  // word covers the word).
+  virtual void TokenizeWithOffsets(std::string_view piece, std::vector<int32_t>& ids,
+                                   std::vector<Span>& spans) const = 0;
+  // The vocabulary's string for id (empty if it has none): the token text the
+  // offset trimming of ByteLevel and RobertaProcessing looks at.
+  virtual std::string_view IdToToken(int32_t id) const = 0;
   // The id of a vocabulary entry, if it is one.
   virtual std::optional<int32_t> TokenToId(std::string_view token) const = 0;
   // One past the largest id of the vocabulary.

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "tokenizers/fields.h"  // the field readers the model kinds use
 
@@ -26,6 +27,11 @@ class TokenTable {
   TokenTable(TokenTable&&) = default;
   TokenTable& operator=(TokenTable&&) = default;
 
+  // Room for n tokens, so that filling the table does not rehash.
+  void Reserve(size_t n) {
+    map_.reserve(n);
+    by_id_.reserve(n);
+  }
   // Adds token with id; false (and no change) if token is already there.
   bool Insert(std::string_view token, int32_t id);
   std::optional<int32_t> Find(std::string_view token) const {
@@ -34,12 +40,18 @@ class TokenTable {
     return it->second;
   }
   size_t size() const { return map_.size(); }
+  // The token of id, or empty.
+  std::string_view TokenOf(int32_t id) const {
+    return id >= 0 && static_cast<size_t>(id) < by_id_.size() ? by_id_[static_cast<size_t>(id)]
+                                                              : std::string_view();
+  }
   // One past the largest id (0 when empty).
   int32_t IdBound() const { return id_bound_; }
 
  private:
   std::deque<std::string> storage_;
   std::unordered_map<std::string_view, int32_t> map_;
+  std::vector<std::string_view> by_id_;  // views of storage_'s strings
   int32_t id_bound_ = 0;
 };
 

@@ -9,12 +9,17 @@
 
 namespace phasor::tokenizers {
 
+struct AlignedText;  // aligned_text.h
+
 class Normalizer {
  public:
   virtual ~Normalizer() = default;
   // Rewrites text (valid UTF-8 in, valid UTF-8 out). Safe to call from many
   // threads at once.
   virtual void Normalize(std::string& text) const = 0;
+  // The same rewrite, keeping each character's span in the original as the
+  // Rust crate's NormalizedString does (the offsets path).
+  virtual void NormalizeAligned(AlignedText& text) const = 0;
 };
 
 // The normalizer a tokenizer.json "normalizer" value describes; nullptr for

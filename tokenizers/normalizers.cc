@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "tokenizers/aligned_text.h"
 #include "tokenizers/fields.h"
 #include "tokenizers/kinds.h"
 #include "tokenizers/normalizer.h"
+#include "tokenizers/normalizers_aligned.h"
 #include "tokenizers/pre_tokenizer.h"
 #include "tokenizers/precompiled_charsmap.h"
 #include "tokenizers/regex.h"
@@ -49,24 +51,6 @@ bool IsAscii(const std::string& text) {
 
 // ---- BertNormalizer (normalizers/bert.rs) -----------------------------------
 
-// bert.rs is_control: Cc, Cf, Co (and Cs, which valid UTF-8 never holds),
-// except \t \n \r. The crate's table (unicode_categories) has no Cn entries, so
-// unassigned code points are kept.
-bool IsBertControl(char32_t c) {
-  if (c == '\t' || c == '\n' || c == '\r') return false;
-  if (c < 0x80) return c < 0x20 || c == 0x7F;
-  return unicode::IsOtherAssignedUnicode8(c);
-}
-
-// bert.rs is_chinese_char: its own ranges (the CJK Unified Ideographs blocks
-// as BERT's original code listed them), not a Unicode property.
-bool IsChineseChar(char32_t c) {
-  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
-         (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F) ||
-         (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
-         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
-}
-
 class BertNormalizer final : public Normalizer {
  public:
   BertNormalizer(bool clean_text, bool chinese, bool strip_accents, bool lowercase)
@@ -74,6 +58,10 @@ class BertNormalizer final : public Normalizer {
         chinese_(chinese),
         strip_accents_(strip_accents),
         lowercase_(lowercase) {}
+
+  void NormalizeAligned(AlignedText& t) const override {
+    AlignBert(t, {clean_text_, chinese_, strip_accents_, lowercase_});
+  }
 
   void Normalize(std::string& text) const override {
     // Steps in the crate's order: clean, pad CJK, strip accents, lowercase.
@@ -157,6 +145,7 @@ class FormNormalizer final : public Normalizer {
  public:
   explicit FormNormalizer(unicode::Form form) : form_(form) {}
   void Normalize(std::string& text) const override { text = unicode::Normalize(text, form_); }
+  void NormalizeAligned(AlignedText& t) const override { AlignForm(t, form_); }
 
  private:
   unicode::Form form_;
@@ -170,6 +159,7 @@ NormalizerPtr MakeForm(const json&, const std::string&) {
 // utils.rs Lowercase: char::to_lowercase on each code point, no context.
 class Lowercase final : public Normalizer {
  public:
+  void NormalizeAligned(AlignedText& t) const override { AlignLowercase(t); }
   void Normalize(std::string& text) const override {
     std::string out;
     out.reserve(text.size());
@@ -187,6 +177,7 @@ NormalizerPtr MakeLowercase(const json&, const std::string&) {
 // M (Mn, Mc, Me), not only Mn as BertNormalizer does. No decomposition first.
 class StripAccents final : public Normalizer {
  public:
+  void NormalizeAligned(AlignedText& t) const override { AlignStripAccents(t); }
   void Normalize(std::string& text) const override {
     if (IsAscii(text)) return;
     text = Filter(text, [](char32_t c) { return !unicode::IsMarkUnicode9(c); });
@@ -201,6 +192,7 @@ NormalizerPtr MakeStripAccents(const json&, const std::string&) {
 class Strip final : public Normalizer {
  public:
   Strip(bool left, bool right) : left_(left), right_(right) {}
+  void NormalizeAligned(AlignedText& t) const override { AlignStrip(t, left_, right_); }
   void Normalize(std::string& text) const override {
     size_t begin = 0, end = text.size();
     if (left_) {
@@ -239,6 +231,10 @@ class Replace final : public Normalizer {
  public:
   Replace(std::string literal, std::unique_ptr<Regex> regex, std::string content)
       : literal_(std::move(literal)), regex_(std::move(regex)), content_(std::move(content)) {}
+
+  void NormalizeAligned(AlignedText& t) const override {
+    AlignReplace(t, literal_, regex_.get(), content_);
+  }
 
   void Normalize(std::string& text) const override {
     std::string out;
@@ -297,6 +293,7 @@ NormalizerPtr MakeReplace(const json& spec, const std::string& where) {
 class Prepend final : public Normalizer {
  public:
   explicit Prepend(std::string prefix) : prefix_(std::move(prefix)) {}
+  void NormalizeAligned(AlignedText& t) const override { AlignPrepend(t, prefix_); }
   void Normalize(std::string& text) const override {
     if (!text.empty()) text.insert(0, prefix_);
   }
@@ -313,6 +310,7 @@ NormalizerPtr MakePrepend(const json& spec, const std::string& where) {
 // controls dropped, some spaces and format characters made ' '.
 class Nmt final : public Normalizer {
  public:
+  void NormalizeAligned(AlignedText& t) const override { AlignNmt(t); }
   void Normalize(std::string& text) const override {
     std::string out;
     out.reserve(text.size());
@@ -339,6 +337,7 @@ NormalizerPtr MakeNmt(const json&, const std::string&) { return std::make_unique
 // normalizers/byte_level.rs: every byte as GPT-2's byte-level character.
 class ByteLevelNormalizer final : public Normalizer {
  public:
+  void NormalizeAligned(AlignedText& t) const override { AlignByteLevel(t); }
   void Normalize(std::string& text) const override {
     std::string out;
     out.reserve(text.size() * 2);
@@ -367,6 +366,7 @@ class Precompiled final : public Normalizer {
  public:
   explicit Precompiled(PrecompiledCharsmap map) : map_(std::move(map)) {}
   void Normalize(std::string& text) const override { text = map_.Apply(text); }
+  void NormalizeAligned(AlignedText& t) const override { map_.ApplyAligned(t); }
 
  private:
   PrecompiledCharsmap map_;
@@ -423,6 +423,9 @@ class Sequence final : public Normalizer {
   explicit Sequence(std::vector<NormalizerPtr> steps) : steps_(std::move(steps)) {}
   void Normalize(std::string& text) const override {
     for (const auto& step : steps_) step->Normalize(text);
+  }
+  void NormalizeAligned(AlignedText& t) const override {
+    for (const auto& step : steps_) step->NormalizeAligned(t);
   }
 
  private:

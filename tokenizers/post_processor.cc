@@ -6,12 +6,32 @@
 #include "engine/error.h"
 #include "tokenizers/fields.h"
 #include "tokenizers/kinds.h"
+#include "tokenizers/token_offsets.h"
 #include "tokenizers/tokenizer.h"
 
 namespace phasor::tokenizers {
 namespace {
 
 using nlohmann::json;
+
+void ClearEncoding(Encoding& out) {
+  out.ids.clear();
+  out.types.clear();
+  out.offsets.clear();
+  out.special.clear();
+  out.pair_start = -1;
+}
+
+// The offsets of n ids: text's spans, or (0, 0) for special tokens (text null).
+void AppendOffsets(const TextTokens* text, size_t n, Encoding& out) {
+  if (text) {
+    for (const Span& s : text->spans)
+      out.offsets.emplace_back(static_cast<int64_t>(s.first), static_cast<int64_t>(s.second));
+  } else {
+    out.offsets.insert(out.offsets.end(), n, {0, 0});
+  }
+  out.special.insert(out.special.end(), n, text ? 0 : 1);
+}
 
 // A piece of a layout: special ids, or one of the texts (0: a, 1: b).
 struct LayoutItem {
@@ -36,28 +56,25 @@ class Layout : public PostProcessor {
     return n;
   }
 
-  void Process(const std::vector<int32_t>& a, const std::vector<int32_t>* b, bool add_special,
+  void Process(const TextTokens& a, const TextTokens* b, bool add_special,
                Encoding& out) const override {
     if (!add_special && !template_types_) {
       ConcatenateWithoutSpecialTokens(a, b, out);
       return;
     }
-    out.ids.clear();
-    out.types.clear();
-    out.pair_start = -1;
+    ClearEncoding(out);
     int64_t b_start = -1;
     for (const auto& item : b ? pair_ : single_) {
       if (item.text < 0 && !add_special) continue;
       const std::vector<int32_t>* ids = &item.ids;
-      if (item.text == 0) ids = &a;
-      if (item.text == 1) {
-        ids = b;
-        b_start = static_cast<int64_t>(out.ids.size());
-      }
+      const TextTokens* text = item.text == 0 ? &a : item.text == 1 ? b : nullptr;
+      if (text) ids = &text->ids;
+      if (item.text == 1) b_start = static_cast<int64_t>(out.ids.size());
       if (item.type == 1 && out.pair_start < 0 && !ids->empty())
         out.pair_start = static_cast<int64_t>(out.ids.size());
       out.ids.insert(out.ids.end(), ids->begin(), ids->end());
       out.types.insert(out.types.end(), ids->size(), item.type);
+      if (a.with_offsets) AppendOffsets(text, ids->size(), out);
     }
     if (b && out.pair_start < 0) out.pair_start = b_start;
   }
@@ -66,6 +83,23 @@ class Layout : public PostProcessor {
   std::vector<LayoutItem> single_, pair_;
   bool template_types_;
 };
+
+// ByteLevel: no special tokens, only the trimming of offsets.
+class ByteLevelPost final : public PostProcessor {
+ public:
+  int64_t AddedCount(bool) const override { return 0; }
+  void Process(const TextTokens& a, const TextTokens* b, bool, Encoding& out) const override {
+    ConcatenateWithoutSpecialTokens(a, b, out);
+  }
+  bool lays_out() const override { return false; }
+};
+
+std::unique_ptr<PostProcessor> MakeByteLevel(const json& spec, const std::string& where) {
+  auto p = std::make_unique<ByteLevelPost>();
+  p->SetTrim(BoolField(spec, "trim_offsets", where, true),
+             BoolField(spec, "add_prefix_space", where, true));
+  return p;
+}
 
 // BertProcessing and RobertaProcessing name a token as [content, id].
 std::vector<int32_t> NamedId(const json& spec, const char* key, const std::string& where) {
@@ -86,11 +120,14 @@ std::unique_ptr<PostProcessor> MakeBert(const json& spec, const std::string& whe
 // RoBERTa gives every id of a pair type 0: <s> A </s> </s> B </s>.
 std::unique_ptr<PostProcessor> MakeRoberta(const json& spec, const std::string& where) {
   const auto cls = NamedId(spec, "cls", where), sep = NamedId(spec, "sep", where);
-  return std::make_unique<Layout>(
+  auto p = std::make_unique<Layout>(
       std::vector<LayoutItem>{{cls, -1, 0}, {{}, 0, 0}, {sep, -1, 0}},
       std::vector<LayoutItem>{
           {cls, -1, 0}, {{}, 0, 0}, {sep, -1, 0}, {sep, -1, 0}, {{}, 1, 0}, {sep, -1, 0}},
       false);
+  p->SetTrim(BoolField(spec, "trim_offsets", where, true),
+             BoolField(spec, "add_prefix_space", where, true));
+  return p;
 }
 
 std::vector<LayoutItem> Template(const json& items, const json& special, const std::string& where,
@@ -137,18 +174,27 @@ std::unique_ptr<PostProcessor> MakeTemplate(const json& spec, const std::string&
       Template(Required(spec, "pair", where), special, where + ".pair", true), true);
 }
 
-// Sequence: the ByteLevel steps change no id; at most one step lays out ids.
+// Sequence: the ByteLevel steps change no id (they may trim offsets); at
+// most one step lays out ids.
 std::unique_ptr<PostProcessor> MakeSequence(const json& spec, const std::string& where) {
   std::unique_ptr<PostProcessor> layout;
+  bool trim = false, add_prefix_space = false;
   auto steps = BuildSteps(spec, "processors", where, "a post-processor", MakePostProcessor);
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (!steps[i]) continue;  // ByteLevel
+    if (!steps[i]) continue;
+    if (steps[i]->trim_offsets()) {
+      trim = true;
+      add_prefix_space = steps[i]->add_prefix_space();
+    }
+    if (!steps[i]->lays_out()) continue;
     if (layout) {
       throw Error(where + ".processors[" + std::to_string(i) +
                   "]: a second step that adds special tokens; phasor reads one");
     }
     layout = std::move(steps[i]);
   }
+  if (!layout) layout = std::make_unique<ByteLevelPost>();
+  if (trim) layout->SetTrim(true, add_prefix_space);
   return layout;
 }
 
@@ -159,22 +205,22 @@ const Kinds<Builder, 5> kKinds = {{
     {"TemplateProcessing", MakeTemplate},
     {"BertProcessing", MakeBert},
     {"RobertaProcessing", MakeRoberta},
-    {"ByteLevel",
-     [](const json&, const std::string&) -> std::unique_ptr<PostProcessor> { return nullptr; }},
+    {"ByteLevel", MakeByteLevel},
     {"Sequence", MakeSequence},
 }};
 
 }  // namespace
 
-void ConcatenateWithoutSpecialTokens(const std::vector<int32_t>& a, const std::vector<int32_t>* b,
-                                     Encoding& out) {
-  out.ids.assign(a.begin(), a.end());
-  out.types.assign(a.size(), 0);
-  out.pair_start = -1;
+void ConcatenateWithoutSpecialTokens(const TextTokens& a, const TextTokens* b, Encoding& out) {
+  ClearEncoding(out);
+  out.ids.assign(a.ids.begin(), a.ids.end());
+  out.types.assign(a.ids.size(), 0);
+  if (a.with_offsets) AppendOffsets(&a, a.ids.size(), out);
   if (b) {
     out.pair_start = static_cast<int64_t>(out.ids.size());
-    out.ids.insert(out.ids.end(), b->begin(), b->end());
-    out.types.insert(out.types.end(), b->size(), 1);
+    out.ids.insert(out.ids.end(), b->ids.begin(), b->ids.end());
+    out.types.insert(out.types.end(), b->ids.size(), 1);
+    if (a.with_offsets) AppendOffsets(b, b->ids.size(), out);
   }
 }
 

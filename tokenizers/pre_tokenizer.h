@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tokenizers/aligned_text.h"
+
 namespace phasor::tokenizers {
 
 struct Piece {
@@ -15,6 +17,9 @@ struct Piece {
   // The piece begins where the whole input text begins (what Metaspace's
   // prepend_scheme "first" asks); only the first piece of a split piece keeps it.
   bool at_text_start = false;
+  // On the offsets path: [text.size()] each byte's span in the original
+  // (aligned_text.h), kept through every split and rewrite; empty otherwise.
+  std::vector<Span> align = {};
 };
 
 class PreTokenizer {

@@ -124,7 +124,10 @@ void SplitPieces(std::vector<Piece>& pieces, Behavior behavior, SegmentsOf segme
     ApplyBehavior(segments, behavior, spans);
     for (const auto& [b, e] : spans) {
       if (b == e) continue;
-      out.push_back(Piece{piece.text.substr(b, e - b), piece.at_text_start && b == 0});
+      out.push_back(Piece{piece.text.substr(b, e - b), piece.at_text_start && b == 0, {}});
+      if (!piece.align.empty())
+        out.back().align.assign(piece.align.begin() + static_cast<std::ptrdiff_t>(b),
+                                piece.align.begin() + static_cast<std::ptrdiff_t>(e));
     }
   }
   pieces.swap(out);
@@ -367,8 +370,12 @@ class ByteLevel final : public PreTokenizer {
 
   void Split(std::vector<Piece>& pieces) const override {
     if (add_prefix_space_) {
-      for (Piece& piece : pieces)
-        if (!piece.text.empty() && piece.text[0] != ' ') piece.text.insert(0, 1, ' ');
+      for (Piece& piece : pieces) {
+        if (piece.text.empty() || piece.text[0] == ' ') continue;
+        piece.text.insert(0, 1, ' ');
+        // The crate's prepend: the space takes the first character's span.
+        if (!piece.align.empty()) piece.align.insert(piece.align.begin(), piece.align[0]);
+      }
     }
     if (regex_) {
       SplitPieces(pieces, Behavior::kIsolated, [this](const std::string& text, auto& segments) {
@@ -376,18 +383,23 @@ class ByteLevel final : public PreTokenizer {
       });
     }
     std::string mapped;
+    std::vector<Span> align;
     for (Piece& piece : pieces) {
       mapped.clear();
-      for (const char ch : piece.text) {
-        const char32_t c = ByteToUnicode(static_cast<unsigned char>(ch));
+      align.clear();
+      for (size_t j = 0; j < piece.text.size(); ++j) {
+        const char32_t c = ByteToUnicode(static_cast<unsigned char>(piece.text[j]));
         if (c < 0x80) {
           mapped.push_back(static_cast<char>(c));
         } else {  // every mapped character is below U+0800
           mapped.push_back(static_cast<char>(0xC0 | (c >> 6)));
           mapped.push_back(static_cast<char>(0x80 | (c & 0x3F)));
         }
+        // Each byte's character takes the span of the character it is part of.
+        if (!piece.align.empty()) align.resize(mapped.size(), piece.align[j]);
       }
       piece.text.swap(mapped);
+      if (!piece.align.empty()) piece.align.swap(align);
     }
     pieces.erase(
         std::remove_if(pieces.begin(), pieces.end(), [](const Piece& p) { return p.text.empty(); }),
@@ -419,22 +431,29 @@ class Metaspace final : public PreTokenizer {
   void Split(std::vector<Piece>& pieces) const override {
     for (Piece& piece : pieces) {
       std::string& t = piece.text;
+      const bool aligned = !piece.align.empty();
       if (t.find(' ') != std::string::npos) {
         std::string out;
+        std::vector<Span> align;
         out.reserve(t.size() + t.size() / 2);
-        for (const char c : t) {
-          if (c == ' ') {
+        for (size_t j = 0; j < t.size(); ++j) {
+          if (t[j] == ' ') {
             out += replacement_;
           } else {
-            out.push_back(c);
+            out.push_back(t[j]);
           }
+          // The replacement takes the span of the space it replaces.
+          if (aligned) align.resize(out.size(), piece.align[j]);
         }
         t.swap(out);
+        if (aligned) piece.align.swap(align);
       }
       const bool prepend = scheme_ == PrependScheme::kAlways ||
                            (scheme_ == PrependScheme::kFirst && piece.at_text_start);
-      if (prepend && !t.empty() && t.compare(0, replacement_.size(), replacement_) != 0)
+      if (prepend && !t.empty() && t.compare(0, replacement_.size(), replacement_) != 0) {
         t.insert(0, replacement_);
+        if (aligned) piece.align.insert(piece.align.begin(), replacement_.size(), piece.align[0]);
+      }
     }
     if (!split_) {
       pieces.erase(std::remove_if(pieces.begin(), pieces.end(),

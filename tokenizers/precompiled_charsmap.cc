@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/error.h"
+#include "tokenizers/aligned_text.h"
 #include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
@@ -173,6 +174,83 @@ std::string PrecompiledCharsmap::Apply(std::string_view text) const {
     i = static_cast<size_t>(end);
   }
   return out;
+}
+
+namespace {
+
+// precompiled.rs replace(): the new part's characters replace (0); when it
+// has more characters than the old part, its last extra ones are inserted
+// (1); when fewer, the last change pushed so far (possibly an earlier
+// cluster's) removes the difference.
+void PushReplacement(std::string_view old_part, std::string_view new_part,
+                     std::vector<CharChange>& changes) {
+  const auto old_count = static_cast<int>(CountCodePoints(old_part));
+  const auto new_count = static_cast<int>(CountCodePoints(new_part));
+  for (size_t i = 0; i < new_part.size();) changes.push_back({NextCodePoint(new_part, i), 0});
+  const int diff = new_count - old_count;
+  if (diff > 0) {
+    for (int k = 0; k < diff; ++k) changes[changes.size() - 1 - k].change = 1;
+  } else if (diff < 0 && !changes.empty()) {
+    changes.back().change += diff;
+  }
+}
+
+}  // namespace
+
+bool PrecompiledCharsmap::ClusterChanges(std::string_view cluster,
+                                         std::vector<CharChange>& changes) const {
+  if (cluster.size() < 6) {
+    if (auto r = Transform(cluster)) {
+      PushReplacement(cluster, *r, changes);
+      return true;
+    }
+  }
+  bool modified = false;
+  for (size_t i = 0; i < cluster.size();) {
+    const size_t n = SequenceLength(static_cast<unsigned char>(cluster[i]));
+    const std::string_view cp = cluster.substr(i, n);
+    if (auto r = Transform(cp)) {
+      PushReplacement(cp, *r, changes);
+      modified = true;
+    } else {
+      size_t k = 0;
+      changes.push_back({NextCodePoint(cp, k), 0});
+    }
+    i += n;
+  }
+  return modified;
+}
+
+void PrecompiledCharsmap::ApplyAligned(AlignedText& t) const {
+  const std::string_view text = t.text;
+  const size_t n = text.size();
+  std::vector<CharChange> changes;
+  bool modified = false;
+  std::unique_ptr<UText, UTextCloser> utext;
+  icu::BreakIterator* clusters = nullptr;
+  for (size_t i = 0; i < n;) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    size_t end = i + 1;
+    if (b < 0x80 && (i + 1 == n || static_cast<unsigned char>(text[i + 1]) < 0x80)) {
+      if (b == '\r' && i + 1 < n && text[i + 1] == '\n') end = i + 2;  // as Apply
+    } else {
+      if (clusters == nullptr) {
+        UErrorCode status = U_ZERO_ERROR;
+        utext.reset(utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(n), &status));
+        clusters = &GraphemeIterator(where_);
+        clusters->setText(utext.get(), status);
+        if (U_FAILURE(status))
+          throw Error(where_ + ": ICU cannot split the text into graphemes (" +
+                      u_errorName(status) + ")");
+      }
+      const int32_t e = clusters->following(static_cast<int32_t>(i));
+      end =
+          e == icu::BreakIterator::DONE || static_cast<size_t>(e) <= i ? n : static_cast<size_t>(e);
+    }
+    modified |= ClusterChanges(text.substr(i, end - i), changes);
+    i = end;
+  }
+  if (modified) tokenizers::Transform(t, changes, 0);
 }
 
 }  // namespace phasor::tokenizers

@@ -22,6 +22,9 @@
 
 namespace phasor::tokenizers {
 
+struct AlignedText;  // aligned_text.h
+struct CharChange;
+
 class PrecompiledCharsmap {
  public:
   // bytes: the raw charsmap. Throws Error naming where if it is too short for
@@ -33,6 +36,9 @@ class PrecompiledCharsmap {
   // points outside itself or its replacements (a corrupt charsmap; the crate
   // panics there).
   std::string Apply(std::string_view text) const;
+  // The same on aligned text, each replacement's characters taking spans as
+  // the crate's precompiled.rs hands them to NormalizedString::transform.
+  void ApplyAligned(AlignedText& t) const;
 
   // The replacement of the shortest key that is a prefix of key's bytes (the
   // walk stops at a NUL byte), or nullopt: spm_precompiled's transform().
@@ -40,6 +46,8 @@ class PrecompiledCharsmap {
 
  private:
   void AppendCluster(std::string_view cluster, std::string& out) const;
+  // What the crate's normalize() pushes for one cluster; true if it replaced.
+  bool ClusterChanges(std::string_view cluster, std::vector<CharChange>& changes) const;
   uint32_t Unit(size_t pos) const;
 
   std::vector<uint32_t> trie_;

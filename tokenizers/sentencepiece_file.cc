@@ -61,6 +61,24 @@ class SentencePieceFile final : public Model {
     for (const int id : spm_ids) ids.push_back(FromSentencePiece(id));
   }
 
+  // SentencePiece's own spans of its pieces in piece (bytes).
+  void TokenizeWithOffsets(std::string_view piece, std::vector<int32_t>& ids,
+                           std::vector<Span>& spans) const override {
+    const sentencepiece::ImmutableSentencePieceText spt =
+        processor_.EncodeAsImmutableProto(std::string(piece));
+    for (const auto& p : spt.pieces()) {
+      ids.push_back(use_piece_ids_ ? piece_ids_.Find(p.piece()).value_or(options_.unk_id)
+                                   : FromSentencePiece(static_cast<int>(p.id())));
+      spans.emplace_back(p.begin(), p.end());
+    }
+  }
+  std::string_view IdToToken(int32_t id) const override {
+    if (use_piece_ids_) return piece_ids_.TokenOf(id);
+    const int spm_id = id - options_.id_offset;
+    if (spm_id < 0 || spm_id >= processor_.GetPieceSize()) return {};
+    return processor_.IdToPiece(spm_id);
+  }
+
   std::optional<int32_t> TokenToId(std::string_view token) const override {
     if (use_piece_ids_) return piece_ids_.Find(token);
     const std::string text(token);

@@ -11,6 +11,7 @@
 #include "tokenizers/normalizer.h"
 #include "tokenizers/post_processor.h"
 #include "tokenizers/pre_tokenizer.h"
+#include "tokenizers/token_offsets.h"
 #include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
@@ -42,14 +43,13 @@ void CheckUtf8(std::string_view text) {
 // going to the longer (the second on a tie). Crate 0.22 split the uncut
 // lengths: lengths 4 and 3 with 3 to spare kept 2 and 1 there, 1 and 2 here
 // (both cut to 3, a tie).
-void TruncateLongestFirst(std::vector<int32_t>& a, std::vector<int32_t>* b, size_t max_length,
-                          size_t available) {
+void TruncateLongestFirst(TextTokens& a, TextTokens* b, size_t max_length, size_t available) {
   if (!b) {
-    if (a.size() > available) a.resize(available);
+    if (a.ids.size() > available) a.Resize(available);
     return;
   }
-  if (a.size() + b->size() <= available) return;
-  size_t n1 = std::min(a.size(), max_length), n2 = std::min(b->size(), max_length);
+  if (a.ids.size() + b->ids.size() <= available) return;
+  size_t n1 = std::min(a.ids.size(), max_length), n2 = std::min(b->ids.size(), max_length);
   const bool swap = n1 > n2;
   if (swap) std::swap(n1, n2);
   n2 = n1 > available ? n1 : std::max(n1, available - n1);
@@ -58,8 +58,8 @@ void TruncateLongestFirst(std::vector<int32_t>& a, std::vector<int32_t>* b, size
     n2 = available - n1;
   }
   if (swap) std::swap(n1, n2);
-  if (a.size() > n1) a.resize(n1);
-  if (b->size() > n2) b->resize(n2);
+  if (a.ids.size() > n1) a.Resize(n1);
+  if (b->ids.size() > n2) b->Resize(n2);
 }
 
 }  // namespace
@@ -69,7 +69,12 @@ Tokenizer::~Tokenizer() = default;
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 
-void Tokenizer::EncodeText(std::string_view text, std::vector<int32_t>& ids) const {
+void Tokenizer::EncodeText(std::string_view text, TextTokens& out) const {
+  if (out.with_offsets) {
+    EncodeTextWithOffsets(text, out);
+    return;
+  }
+  std::vector<int32_t>& ids = out.ids;
   // No call nests in another on one thread, so its buffers can be reused.
   Scratch& s = ThreadScratch();
   std::vector<TextSplit>& raw = s.raw;
@@ -104,10 +109,77 @@ void Tokenizer::EncodeText(std::string_view text, std::vector<int32_t>& ids) con
       pieces.resize(1);
       pieces[0].text.assign(segment, sub.begin, sub.end - sub.begin);
       pieces[0].at_text_start = part.begin == 0 && sub.begin == 0;
+      pieces[0].align.clear();
       if (pre_tokenizer_) pre_tokenizer_->Split(pieces);
       for (const Piece& piece : pieces)
         if (!piece.text.empty()) model_->Tokenize(piece.text, ids);
     }
+  }
+}
+
+// As EncodeText, with the text's alignment carried through normalizer and
+// pre-tokenizer (the crate's NormalizedString) so that each token's span
+// in the normalized piece maps back to the text.
+void Tokenizer::EncodeTextWithOffsets(std::string_view text, TextTokens& out) const {
+  thread_local std::vector<TextSplit> raw, normalized;
+  thread_local std::vector<Piece> pieces;
+  thread_local AlignedText segment;
+  raw.clear();
+  if (added_ && !added_->empty(true)) {
+    added_->Split(text, true, raw);
+  } else if (!text.empty()) {
+    raw.push_back({0, text.size(), -1});
+  }
+  for (const TextSplit& part : raw) {
+    const std::string_view part_text = text.substr(part.begin, part.end - part.begin);
+    if (part.id >= 0) {
+      out.ids.push_back(part.id);
+      out.AddOffsets({part.begin, part.end}, part_text);
+      continue;
+    }
+    segment.Reset(part_text, part.begin);
+    if (normalizer_) normalizer_->NormalizeAligned(segment);
+    normalized.clear();
+    if (added_ && !added_->empty(false)) {
+      added_->Split(segment.text, false, normalized);
+    } else if (!segment.text.empty()) {
+      normalized.push_back({0, segment.text.size(), -1});
+    }
+    for (const TextSplit& sub : normalized) {
+      if (sub.id >= 0) {
+        out.ids.push_back(sub.id);
+        out.AddOffsets(ToOriginal(segment, sub.begin, sub.end),
+                       std::string_view(segment.text).substr(sub.begin, sub.end - sub.begin));
+        continue;
+      }
+      pieces.resize(1);
+      pieces[0].text.assign(segment.text, sub.begin, sub.end - sub.begin);
+      pieces[0].at_text_start = part.begin == 0 && sub.begin == 0;
+      pieces[0].align.assign(segment.align.begin() + static_cast<std::ptrdiff_t>(sub.begin),
+                             segment.align.begin() + static_cast<std::ptrdiff_t>(sub.end));
+      if (pre_tokenizer_) pre_tokenizer_->Split(pieces);
+      for (const Piece& piece : pieces)
+        if (!piece.text.empty()) TokenizePiece(piece, out);
+    }
+  }
+}
+
+void Tokenizer::TokenizePiece(const Piece& piece, TextTokens& out) const {
+  thread_local std::vector<Span> spans;
+  spans.clear();
+  const size_t first = out.ids.size();
+  model_->TokenizeWithOffsets(piece.text, out.ids, spans);
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const auto [b, e] = spans[k];
+    // The crate's convert_offsets: an empty span stays where it is in the
+    // piece, one past the piece's end is left in the piece's own terms.
+    Span span{b, e};
+    if (b < e && e <= piece.align.size()) {
+      span = {piece.align[b].first, piece.align[e - 1].second};
+    } else if (b == e && !piece.align.empty()) {
+      span = {piece.align[0].first + b, piece.align[0].first + e};
+    }
+    out.AddOffsets(span, model_->IdToToken(out.ids[first + k]));
   }
 }
 
@@ -126,45 +198,47 @@ Encoding Tokenizer::EncodePair(std::string_view a_text, std::string_view b_text,
 
 void Tokenizer::Encode(std::string_view text, const TokenizeOptions& options, Encoding& out) const {
   CheckUtf8(text);
-  thread_local std::vector<int32_t> a;  // the text's ids, before the layout
-  a.clear();
+  thread_local TextTokens a;  // the text's tokens, before the layout
+  a.Clear(options.offsets != OffsetUnit::kNone);
   EncodeText(text, a);
-  const int64_t special = options.add_special_tokens ? SpecialTokenCount(false) : 0;
-  if (options.max_length > 0) {
-    if (options.max_length < special)
-      throw Error("a length of " + std::to_string(options.max_length) +
-                  " cannot hold the special tokens (" + std::to_string(special) + ")");
-    TruncateLongestFirst(a, nullptr, static_cast<size_t>(options.max_length),
-                         static_cast<size_t>(options.max_length - special));
-  }
-  if (post_processor_) {
-    post_processor_->Process(a, nullptr, options.add_special_tokens, out);
-  } else {
-    ConcatenateWithoutSpecialTokens(a, nullptr, out);
-  }
+  Finish(text, a, {}, nullptr, options, out);
 }
 
 void Tokenizer::EncodePair(std::string_view a_text, std::string_view b_text,
                            const TokenizeOptions& options, Encoding& out) const {
   CheckUtf8(a_text);
   CheckUtf8(b_text);
-  thread_local std::vector<int32_t> a, b;
-  a.clear();
-  b.clear();
+  thread_local TextTokens a, b;
+  a.Clear(options.offsets != OffsetUnit::kNone);
+  b.Clear(options.offsets != OffsetUnit::kNone);
   EncodeText(a_text, a);
   EncodeText(b_text, b);
-  const int64_t special = options.add_special_tokens ? SpecialTokenCount(true) : 0;
+  Finish(a_text, a, b_text, &b, options, out);
+}
+
+void Tokenizer::Finish(std::string_view a_text, TextTokens& a, std::string_view b_text,
+                       TextTokens* b, const TokenizeOptions& options, Encoding& out) const {
+  const int64_t special = options.add_special_tokens ? SpecialTokenCount(b != nullptr) : 0;
   if (options.max_length > 0) {
     if (options.max_length < special)
-      throw Error("a length of " + std::to_string(options.max_length) +
-                  " cannot hold the special tokens of a pair (" + std::to_string(special) + ")");
-    TruncateLongestFirst(a, &b, static_cast<size_t>(options.max_length),
+      throw Error("a length of " + std::to_string(options.max_length) + " cannot hold the " +
+                  (b ? "special tokens of a pair (" : "special tokens (") +
+                  std::to_string(special) + ")");
+    TruncateLongestFirst(a, b, static_cast<size_t>(options.max_length),
                          static_cast<size_t>(options.max_length - special));
   }
+  if (options.offsets == OffsetUnit::kCodePoints) {
+    SpansToCodePoints(a_text, a);
+    if (b) SpansToCodePoints(b_text, *b);
+  }
+  if (options.offsets != OffsetUnit::kNone && post_processor_ && post_processor_->trim_offsets()) {
+    TrimOffsets(a, post_processor_->add_prefix_space());
+    if (b) TrimOffsets(*b, post_processor_->add_prefix_space());
+  }
   if (post_processor_) {
-    post_processor_->Process(a, &b, options.add_special_tokens, out);
+    post_processor_->Process(a, b, options.add_special_tokens, out);
   } else {
-    ConcatenateWithoutSpecialTokens(a, &b, out);
+    ConcatenateWithoutSpecialTokens(a, b, out);
   }
 }
 
@@ -177,6 +251,13 @@ int32_t Tokenizer::vocab_size() const {
   if (added_)
     for (const AddedToken& t : added_->tokens()) n = std::max(n, t.id + 1);
   return n;
+}
+
+std::string Tokenizer::IdToToken(int32_t id) const {
+  if (added_)
+    for (const AddedToken& t : added_->tokens())
+      if (t.id == id) return t.content;
+  return std::string(model_->IdToToken(id));
 }
 
 std::optional<int32_t> Tokenizer::TokenToId(std::string_view token) const {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace phasor::tokenizers {
@@ -23,6 +24,8 @@ class PreTokenizer;
 class Model;
 class AddedTokens;
 class PostProcessor;
+struct TextTokens;
+struct Piece;
 
 struct Encoding {
   std::vector<int32_t> ids;
@@ -31,13 +34,29 @@ struct Encoding {
   // first token of type 1 where the template gives types, as BERT's does);
   // -1 for a single text.
   int64_t pair_start = -1;
+  // When TokenizeOptions::offsets asks for them, else empty: each id's
+  // [begin, end) in its own text (the second text's for the ids of a pair's
+  // second part), in the unit asked, as the Rust library's Encoding offsets;
+  // (0, 0) for a special token the post-processor adds. special: [ids.size()]
+  // 1 for those (the library's special_tokens_mask), 0 for the rest (an
+  // added token written in the text included).
+  std::vector<std::pair<int64_t, int64_t>> offsets;
+  std::vector<uint8_t> special;
 };
+
+// The unit of Encoding::offsets. kBytes: bytes of the UTF-8 text, as the
+// Rust library's encode (OffsetType::Byte) and TEI's /tokenize give them.
+// kCodePoints: Unicode scalar values (not UTF-16 units), as its
+// encode_char_offsets, Python's transformers (str indices) and the Node
+// bindings give them.
+enum class OffsetUnit { kNone, kBytes, kCodePoints };
 
 struct TokenizeOptions {
   bool add_special_tokens = true;
   // 0: none. Otherwise no encoding is longer (special tokens included): a
   // longer one is cut as Hugging Face's truncation="longest_first" cuts it.
   int64_t max_length = 0;
+  OffsetUnit offsets = OffsetUnit::kNone;
 };
 
 class Tokenizer {
@@ -70,6 +89,9 @@ class Tokenizer {
   // One past the largest id the tokenizer can give.
   int32_t vocab_size() const;
   std::optional<int32_t> TokenToId(std::string_view token) const;
+  // The token id stands for: an added token's content, else the vocabulary's
+  // string; empty for an id neither has.
+  std::string IdToToken(int32_t id) const;
   // What was read, for messages: "tokenizer.json (WordPiece)".
   const std::string& description() const { return description_; }
 
@@ -80,8 +102,16 @@ class Tokenizer {
 
  private:
   friend struct TokenizerBuilder;  // tokenizer_files.cc
-  // Appends the ids of one text, without special tokens.
-  void EncodeText(std::string_view text, std::vector<int32_t>& ids) const;
+  // The tokens of one text, without special tokens (with their offsets when
+  // out.with_offsets), into out, cleared first.
+  void EncodeText(std::string_view text, TextTokens& out) const;
+  // The offsets path of EncodeText: the same ids, each with its span.
+  void EncodeTextWithOffsets(std::string_view text, TextTokens& out) const;
+  // The model's tokens of one pre-tokenized piece with their spans.
+  void TokenizePiece(const Piece& piece, TextTokens& out) const;
+  // One text's tokens, cut to its share and laid out: Encode and EncodePair.
+  void Finish(std::string_view a_text, TextTokens& a, std::string_view b_text, TextTokens* b,
+              const TokenizeOptions& options, Encoding& out) const;
 
   std::unique_ptr<AddedTokens> added_;
   std::unique_ptr<Normalizer> normalizer_;

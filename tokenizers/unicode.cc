@@ -211,4 +211,31 @@ std::string Normalize(std::string_view text, Form form) {
   return out;
 }
 
+bool HasBoundaryBefore(char32_t c, Form form) {
+  return c < 0x80 || IsAssignedAfterUnicode9(c) ||
+         Instance(form).hasBoundaryBefore(static_cast<UChar32>(c));
+}
+
+void Decompose(char32_t c, Form form, std::u32string& out) {
+  const Form kind = form == Form::kNfc || form == Form::kNfd ? Form::kNfd : Form::kNfkd;
+  icu::UnicodeString d;
+  if (c < 0x80 || !Instance(kind).getDecomposition(static_cast<UChar32>(c), d)) {
+    out.push_back(c);
+    return;
+  }
+  for (int32_t i = 0; i < d.length();) {
+    const UChar32 cp = d.char32At(i);
+    out.push_back(static_cast<char32_t>(cp));
+    i += U16_LENGTH(cp);
+  }
+}
+
+int CombiningClass(char32_t c) {
+  return c < 0x80 ? 0 : u_getCombiningClass(static_cast<UChar32>(c));
+}
+
+int32_t ComposePair(char32_t a, char32_t b) {
+  return Instance(Form::kNfc).composePair(static_cast<UChar32>(a), static_cast<UChar32>(b));
+}
+
 }  // namespace phasor::tokenizers::unicode

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,5 +69,16 @@ enum class Form { kNfc, kNfd, kNfkc, kNfkd };
 // assigned since is kept as it is and the text on each side of it is
 // normalised on its own.
 std::string Normalize(std::string_view text, Form form);
+// Whether no character before c interacts with c or what follows it in the
+// form (ICU's hasBoundaryBefore; a character 9.0 had not assigned is one),
+// so text cut before c normalises as its two parts do.
+bool HasBoundaryBefore(char32_t c, Form form);
+// The parts of normalisation, for following each character through it: c's
+// full decomposition in the form's kind (canonical for NFC/NFD, compatibility
+// for NFKC/NFKD; c itself if it has none), its canonical combining class, and
+// the primary composite of a and b (or -1 if none).
+void Decompose(char32_t c, Form form, std::u32string& out);
+int CombiningClass(char32_t c);
+int32_t ComposePair(char32_t a, char32_t b);
 
 }  // namespace phasor::tokenizers::unicode

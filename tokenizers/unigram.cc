@@ -117,6 +117,22 @@ class Unigram final : public Model {
   }
 
   void Tokenize(std::string_view piece, std::vector<int32_t>& ids) const override {
+    Run(piece, ids, nullptr);
+  }
+  void TokenizeWithOffsets(std::string_view piece, std::vector<int32_t>& ids,
+                           std::vector<Span>& spans) const override {
+    Run(piece, ids, &spans);
+  }
+  std::string_view IdToToken(int32_t id) const override { return ids_.TokenOf(id); }
+
+  std::optional<int32_t> TokenToId(std::string_view token) const override {
+    return ids_.Find(token);
+  }
+  int32_t VocabSize() const override { return static_cast<int32_t>(scores_.size()); }
+
+ private:
+  // Tokenize, with each id's bytes of piece in spans when given.
+  void Run(std::string_view piece, std::vector<int32_t>& ids, std::vector<Span>* spans) const {
     // best[k]: the best path over piece[0, k): its score, the start of its
     // last piece (-1: no path yet) and that piece's id.
     struct Best {
@@ -166,22 +182,22 @@ class Unigram final : public Model {
     std::reverse(path.begin(), path.end());
     for (size_t k = 0; k < path.size();) {
       if (!unk_id_ || path[k].id != *unk_id_) {
+        const size_t b = static_cast<size_t>(path[k].start);
+        const size_t e = k + 1 < path.size() ? static_cast<size_t>(path[k + 1].start) : size;
         ids.push_back(path[k++].id);
+        if (spans) spans->emplace_back(b, e);
         continue;
       }
       const size_t run_start = path[k].start;
       while (k < path.size() && path[k].id == *unk_id_) ++k;
       const size_t run_end = k < path.size() ? path[k].start : size;
+      const size_t first = ids.size();
       EmitUnknownRun(piece.substr(run_start, run_end - run_start), ids);
+      // Every id of the run (byte fallback pieces too) covers the whole run.
+      if (spans) spans->resize(spans->size() + ids.size() - first, Span{run_start, run_end});
     }
   }
 
-  std::optional<int32_t> TokenToId(std::string_view token) const override {
-    return ids_.Find(token);
-  }
-  int32_t VocabSize() const override { return static_cast<int32_t>(scores_.size()); }
-
- private:
   // The library looks the fused text up as a token first (a run of several
   // unknown characters can spell a piece), then tries byte fallback, then
   // gives the unknown id.

@@ -137,6 +137,25 @@ class WordPiece final : public Model {
     }
   }
 
+  void TokenizeWithOffsets(std::string_view piece, std::vector<int32_t>& ids,
+                           std::vector<Span>& spans) const override {
+    const size_t first_id = ids.size();
+    Tokenize(piece, ids);
+    if (ids.size() == first_id + 1 && ids.back() == unk_id_) {  // the whole word
+      spans.emplace_back(0, piece.size());
+      return;
+    }
+    size_t at = 0;
+    for (size_t k = first_id; k < ids.size(); ++k) {
+      // Each piece after the first is found without its prefix.
+      size_t len = vocab_.TokenOf(ids[k]).size();
+      if (k > first_id) len -= prefix_.size();
+      spans.emplace_back(at, at + len);
+      at += len;
+    }
+  }
+  std::string_view IdToToken(int32_t id) const override { return vocab_.TokenOf(id); }
+
   std::optional<int32_t> TokenToId(std::string_view token) const override {
     return vocab_.Find(token);
   }

@@ -18,11 +18,17 @@ namespace {
 struct TokenizeArgs {
   TokenizeRequest request;
   bool json = false;
+  bool offsets = false, byte_offsets = false;
   TruncateFlags truncate;
 };
 
 void RunTokenizeCommand(TokenizeArgs& a) {
   a.request.text.truncate = TruncateChoice(a.truncate);
+  if (a.offsets && a.byte_offsets)
+    throw phasor::UsageError("--offsets and --byte-offsets do not go together: give one");
+  a.request.text.offsets = a.offsets        ? tokenizers::OffsetUnit::kCodePoints
+                           : a.byte_offsets ? tokenizers::OffsetUnit::kBytes
+                                            : tokenizers::OffsetUnit::kNone;
   const TokenizeRequest& r = a.request;
   if (a.json && r.output.empty())
     throw phasor::UsageError("--json needs --output (without it the ids go to stdout)");
@@ -86,6 +92,12 @@ void AddTokenizeCommand(CLI::App& app) {
                   "A prompt's name in config_sentence_transformers.json, put before each text");
   cmd->add_option("--prefix", r.text.prefix, "Text put before each text (e.g. \"query: \")");
   cmd->add_option("--threads", r.threads, "Threads (0: OMP_NUM_THREADS if set, else all cores)");
+  cmd->add_flag("--offsets", args->offsets,
+                "One JSON line a text instead: {\"ids\", \"offsets\" (each token's [begin, "
+                "end) in code points of its text, [0, 0] for special tokens), \"special\", "
+                "\"pair_start\" for a pair}, as the tokenizers library's offsets");
+  cmd->add_flag("--byte-offsets", args->byte_offsets,
+                "As --offsets, the spans in bytes of the UTF-8 text");
   cmd->add_flag("--json", args->json, "Print one JSON object (lines, tokens, bytes, seconds)");
   cmd->callback([args] { RunTokenizeCommand(*args); });
 }

@@ -44,6 +44,21 @@ def test_tokenizer_gives_the_ids_worked_out_by_hand(tmp_path):
     assert tok.vocab_size == 15 and tok.model_max_length is None
 
 
+def test_offset_mapping_counts_code_points(tmp_path):
+    """transformers' offset_mapping: str indices (code points), (0, 0) for [CLS]/[SEP];
+    "ü" and "é" are one character each (two bytes), "😀" one (two UTF-16 units)."""
+    shutil.copy(HAND, tmp_path / "tokenizer.json")
+    tok = phasor.Tokenizer(tmp_path)
+    got = tok.tokenize("ünable café 😀", return_offsets_mapping=True)
+    assert got["input_ids"] == [2, 8, 9, 13, 14, 1, 3]
+    assert got["offset_mapping"] == [(0, 0), (0, 2), (2, 6), (7, 10), (10, 11), (12, 13), (0, 0)]
+    pair = tok.tokenize([("hello", "é world")], return_offsets_mapping=True)
+    assert pair["offset_mapping"] == [[(0, 0), (0, 5), (0, 0), (0, 1), (2, 7), (0, 0)]]
+    assert "offset_mapping" not in tok.tokenize("hello")
+    with pytest.raises(phasor.Error, match="return_offsets_mapping must be True or False"):
+        tok.tokenize("hello", return_offsets_mapping=1)
+
+
 def test_model_tokenize_is_the_cli_tokenize(model_dir, tmp_path):
     text = tmp_path / "lines.txt"
     text.write_text("\n".join(LINES) + "\n")

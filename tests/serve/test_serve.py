@@ -42,10 +42,19 @@ def test_health_info_and_tokenize(model_dir, start_server):
     assert info["max_input_length"] == 32  # sentence_bert_config.json's max_seq_length
     assert info["normalize"] is True and info["rerank"] is False
     assert info["tokenizer"].startswith("tokenizer.json")
-    status, ids = s.post("/tokenize", {"inputs": ["Hello, worlds!", "zzz"]})
-    assert status == 200 and ids == [HELLO_WORLDS_IDS, [2, 1, 3]]
-    status, ids = s.post("/tokenize", {"inputs": "Hello, worlds!", "add_special_tokens": False})
-    assert status == 200 and ids == [HELLO_WORLDS_IDS[1:-1]]
+    status, toks = s.post("/tokenize", {"inputs": ["Hello, worlds!", "zzz"]})
+    assert status == 200 and [[t["id"] for t in row] for row in toks] == [HELLO_WORLDS_IDS, [2, 1, 3]]
+    # TEI's tokens: byte spans of the text; the template's special tokens have none.
+    cls, sep = ({"id": 2, "text": "[CLS]", "special": True, "start": None, "stop": None},
+                {"id": 3, "text": "[SEP]", "special": True, "start": None, "stop": None})
+    tok = lambda i, text, start, stop: {"id": i, "text": text, "special": False,
+                                         "start": start, "stop": stop}
+    assert toks[1] == [cls, tok(1, "zzz", 0, 3), sep]
+    # "é" is two bytes: "café" ends at byte 8 (character 7); worlds -> world (4..9) ##s (9..10).
+    status, toks = s.post("/tokenize", {"inputs": "ünable café worlds", "add_special_tokens": False})
+    assert status == 200 and toks == [[tok(8, "ün", 0, 3), tok(9, "able", 3, 7),
+                                       tok(13, "caf", 8, 11), tok(14, "é", 11, 13),
+                                       tok(6, "world", 14, 19), tok(7, "s", 19, 20)]]
 
 
 def test_embed_is_encode_bit_for_bit(model_dir, start_server, tmp_path):
@@ -127,8 +136,8 @@ def test_truncation_follows_the_folder_rule(model_dir, start_server, tmp_path):
     status, body = s.post("/v1/embeddings", {"input": long_text})
     assert status == 200 and floats([body["data"][0]["embedding"]]).tobytes() == want.tobytes()
     assert body["usage"]["prompt_tokens"] == 32
-    status, ids = s.post("/tokenize", {"inputs": long_text})
-    assert status == 200 and len(ids[0]) == 32 and ids[0][-1] == 3  # [SEP] kept
+    status, toks = s.post("/tokenize", {"inputs": long_text})
+    assert status == 200 and len(toks[0]) == 32 and toks[0][-1]["id"] == 3  # [SEP] kept
     status, err = s.post("/embed", {"inputs": [TEXTS[0], long_text], "truncate": False})
     assert status == 413 and err["error_type"] == "Validation"
     assert ("inputs[1] has 62 tokens, more than the 32 of max_seq_length 32 of "

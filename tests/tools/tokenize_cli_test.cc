@@ -60,6 +60,34 @@ TEST(TokenizeCliTest, OneLineOfIdsPerLineAsHuggingFaceGivesThem) {
             "2 5 6 3\n");        // a tab is white space in a single text
 }
 
+// Spans worked out by hand: "ü" and "é" are one code point and two bytes
+// each; BertNormalizer's accent stripping keeps "u" on the span of "ü".
+TEST(TokenizeCliTest, OffsetsAreJsonLinesInCodePointsOrBytes) {
+  const std::string dir = TokenizerFolder("offsets");
+  const std::string text = TextFile("offsets", "ünable café\n\n");
+  auto r = RunPhasor("tokenize --offsets --model " + dir + " --text-file " + text);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "{\"ids\": [2, 8, 9, 13, 14, 3], \"offsets\": [[0, 0], [0, 2], [2, 6], [7, 10], "
+            "[10, 11], [0, 0]], \"special\": [1, 0, 0, 0, 0, 1]}\n"
+            "{\"ids\": [2, 3], \"offsets\": [[0, 0], [0, 0]], \"special\": [1, 1]}\n");
+  r = RunPhasor("tokenize --byte-offsets --no-special --model " + dir + " --text-file " + text);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "{\"ids\": [8, 9, 13, 14], \"offsets\": [[0, 3], [3, 7], [8, 11], [11, 13]], "
+            "\"special\": [0, 0, 0, 0]}\n"
+            "{\"ids\": [], \"offsets\": [], \"special\": []}\n");
+  const std::string pair = TextFile("offsets_pair", "hello\té world\n");
+  r = RunPhasor("tokenize --offsets --pairs --model " + dir + " --text-file " + pair);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "{\"ids\": [2, 5, 3, 1, 6, 3], \"offsets\": [[0, 0], [0, 5], [0, 0], [0, 1], [2, 7], "
+            "[0, 0]], \"special\": [1, 0, 1, 0, 0, 1], \"pair_start\": 3}\n");
+  r = RunPhasor("tokenize --offsets --byte-offsets --model " + dir + " --text-file " + text);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "phasor: error: --offsets and --byte-offsets do not go together: give one\n");
+}
+
 TEST(TokenizeCliTest, PairsPutATabWhereTheSecondTextBegins) {
   const std::string dir = TokenizerFolder("pairs");
   const std::string text = TextFile("pairs", "hello\tworld\n\tthe\n");

