@@ -94,8 +94,9 @@ void BM_PackedLinearColdWeights(benchmark::State& state) {
 }
 
 // Args: rows, in, out, threads. The int8 product as a layer calls it: the rows
-// quantized (serially), then tiles of kPackedLinearRows x kPackedLinearCols
-// over ParallelTasks; weights quantized at load. GOP/s counts the products'
+// quantized (serially), then its blocks (kPackedLinearRows x kPackedLinearCols,
+// on amx kOnednnRows x every column) over ParallelTasks; weights quantized at
+// load. GOP/s counts the products'
 // multiply-adds as two operations, as GFLOP/s does.
 void BM_Int8Linear(benchmark::State& state) {
   const int64_t rows = state.range(0), in = state.range(1), out = state.range(2);
@@ -106,17 +107,18 @@ void BM_Int8Linear(benchmark::State& state) {
   std::vector<uint8_t> q(static_cast<size_t>(rows * ldq));  // [rows, ldq]
   std::vector<float> scales(static_cast<size_t>(rows));     // [rows]
   std::vector<float> y(static_cast<size_t>(rows * out));    // [rows, out]
-  const int64_t row_tiles = (rows + kernels::kPackedLinearRows - 1) / kernels::kPackedLinearRows;
-  const int64_t col_tiles = (out + kernels::kPackedLinearCols - 1) / kernels::kPackedLinearCols;
+  const int64_t tile_rows = packed.block_rows(), tile_cols = packed.block_cols();
+  const int64_t row_tiles = (rows + tile_rows - 1) / tile_rows;
+  const int64_t col_tiles = (out + tile_cols - 1) / tile_cols;
   for (auto _ : state) {
     kernels::QuantizeRowsInt8(x.data(), in, rows, packed, {q.data(), ldq, scales.data()});
     ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
-      const int64_t r0 = t / col_tiles * kernels::kPackedLinearRows;
-      const int64_t c0 = t % col_tiles * kernels::kPackedLinearCols;
+      const int64_t r0 = t / col_tiles * tile_rows;
+      const int64_t c0 = t % col_tiles * tile_cols;
       kernels::Int8LinearBlock(q.data() + r0 * ldq, ldq, scales.data() + r0,
-                               std::min(kernels::kPackedLinearRows, rows - r0), packed,
-                               {c0, std::min(out, c0 + kernels::kPackedLinearCols),
-                                y.data() + r0 * out, out, kernels::Activation::kRelu});
+                               std::min(tile_rows, rows - r0), packed,
+                               {c0, std::min(out, c0 + tile_cols), y.data() + r0 * out, out,
+                                kernels::Activation::kRelu});
     });
     benchmark::DoNotOptimize(y.data());
   }
@@ -128,7 +130,7 @@ void BM_Int8Linear(benchmark::State& state) {
 
 // Args: rows, in, out, threads. BM_PackedLinear's layer in bfloat16 as a layer
 // calls it: weights rounded and packed at load; per call the rows of x rounded
-// (tasks of kPackedLinearRows rows), then the product in PackedLinear's tasks.
+// (tasks of kPackedLinearRows rows), then the product in the weights' blocks.
 void BM_Bf16Linear(benchmark::State& state) {
   const int64_t rows = state.range(0), in = state.range(1), out = state.range(2);
   SetNumThreads(static_cast<int>(state.range(3)));
@@ -137,7 +139,7 @@ void BM_Bf16Linear(benchmark::State& state) {
   const int64_t ldxb = packed.row_values();
   std::vector<uint16_t> xb(static_cast<size_t>(rows * ldxb));  // [rows, row_values]
   std::vector<float> y(static_cast<size_t>(rows * out));       // [rows, out]
-  const int64_t tile_rows = kernels::kPackedLinearRows, tile_cols = kernels::kPackedLinearCols;
+  const int64_t tile_rows = packed.block_rows(), tile_cols = packed.block_cols();
   const int64_t row_tiles = (rows + tile_rows - 1) / tile_rows;
   const int64_t col_tiles = (out + tile_cols - 1) / tile_cols;
   for (auto _ : state) {
@@ -325,6 +327,7 @@ BENCHMARK(BM_PackedLinear)
     ->Args({512, 2048, 512, 2})
     ->ArgsProduct({{384}, {768}, {2304, 3072}, {1}})  // BERT-base's q, k, v and first FF
     ->Args({384, 3072, 768, 1})
+    ->Args({512, 768, 3072, 1})  // BM_OnednnMatmul's shape
     ->UseRealTime();
 BENCHMARK(BM_PackedLinearColdWeights)
     ->ArgsProduct({{384}, {768}, {2304, 3072}, {1}})
@@ -334,10 +337,12 @@ BENCHMARK(BM_PackedLinearColdWeights)
 BENCHMARK(BM_Int8Linear)
     ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
     ->Args({512, 2048, 512, 2})
+    ->Args({512, 768, 3072, 1})  // BM_OnednnMatmul's shape
     ->UseRealTime();
 BENCHMARK(BM_Bf16Linear)
     ->ArgsProduct({{512}, {512}, {2048}, {1, 2}})
     ->Args({512, 2048, 512, 2})
+    ->Args({512, 768, 3072, 1})  // BM_OnednnMatmul's shape
     ->UseRealTime();
 BENCHMARK(BM_AttentionTile)->Args({128, 512, 64})->Args({64, 4096, 64})->UseRealTime();
 BENCHMARK(BM_AttentionTileBf16)->Args({128, 512, 64})->Args({64, 4096, 64})->UseRealTime();

@@ -2,12 +2,15 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/kernels/dot_rate.h"
 #include "engine/kernels/kernel_table.h"
+#include "engine/kernels/onednn_matmul.h"
 
 namespace phasor {
 namespace {
@@ -23,7 +26,12 @@ bool Has(Isa isa) {
                              __builtin_cpu_supports("avx512dq") &&
                              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // oneDNN's int8 matmul sums exactly in int32 with VNNI or AMX; without
+  // VNNI its AVX-512 kernels go through 16-bit sums that may saturate.
+  static const bool amx = kernels::HaveOnednn() && avx512 && __builtin_cpu_supports("avx512vnni");
   switch (isa) {
+    case Isa::kAmx:
+      return amx;
     case Isa::kAvx512:
       return avx512;
     case Isa::kAvx2:
@@ -41,6 +49,15 @@ bool CpuHasAvx512Bf16() {
 #if defined(__x86_64__)
   static const bool bf16 = Has(Isa::kAvx512) && __builtin_cpu_supports("avx512bf16");
   return bf16;
+#else
+  return false;
+#endif
+}
+
+bool CpuHasAvx512Vnni() {
+#if defined(__x86_64__)
+  static const bool vnni = Has(Isa::kAvx512) && __builtin_cpu_supports("avx512vnni");
+  return vnni;
 #else
   return false;
 #endif
@@ -72,13 +89,20 @@ KernelTable Avx2Table() {
   return table;
 }
 
+// Whether a feature's variant of a kernel goes into the avx512 table where
+// the CPU has the feature: always, but for the bfloat16 panel only where
+// vdpbf16ps pays (UsesBf16Dot).
+bool FeaturePays(const char* entry) {
+  return std::strcmp(entry, "bf16_panel") != 0 || UsesBf16Dot();
+}
+
 // avx512's, then the variants for the CPU features this CPU has.
 KernelTable Avx512Table() {
   KernelTable table{};
 #define PHASOR_KERNEL(entry, Name, Type, has_avx2, has_avx512) \
   table.entry = PHASOR_KERNEL_HAS_##has_avx512(avx512, Name);
 #define PHASOR_KERNEL_FEATURE(entry, Name, target, variant, feature) \
-  if (__builtin_cpu_supports(feature)) table.entry = kernels::variant::Name;
+  if (__builtin_cpu_supports(feature) && FeaturePays(#entry)) table.entry = kernels::variant::Name;
 #include "engine/kernels/kernel_list.inc"
 #undef PHASOR_KERNEL_FEATURE
 #undef PHASOR_KERNEL
@@ -97,7 +121,7 @@ const KernelTable& TableOf(Isa isa) {
 #if defined(__x86_64__)
   static const KernelTable avx2 = Avx2Table();
   static const KernelTable avx512 = Avx512Table();
-  if (isa == Isa::kAvx512) return avx512;
+  if (isa == Isa::kAvx512 || isa == Isa::kAmx) return avx512;  // amx: products aside
   if (isa == Isa::kAvx2) return avx2;
 #else
   (void)isa;
@@ -118,7 +142,7 @@ std::string AvailableText() {
 }
 
 Isa Parse(const std::string& name, const char* source) {
-  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kPortable}) {
+  for (Isa isa : {Isa::kAmx, Isa::kAvx512, Isa::kAvx2, Isa::kPortable}) {
     if (name != IsaName(isa)) continue;
     if (!Has(isa)) {
       throw UsageError(std::string(source) + " " + name + ": this CPU lacks it (it has " +
@@ -127,8 +151,8 @@ Isa Parse(const std::string& name, const char* source) {
     return isa;
   }
   throw UsageError(std::string(source) + " '" + name +
-                   "' is not a target (avx512, avx2 or portable; this CPU has " + AvailableText() +
-                   ")");
+                   "' is not a target (amx, avx512, avx2 or portable; this CPU has " +
+                   AvailableText() + ")");
 }
 
 std::atomic<int> g_active{-1};  // an Isa, or -1 before the first choice
@@ -153,6 +177,8 @@ void ChooseOnce() {
 
 const char* IsaName(Isa isa) {
   switch (isa) {
+    case Isa::kAmx:
+      return "amx";
     case Isa::kAvx512:
       return "avx512";
     case Isa::kAvx2:
@@ -165,8 +191,10 @@ const char* IsaName(Isa isa) {
 
 std::vector<Isa> AvailableIsas() {
   std::vector<Isa> isas;
-  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kPortable}) {
-    if (Has(isa)) isas.push_back(isa);
+  const bool amx_first = Has(Isa::kAmx) && HasAmx();
+  if (amx_first) isas.push_back(Isa::kAmx);
+  for (Isa isa : {Isa::kAvx512, Isa::kAmx, Isa::kAvx2, Isa::kPortable}) {
+    if (Has(isa) && !(isa == Isa::kAmx && amx_first)) isas.push_back(isa);
   }
   return isas;
 }
@@ -184,6 +212,52 @@ void SetIsa(Isa isa) {
 }
 
 bool HasAvx512Bf16() { return CpuHasAvx512Bf16(); }
+
+bool HasAmx() {
+  static const bool amx = kernels::OnednnHasAmx();
+  return amx;
+}
+
+bool Bf16DotPaysOff(double bf16_flops_per_s, double fp32_flops_per_s) {
+  return bf16_flops_per_s >= fp32_flops_per_s;
+}
+
+bool UsesBf16Dot() {
+  static const bool pays = [] {
+#if defined(__x86_64__)
+    if (!CpuHasAvx512Bf16()) return false;
+    const kernels::DotRates rates = kernels::avx512bf16::MeasureDotRates();
+    return Bf16DotPaysOff(rates.bf16_flops_per_s, rates.fp32_flops_per_s);
+#else
+    return false;
+#endif
+  }();
+  return pays;
+}
+
+const char* Bf16ProductKernel() {
+  switch (ActiveIsa()) {
+    case Isa::kAmx:
+      return "onednn";
+    case Isa::kAvx512:
+      return UsesBf16Dot() ? "vdpbf16ps" : "widened";
+    default:
+      return "widened";
+  }
+}
+
+const char* Int8ProductKernel() {
+  switch (ActiveIsa()) {
+    case Isa::kAmx:
+      return "onednn";
+    case Isa::kAvx512:
+      return CpuHasAvx512Vnni() ? "vpdpbusd" : "vpmaddwd";
+    case Isa::kAvx2:
+      return "vpmaddwd";
+    default:
+      return "portable";
+  }
+}
 
 namespace kernels {
 

@@ -13,6 +13,11 @@
 //             later), the same bits as without; the bfloat16 product uses
 //             AVX512-BF16 where the CPU has it too (Cooper Lake, Sapphire
 //             Rapids, Zen 4 and later)
+//   amx       avx512's kernels, with the bf16 and int8 products of the
+//             layers through oneDNN's matmul (engine/kernels/onednn_matmul.h):
+//             chosen where oneDNN reports AMX (Sapphire Rapids and later
+//             Xeons); any CPU with avx512 and AVX-512 VNNI runs it when forced
+//             (oneDNN then takes its AVX-512 kernels), so it is tested there
 //   avx2      AVX2 and FMA (Haswell and later, Zen 1 to 3)
 //   portable  no intrinsics: plain C++ and Eigen, vectorised for the baseline
 #pragma once
@@ -22,12 +27,13 @@
 
 namespace phasor {
 
-enum class Isa { kPortable, kAvx2, kAvx512 };
+enum class Isa { kPortable, kAvx2, kAvx512, kAmx };
 
-// "portable", "avx2", "avx512".
+// "portable", "avx2", "avx512", "amx".
 const char* IsaName(Isa isa);
 
-// The targets this CPU runs, best first (portable always last).
+// The targets this CPU runs, best first (portable always last): amx first
+// where oneDNN reports AMX, else after avx512 (it runs, but is not chosen).
 std::vector<Isa> AvailableIsas();
 
 // The target the kernels use: PHASOR_ISA's if set (a name the CPU lacks or an
@@ -40,8 +46,27 @@ Isa ActiveIsa();
 void SetIsa(const std::string& name);
 void SetIsa(Isa isa);
 
-// Whether the avx512 target's bfloat16 product uses AVX512-BF16 (vdpbf16ps)
-// on this CPU; without it, it widens bfloat16 to float.
+// Whether the CPU has AVX512-BF16 (vdpbf16ps).
 bool HasAvx512Bf16();
+
+// Whether oneDNN reports AMX tiles usable here (and may use them: the
+// environment's ONEDNN_MAX_CPU_ISA can narrow it). The amx target is the
+// first choice only then.
+bool HasAmx();
+
+// Whether the avx512 target's bfloat16 product uses vdpbf16ps: where the CPU
+// has it and its dot product is at least as fast as float32 FMA (measured
+// once, Bf16DotPaysOff). Elsewhere it keeps bfloat16 weights and widens them
+// to float32, at the speed of the float32 product.
+bool UsesBf16Dot();
+// The rule: vdpbf16ps's rate (flops a second, two multiply-adds a lane) at
+// least the FMA's (one a lane).
+bool Bf16DotPaysOff(double bf16_flops_per_s, double fp32_flops_per_s);
+
+// The kernel the chosen target's bf16 and int8 products run on, for --json:
+// "onednn" (amx), "vdpbf16ps" or "widened" (bf16); "vpdpbusd" (VNNI),
+// "vpmaddwd" or "portable" (int8).
+const char* Bf16ProductKernel();
+const char* Int8ProductKernel();
 
 }  // namespace phasor

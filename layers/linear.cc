@@ -15,7 +15,8 @@ int64_t RoundUp(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 // Scratch layout for `rows` rows of `in` values, from a 64-byte aligned base:
 // int8: [rows, Int8Stride(in)] bytes, then [rows] float scales;
-// bf16: [rows, Bf16Stride(in)] bfloat16 values.
+// bf16: [rows, Bf16Stride(in)] bfloat16 values. The rows themselves are that
+// far apart, or `in` (dense) for oneDNN's weights (Linear::RowStride).
 int64_t Int8Stride(int64_t in) { return RoundUp(in, kAlign); }
 int64_t Bf16Stride(int64_t in) { return RoundUp(in, kAlign / 2); }
 
@@ -77,16 +78,21 @@ int64_t Linear::ScratchBytes(Precision precision, int64_t rows, int64_t in) {
   return 0;
 }
 
+int64_t Linear::RowStride() const {
+  if (precision_ == Precision::kBf16) return bf16_.onednn() != nullptr ? in_ : Bf16Stride(in_);
+  return int8_.onednn() != nullptr ? in_ : Int8Stride(in_);
+}
+
 void Linear::Prepare(const float* x, int64_t ldx, int64_t r0, int64_t n, int64_t rows,
                      uint8_t* scratch) const {
   uint8_t* base = Aligned(scratch);
   if (precision_ == Precision::kBf16) {
-    const int64_t ld = Bf16Stride(in_);
+    const int64_t ld = RowStride();
     auto* xb = reinterpret_cast<uint16_t*>(base) + r0 * ld;  // [n, ld]
     kernels::RoundRowsBf16(x, ldx, n, bf16_, xb, ld);
   } else if (precision_ == Precision::kInt8) {
-    const int64_t ld = Int8Stride(in_);
-    auto* scales = reinterpret_cast<float*>(base + rows * ld);  // [rows]
+    const int64_t ld = RowStride();
+    auto* scales = reinterpret_cast<float*>(base + rows * Int8Stride(in_));  // [rows]
     kernels::QuantizeRowsInt8(x, ldx, n, int8_, {base + r0 * ld, ld, scales + r0});
   }
 }
@@ -96,12 +102,12 @@ void Linear::Product(const Tile& tile, const uint8_t* scratch, float* y, int64_t
   const auto [r0, n, rows, c0, c1] = tile;
   const uint8_t* base = Aligned(scratch);
   if (precision_ == Precision::kBf16) {
-    const int64_t ld = Bf16Stride(in_);
+    const int64_t ld = RowStride();
     const auto* xb = reinterpret_cast<const uint16_t*>(base) + r0 * ld;
     kernels::Bf16LinearBlock(xb, ld, n, bf16_, {c0, c1, y, ldy, act});
   } else {
-    const int64_t ld = Int8Stride(in_);
-    const auto* scales = reinterpret_cast<const float*>(base + rows * ld);
+    const int64_t ld = RowStride();
+    const auto* scales = reinterpret_cast<const float*>(base + rows * Int8Stride(in_));
     kernels::Int8LinearBlock(base + r0 * ld, ld, scales + r0, n, int8_, {c0, c1, y, ldy, act});
   }
 }
@@ -128,20 +134,20 @@ void Linear::Forward(const float* x, int64_t rows, float* y, kernels::Activation
     kernels::PackedLinear(x, rows, fp32_, y, act);
     return;
   }
-  using kernels::kPackedLinearCols;
-  using kernels::kPackedLinearRows;
-  const int64_t row_tiles = (rows + kPackedLinearRows - 1) / kPackedLinearRows;
-  const int64_t col_tiles = (out_ + kPackedLinearCols - 1) / kPackedLinearCols;
+  const bool bf16 = precision_ == Precision::kBf16;
+  const int64_t tile_rows = bf16 ? bf16_.block_rows() : int8_.block_rows();
+  const int64_t tile_cols = bf16 ? bf16_.block_cols() : int8_.block_cols();
+  const int64_t row_tiles = (rows + tile_rows - 1) / tile_rows;
+  const int64_t col_tiles = (out_ + tile_cols - 1) / tile_cols;
   // Each row rounded or quantized once, then the tiles of the product.
   ParallelTasks(row_tiles, 0, [&](int64_t t, int /*slot*/) {
-    const int64_t r0 = t * kPackedLinearRows;
-    Prepare(x + r0 * in_, in_, r0, std::min(kPackedLinearRows, rows - r0), rows, scratch);
+    const int64_t r0 = t * tile_rows;
+    Prepare(x + r0 * in_, in_, r0, std::min(tile_rows, rows - r0), rows, scratch);
   });
   ParallelTasks(row_tiles * col_tiles, 0, [&](int64_t t, int /*slot*/) {
-    const int64_t r0 = t / col_tiles * kPackedLinearRows;
-    const int64_t c0 = t % col_tiles * kPackedLinearCols;
-    const Tile tile{r0, std::min(kPackedLinearRows, rows - r0), rows, c0,
-                    std::min(out_, c0 + kPackedLinearCols)};
+    const int64_t r0 = t / col_tiles * tile_rows;
+    const int64_t c0 = t % col_tiles * tile_cols;
+    const Tile tile{r0, std::min(tile_rows, rows - r0), rows, c0, std::min(out_, c0 + tile_cols)};
     Product(tile, scratch, y + r0 * out_, out_, act);
   });
 }

@@ -63,6 +63,9 @@ class Linear {
                uint8_t* scratch) const;
 
  private:
+  // The row stride of the rounded or quantized rows in scratch: 64-byte rows
+  // for phasor's panels, dense for oneDNN's (the amx target).
+  int64_t RowStride() const;
   // The rows [r0, r0 + n) of x rounded or quantized into scratch laid out for
   // `rows` rows; then their product for columns [c0, c1).
   void Prepare(const float* x, int64_t ldx, int64_t r0, int64_t n, int64_t rows,

@@ -40,6 +40,19 @@ const char kEncodeSynopsis[] =
     "[--truncate | --no-truncate] [--batch-tokens N] [--pe-mode cached|on_the_fly|auto] "
     "[--precision fp32|bf16|int8] [--threads N] [--repeat R] [--json]";
 
+// The kernel the products of this precision ran on (engine/cpu.h).
+const char* ProductKernel(Precision p) {
+  switch (p) {
+    case Precision::kBf16:
+      return Bf16ProductKernel();
+    case Precision::kInt8:
+      return Int8ProductKernel();
+    case Precision::kFp32:
+      break;
+  }
+  return ActiveIsa() == Isa::kPortable ? "portable" : "fma";
+}
+
 void PrintJson(const EncodeRequest& r, const EncodeResult& res) {
   const ModelConfig& c = res.config;
   nlohmann::json j = {{"model", res.model_name},
@@ -68,6 +81,7 @@ void PrintJson(const EncodeRequest& r, const EncodeResult& res) {
   if (res.max_length > 0) j["max_length_of"] = res.max_length_of;
   if (r.text_file) j["tokenize_seconds"] = res.tokenize_seconds;
   j["isa"] = IsaName(ActiveIsa());
+  j["product_kernel"] = ProductKernel(res.precision);
   if (!r.output.empty()) j["output"] = r.output;
   struct rusage usage {};
   if (getrusage(RUSAGE_SELF, &usage) == 0) j["peak_rss_bytes"] = int64_t{usage.ru_maxrss} * 1024;
@@ -85,8 +99,9 @@ void PrintText(const EncodeRequest& r, const EncodeResult& res) {
       static_cast<long long>(c.d_ff), ToString(c.activation), c.norm_first ? "pre-LN" : "post-LN");
   std::printf("positional %s, PE mode %s\n", ToString(c.positional.kind),
               ToString(c.positional.mode));
-  std::printf("precision  %s (weights %s)\n", ToString(res.precision),
-              FormatBytes(static_cast<uint64_t>(res.weight_bytes)).c_str());
+  std::printf("precision  %s (weights %s; products: %s on %s)\n", ToString(res.precision),
+              FormatBytes(static_cast<uint64_t>(res.weight_bytes)).c_str(),
+              ProductKernel(res.precision), IsaName(ActiveIsa()));
   std::printf("input      %lld sequence(s), longest %lld tokens (%lld real in all)\n",
               static_cast<long long>(res.batch), static_cast<long long>(res.seq_len),
               static_cast<long long>(res.real_tokens));

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   ccache             # make: sources compiled before (any clone) are not compiled again
   libeigen3-dev      # matrices, vectorised rows
+  libdnnl-dev ocl-icd-opencl-dev  # oneDNN: the amx target's bf16 and int8 products (its CMake package finds OpenCL)
   libomp-dev         # OpenMP runtime (libgomp comes with g++)
   libcli11-dev       # command line
   nlohmann-json3-dev # config.json, safetensors headers, --json output

@@ -31,7 +31,8 @@ void AddIsaOption(CLI::App& app) {
            }
            return true;
          },
-         "Kernels for this target: avx512, avx2 or portable (default: PHASOR_ISA, else the best "
+         "Kernels for this target: amx, avx512, avx2 or portable (default: PHASOR_ISA, else the "
+         "best "
          "this CPU has)")
       ->type_name("NAME")
       ->option_text("NAME")  // what type_name alone shows, without the default

@@ -6,7 +6,9 @@
 #include <cstring>
 
 #include "engine/bfloat16.h"
+#include "engine/cpu.h"
 #include "engine/kernels/kernel_table.h"
+#include "engine/kernels/onednn_matmul.h"
 
 namespace phasor::kernels {
 namespace {
@@ -41,8 +43,19 @@ void Pack(int64_t out, int64_t in, int64_t row_values, Get get, uint16_t* packed
 
 }  // namespace
 
+void Bf16Weights::UseOnednn(const uint16_t* w, const float* b) {
+  row_values_ = in_;  // oneDNN reads dense rows
+  onednn_ = OnednnMatmul::MakeBf16(w, b, out_, in_);
+}
+
 Bf16Weights::Bf16Weights(const float* w, const float* b, int64_t out, int64_t in)
     : out_(out), in_(in) {
+  if (ActiveIsa() == Isa::kAmx) {
+    std::vector<uint16_t> wb(static_cast<size_t>(out * in));  // [out, in]
+    RoundBf16(w, out * in, wb.data());
+    UseOnednn(wb.data(), b);
+    return;
+  }
   Allocate(b);
   Pack(
       out, in, row_values_, [&](int64_t c, int64_t k) { return ToBf16(w[c * in + k]); },
@@ -51,13 +64,18 @@ Bf16Weights::Bf16Weights(const float* w, const float* b, int64_t out, int64_t in
 
 Bf16Weights::Bf16Weights(const uint16_t* w, const float* b, int64_t out, int64_t in)
     : out_(out), in_(in) {
+  if (ActiveIsa() == Isa::kAmx) {
+    UseOnednn(w, b);
+    return;
+  }
   Allocate(b);
   Pack(
       out, in, row_values_, [&](int64_t c, int64_t k) { return w[c * in + k]; }, packed_.data());
 }
 
 int64_t Bf16Weights::bytes() const {
-  return static_cast<int64_t>(packed_.size() * sizeof(uint16_t) + bias_.size() * sizeof(float));
+  return static_cast<int64_t>(packed_.size() * sizeof(uint16_t) + bias_.size() * sizeof(float)) +
+         (onednn_ != nullptr ? onednn_->bytes() : 0);
 }
 
 void RoundBf16(const float* x, int64_t n, uint16_t* out) { Kernels().bf16_round(x, n, out); }
@@ -83,6 +101,11 @@ void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16W
                      const OutputBlock& out) {
   assert(rows >= 0 && out.col_begin >= 0 && out.col_begin % kPanel == 0 && out.col_end <= w.out());
   assert(ldxb >= w.row_values());
+  if (w.onednn() != nullptr) {
+    assert(out.col_begin == 0 && out.col_end == w.out());
+    w.onednn()->RunBf16(xb, ldxb, rows, out.y, out.ldy, out.act);
+    return;
+  }
   const int64_t pairs = w.row_values() / 2;
   const bool relu = out.act == Activation::kRelu;
   // Panel outermost, as PackedLinearBlock: a panel ([pairs, 32, 2], 32 KiB for

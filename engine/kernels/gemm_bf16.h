@@ -14,15 +14,23 @@
 // within float32 rounding of the sums. Within a target the result depends on
 // the values only, never on the thread count or the split.
 //
+// On the amx target (engine/cpu.h) weights made while it is chosen go to
+// oneDNN instead (onednn_matmul.h): reordered into its layout, their products
+// oneDNN's (float32 sums in its order, bias and act fused), and they keep
+// running there whatever target is chosen later.
+//
 // tests/support/reference_bf16.h holds the naive twins; phasor_bench's
 // BM_Bf16Linear times the product at encoder shapes.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/aligned_allocator.h"
 #include "engine/kernels/activations.h"
+#include "engine/kernels/gemm.h"
+#include "engine/kernels/onednn_matmul.h"
 
 namespace phasor::kernels {
 
@@ -50,7 +58,8 @@ class Bf16Weights {
   int64_t out() const { return out_; }
   int64_t in() const { return in_; }
   // The row stride, in bfloat16 values, that RoundRowsBf16's output must have
-  // at least (in rounded up to a pair; the value past in is written 0).
+  // at least (in rounded up to a pair; the value past in is written 0;
+  // oneDNN's weights: in).
   int64_t row_values() const { return row_values_; }
   // Bytes held: about 2·out·in plus the bias.
   int64_t bytes() const;
@@ -61,15 +70,25 @@ class Bf16Weights {
   // One k pair of 16 outputs is one 64-byte line (a vdpbf16ps operand).
   const uint16_t* packed() const { return packed_.data(); }
   const float* bias() const { return bias_.data(); }  // [out rounded up], zero past out
+  // The weights in oneDNN's layout instead (amx), or null: packed() and
+  // bias() are then empty.
+  const OnednnMatmul* onednn() const { return onednn_.get(); }
+  // The blocks a caller splits the product into (each a serial call of
+  // Bf16LinearBlock): rows and columns a block; oneDNN's take every column.
+  int64_t block_rows() const { return onednn_ ? kOnednnRows : kPackedLinearRows; }
+  int64_t block_cols() const { return onednn_ ? out_ : kPackedLinearCols; }
 
  private:
   // Sizes the storage (zeroed); the constructors fill it.
   void Allocate(const float* b);
+  // The weights (w: [out, in] bfloat16) to oneDNN, where amx is chosen.
+  void UseOnednn(const uint16_t* w, const float* b);
 
   int64_t out_ = 0, in_ = 0, row_values_ = 0;
   // [panels, row_values/2, 32, 2]; 64-byte aligned, copies too.
   std::vector<uint16_t, AlignedAllocator<uint16_t>> packed_;
   std::vector<float> bias_;  // [panels·32]
+  std::shared_ptr<const OnednnMatmul> onednn_;
 };
 
 // Rows [0, rows) of x ([rows, in], row stride ldx, in = w.in()) rounded:
@@ -78,9 +97,9 @@ void RoundRowsBf16(const float* x, int64_t ldx, int64_t rows, const Bf16Weights&
                    int64_t ldxb);
 
 // The block's columns of y = act(xb·bf16(W)ᵀ + b) for the rows RoundRowsBf16
-// made. A NaN stays NaN through every activation (relu too), and a row's NaN
-// or infinity reaches that row's outputs only. out.y may not overlap xb.
-// Serial: callers split rows and columns.
+// made (with oneDNN's weights: every column, col_begin 0 and col_end out). A NaN stays NaN through
+// every activation (relu too), and a row's NaN or infinity reaches that row's outputs only. out.y
+// may not overlap xb. Serial: callers split rows and columns.
 void Bf16LinearBlock(const uint16_t* xb, int64_t ldxb, int64_t rows, const Bf16Weights& w,
                      const OutputBlock& out);
 

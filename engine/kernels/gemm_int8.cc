@@ -8,11 +8,14 @@
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 
+#include "engine/cpu.h"
 #include "engine/error.h"
 #include "engine/kernels/kernel_table.h"
+#include "engine/kernels/onednn_matmul.h"
 
 namespace phasor::kernels {
 namespace {
@@ -45,8 +48,13 @@ Int8Weights::Int8Weights(const float* w, const float* b, int64_t out, int64_t in
                 " (the int32 sums would overflow)");
   }
   const int64_t padded_out = RoundUp(out, kPanel);
+  // amx: Wq [out, in] row-major for oneDNN's reorder, instead of the panels;
+  // oneDNN reads dense rows of q.
+  const bool onednn = ActiveIsa() == Isa::kAmx;
+  if (onednn) row_bytes_ = in;
   const int64_t k4 = row_bytes_ / kQuad;
-  packed_.assign(static_cast<size_t>(padded_out * row_bytes_ + kAlignBytes), 0);
+  std::vector<int8_t> plain(onednn ? static_cast<size_t>(out * in) : 0);
+  packed_.assign(static_cast<size_t>((onednn ? 0 : padded_out * row_bytes_) + kAlignBytes), 0);
   const uintptr_t misalignment = reinterpret_cast<uintptr_t>(packed_.data()) % kAlignBytes;
   packed_offset_ = misalignment == 0 ? 0 : static_cast<int64_t>(kAlignBytes - misalignment);
   sums_.assign(static_cast<size_t>(padded_out), 0);
@@ -63,16 +71,18 @@ Int8Weights::Int8Weights(const float* w, const float* b, int64_t out, int64_t in
     // A non-finite channel's outputs are NaN through its scale; an all-zero
     // one (or one so small that m / 127 is 0) has Wq = 0.
     if (!finite || sw == 0.0f) continue;
-    int8_t* panel = packed + c / kPanel * (k4 * kPanel * kQuad) + c % kPanel * kQuad;
+    int8_t* panel = onednn ? plain.data() + c * in
+                           : packed + c / kPanel * (k4 * kPanel * kQuad) + c % kPanel * kQuad;
     int32_t sum = 0;
     for (int64_t k = 0; k < in; ++k) {
       const float v = std::clamp(RoundHalfEven(row[k] / sw), -127.0f, 127.0f);
       const auto wq = static_cast<int8_t>(v);
-      panel[k / kQuad * (kPanel * kQuad) + k % kQuad] = wq;
+      panel[onednn ? k : k / kQuad * (kPanel * kQuad) + k % kQuad] = wq;
       sum += wq;
     }
     sums_[c] = sum;
   }
+  if (onednn) onednn_ = OnednnMatmul::MakeInt8(plain.data(), out, in);
 }
 
 const float* Int8Weights::scales() const { return scales_.data(); }
@@ -82,7 +92,8 @@ const float* Int8Weights::bias() const { return bias_.data(); }
 
 int64_t Int8Weights::bytes() const {
   return static_cast<int64_t>(packed_.size() + sizeof(int32_t) * sums_.size() +
-                              sizeof(float) * (scales_.size() + bias_.size()));
+                              sizeof(float) * (scales_.size() + bias_.size())) +
+         (onednn_ != nullptr ? onednn_->bytes() : 0);
 }
 
 float QuantizeRowInt8(const float* x, int64_t n, int64_t n_bytes, uint8_t* q) {
@@ -110,10 +121,42 @@ void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weigh
   }
 }
 
+namespace {
+
+// y = float(acc - 128·sums)·(sx·sw) + b (relu: max(y, 0)) over the int32
+// sums oneDNN left in the block's rows, in place: the panel kernels' epilogue
+// (gemm_int8_portable.cc, StoreInt8Row), rounding for rounding.
+void DequantizeRows(const float* row_scales, int64_t rows, const Int8Weights& w,
+                    const OutputBlock& out) {
+  const int32_t* sums = w.column_sums();
+  const float *scales = w.scales(), *bias = w.bias();
+  const bool relu = out.act == Activation::kRelu;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* y = out.y + r * out.ldy;  // [out]: int32 sums, then floats
+    const float sx = row_scales[r];
+    for (int64_t j = 0; j < w.out(); ++j) {
+      int32_t acc;
+      std::memcpy(&acc, y + j, sizeof(acc));
+      const float v = static_cast<float>(acc - 128 * sums[j]) * (sx * scales[j]) + bias[j];
+      y[j] = relu ? std::max(v, 0.0f) : v;
+    }
+  }
+}
+
+}  // namespace
+
 void Int8LinearBlock(const uint8_t* q, int64_t ldq, const float* scales, int64_t rows,
                      const Int8Weights& w, const OutputBlock& out) {
   assert(rows >= 0 && out.col_begin % kPanel == 0 && out.col_end <= w.out());
   assert(ldq >= w.row_bytes());
+  if (w.onednn() != nullptr) {
+    assert(out.col_begin == 0 && out.col_end == w.out());
+    // oneDNN's int32 sums land in y's floats (the same size), read back by memcpy.
+    w.onednn()->RunInt8(q, ldq, rows, reinterpret_cast<int32_t*>(out.y), out.ldy);
+    DequantizeRows(scales, rows, w, out);
+    FinishBlock(rows, out);
+    return;
+  }
   const int64_t k4 = w.row_bytes() / kQuad;
   const auto int8_panel = Kernels().int8_panel;
   for (int64_t c0 = out.col_begin; c0 < out.col_end; c0 += kPanel) {

@@ -27,14 +27,24 @@
 // past out), 64-byte aligned, so that one 64-byte load gives 16 channels x 4 k
 // for a vpdpbusd against a broadcast quadruple of a row's bytes.
 //
+// On the amx target (engine/cpu.h) weights made while it is chosen go to
+// oneDNN instead (onednn_matmul.h): Wq the same bytes, reordered into its
+// layout; oneDNN sums exactly in int32 (AMX's tdpbusd, VNNI's vpdpbusd) and
+// the dequantization above stays phasor's, so the outputs are the same bits
+// as every other target's. They keep running there whatever target is
+// chosen later.
+//
 // tests/support/reference_int8.h holds the naive twins; phasor_bench's
 // BM_Int8Linear times the product at encoder shapes.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/kernels/activations.h"
+#include "engine/kernels/gemm.h"
+#include "engine/kernels/onednn_matmul.h"
 
 namespace phasor::kernels {
 
@@ -50,7 +60,7 @@ class Int8Weights {
   int64_t in() const { return in_; }
   // The row stride, in bytes, that QuantizeRowsInt8's output must have at
   // least (in rounded up to what the product reads at once; the bytes past in
-  // are written by QuantizeRowsInt8).
+  // are written by QuantizeRowsInt8; oneDNN's weights: in).
   int64_t row_bytes() const { return row_bytes_; }
   const float* scales() const;  // [out]: sw
   // Bytes held: about out·in (weights) plus a few floats per channel.
@@ -60,6 +70,12 @@ class Int8Weights {
   const int8_t* packed() const;
   const int32_t* column_sums() const;  // [out rounded up]: Σ_k Wq[c, k]
   const float* bias() const;           // [out rounded up], zero past out
+  // Wq in oneDNN's layout instead of packed() (amx), or null.
+  const OnednnMatmul* onednn() const { return onednn_.get(); }
+  // The blocks a caller splits the product into (each a serial call of
+  // Int8LinearBlock): rows and columns a block; oneDNN's take every column.
+  int64_t block_rows() const { return onednn_ ? kOnednnRows : kPackedLinearRows; }
+  int64_t block_cols() const { return onednn_ ? out_ : kPackedLinearCols; }
 
  private:
   int64_t out_ = 0, in_ = 0, row_bytes_ = 0;
@@ -67,6 +83,7 @@ class Int8Weights {
   std::vector<int32_t> sums_;
   std::vector<float> scales_, bias_;
   int64_t packed_offset_ = 0;
+  std::shared_ptr<const OnednnMatmul> onednn_;
 };
 
 // Rows [0, rows) of x ([rows, in], row stride ldx, in = w.in()) quantized:
@@ -88,7 +105,9 @@ void QuantizeRowsInt8(const float* x, int64_t ldx, int64_t rows, const Int8Weigh
 float QuantizeRowInt8(const float* x, int64_t n, int64_t n_bytes, uint8_t* q);
 
 // The block's columns of y = act(dequantize(q·Wqᵀ) + b) for the rows
-// QuantizeRowsInt8 made. Serial: callers split rows and columns.
+// QuantizeRowsInt8 made (with oneDNN's weights: every column, col_begin 0 and
+// col_end out; y holds the int32 sums before their dequantization). Serial: callers split rows and
+// columns.
 void Int8LinearBlock(const uint8_t* q, int64_t ldq, const float* scales, int64_t rows,
                      const Int8Weights& w, const OutputBlock& out);
 

@@ -386,8 +386,8 @@ TEST(Bf16Test, PublicEntryRunsTheTargetsKernel) {
     PanelFn expected = portable::Bf16Panel;
 #if defined(__x86_64__)
     if (isa == Isa::kAvx2) expected = avx2::Bf16Panel;
-    if (isa == Isa::kAvx512) {
-      expected = HasAvx512Bf16() ? avx512bf16::Bf16Panel : avx512::Bf16Panel;
+    if (isa == Isa::kAvx512 || isa == Isa::kAmx) {  // amx: avx512's panels for these weights
+      expected = UsesBf16Dot() ? avx512bf16::Bf16Panel : avx512::Bf16Panel;
     }
 #endif
     const std::vector<float> got =
@@ -436,7 +436,8 @@ TEST(Bf16Test, WideningKernelsGiveTheSameBits) {
   const Bf16Weights w(wf.data(), b.data(), out, in);
   std::vector<Kernel> widening;
   for (const Kernel& k : EveryKernel()) {
-    if (k.isa != Isa::kAvx512 || k.direct != nullptr || !HasAvx512Bf16()) widening.push_back(k);
+    const bool avx512 = k.isa == Isa::kAvx512 || k.isa == Isa::kAmx;
+    if (!avx512 || k.direct != nullptr || !UsesBf16Dot()) widening.push_back(k);
   }
   ASSERT_FALSE(widening.empty());
   const std::vector<float> want = Product(widening.back(), x, rows, w, Activation::kGelu);

@@ -37,7 +37,7 @@ TEST(IsaTest, UnknownOrMissingTargetIsAUsageErrorNamingWhatTheCpuHas) {
     EXPECT_NE(std::string(e.what()).find("this CPU has"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("portable"), std::string::npos) << e.what();
   }
-  for (Isa isa : {Isa::kAvx512, Isa::kAvx2}) {
+  for (Isa isa : {Isa::kAmx, Isa::kAvx512, Isa::kAvx2}) {
     const auto isas = AvailableIsas();
     if (std::find(isas.begin(), isas.end(), isa) != isas.end()) continue;
     EXPECT_THROW(SetIsa(IsaName(isa)), UsageError);

@@ -67,7 +67,9 @@ TEST(KernelListTest, EachTargetHasItsOwnVariantExactlyWhereTheListSaysSo) {
       const KernelInfo& k = kKernelList[i];
       const void* entry = KernelAddress(table, i);
       ASSERT_NE(entry, nullptr) << IsaName(isa) << " " << k.entry;
-      const bool own = isa == Isa::kAvx512 ? k.avx512 : isa == Isa::kAvx2 ? k.avx2 : true;
+      const bool own = isa == Isa::kAvx512 || isa == Isa::kAmx ? k.avx512
+                       : isa == Isa::kAvx2                     ? k.avx2
+                                                               : true;
       if (isa == Isa::kPortable) continue;
       EXPECT_EQ(entry != KernelAddress(portable, i), own) << IsaName(isa) << " " << k.entry;
     }

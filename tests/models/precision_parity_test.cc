@@ -3,6 +3,7 @@
 // runs the suite again on each other target the machine has): each real token's output row must
 // point the way float32's does (cosine similarity) and stay close in value. The float32 goldens
 // come from PyTorch, not from phasor, so the bounds check the reduced products end to end.
+// A line's rows are the same bits packed, padded, alone and on 1 or 2 threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -116,6 +117,16 @@ TEST_P(PrecisionParityTest, CloseToPyTorchFloat32) {
                              out.begin() + b * tb.seq * c.d_model))
           << name << " " << precision << ": packed rows of sequence " << b;
     }
+    // Each line alone: the bits it has in the batch.
+    for (int64_t b = 0; b < tb.batch; ++b) {
+      const int64_t offsets[2] = {0, tb.offsets[b + 1] - tb.offsets[b]};
+      std::vector<float> alone(static_cast<size_t>(offsets[1] * c.d_model));  // [len, d_model]
+      enc->ForwardPacked({tb.ids.data() + tb.offsets[b], offsets, 1}, EncoderStage::kFinal,
+                         alone.data(), ws);
+      EXPECT_TRUE(
+          std::equal(alone.begin(), alone.end(), packed.begin() + tb.offsets[b] * c.d_model))
+          << name << " " << precision << ": sequence " << b << " alone";
+    }
     SetNumThreads(0);
     EXPECT_EQ(out, out1) << name << " " << precision << ": 1 and 2 threads differ";
     const Accuracy a = Compare(out, y.data, tb, c.d_model);
@@ -153,7 +164,11 @@ TEST(PrecisionParity, WeightsAreHeldOnceAtTheirPrecision) {
     others += static_cast<int64_t>(f->weights().Get(n).data.size());
   }
   EXPECT_TRUE(f->weights().Released("layers.0.linear1.weight"));
-  const double slack = 1.10;  // panels padded to 32 outputs, per-channel scales, biases
+  // Panels padded to 32 outputs, per-channel scales, biases. On amx, oneDNN's
+  // blocked layouts pad outputs to 64 and k to 32 or 64: on this 32-wide toy
+  // that nearly doubles them (a model 64 wide or more pays nothing), yet a
+  // float32 copy kept beside would still exceed it.
+  const double slack = ActiveIsa() == Isa::kAmx ? 2.0 : 1.10;
   EXPECT_GE(f->WeightBytes(), 4 * (products + others));
   EXPECT_LE(f->WeightBytes(), slack * 4 * (products + others));
   EXPECT_LE(b->WeightBytes(), slack * (2 * products + 4 * others));
