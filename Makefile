@@ -3,8 +3,10 @@
 # make demo   build, then show the PE table, its heatmap, the toy encoder and cached
 #             against recomputed PE measured on this machine, with its chart
 #             (tools/demo.sh; the pictures go to ${TMPDIR:-/tmp}/phasor-demo/).
-# make test   the release build's tests, then the same tests under ASan + UBSan,
-#             then every fuzz target for FUZZ_SHORT_SECONDS (what CI runs).
+# make test   the three builds (release, ASan + UBSan, fuzz) side by side in one
+#             pool of JOBS jobs, then the release build's tests, the tests under
+#             ASan + UBSan, and every fuzz target for FUZZ_SHORT_SECONDS (what CI
+#             runs); it ends with a table of each stage's time.
 # make test-release   the release build's tests alone.
 # make asan   the tests under ASan + UBSan (build-asan/).
 # make fuzz-short / make fuzz   every fuzz target for FUZZ_SHORT_SECONDS / FUZZ_SECONDS (build-fuzz/).
@@ -18,6 +20,10 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 TSAN_BUILD ?= build-tsan
 JOBS ?= $(shell nproc)
+# How each build is told its parallelism: make test empties it, so that the
+# builds running side by side take their jobs from one pool of JOBS (make's
+# jobserver, which cmake --build's make joins).
+BUILD_JOBS ?= -j $(JOBS)
 CMAKE_FLAGS ?=
 # ccache (Debian's, from tools/install-deps.sh) when present: a source compiled
 # before with the same flags, in this folder or in another clone, costs nothing.
@@ -35,44 +41,77 @@ SHELL := /bin/bash
 # directory" lines around their output.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps configure build demo test test-release asan fuzz-build fuzz-short fuzz tsan \
-        bench format clean cross-aarch64 tidy
+.PHONY: all deps configure build demo test test-release release-tests asan asan-build asan-tests \
+        fuzz-build fuzz-run fuzz-short fuzz tsan bench format clean cross-aarch64 tidy stage-table
 
 all: build
 
+# NO_DEPS=1: the packages were checked already (make test checks them once for
+# the builds it runs side by side).
 deps:
-	@bash tools/install-deps.sh
+	@[ -n "$(NO_DEPS)" ] || bash tools/install-deps.sh
 
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPHASOR_NATIVE=OFF $(LAUNCHER) $(CMAKE_FLAGS) > $(BUILD).configure.log 2>&1 || \
 	  { cat $(BUILD).configure.log; exit 1; }
 
 build: configure
-	@cmake --build $(BUILD) -j $(JOBS)
+	+@cmake --build $(BUILD) $(BUILD_JOBS)
 
 demo: build
 	@bash tools/demo.sh $(BUILD)/bin/phasor
 
-# Release tests, then the sanitizer build's tests, then the short fuzz runs.
-# Each stage stops the run on its first failure. make tsan stays separate: it
-# builds with clang and LLVM's libomp.
-test: test-release
-	@$(MAKE) --no-print-directory asan
-	@$(MAKE) --no-print-directory fuzz-short
+# The three builds side by side (their compilers fill each other's idle cores:
+# a build's configure and links run one job at a time), then the release tests,
+# the sanitizer build's tests and the short fuzz runs. Each stage stops the run
+# on its first failure; the table of stage times is printed either way.
+# make tsan stays separate: it builds with clang and LLVM's libomp.
+# tests/CMakeLists.txt lists which tests run in which build, and why.
+STAGES := $(abspath $(BUILD)).stages
+test: deps
+	+@echo "start $$(date +%s) $$(cut -d' ' -f1-3 /proc/loadavg)" > $(STAGES); \
+	$(MAKE) -j $(JOBS) NO_DEPS=1 BUILD_JOBS= stage-build stage-asan-build stage-fuzz-build && \
+	$(MAKE) stage-release-tests && $(MAKE) stage-asan-tests && $(MAKE) stage-fuzz-run; \
+	rc=$$?; $(MAKE) stage-table; exit $$rc
+
+# stage-NAME: make NAME, its start and end in seconds appended to $(STAGES).
+stage-%:
+	+@s=$$(date +%s); $(MAKE) NO_DEPS=1 $*; rc=$$?; \
+	echo "$* $$s $$(date +%s) $$rc" >> $(STAGES); exit $$rc
+
+# The stages of the last make test: start and end, in seconds from its start.
+stage-table:
+	@echo "make test on $$(nproc) cores of $$(lscpu | sed -n 's/^Model name: *//p'), $$(date -u '+%F %H:%M') UTC"
+	@awk -v now=$$(date +%s) -v load="$$(cut -d' ' -f1-3 /proc/loadavg)" \
+	  'NR == 1 { t0 = $$2; l0 = $$3 " " $$4 " " $$5; next } \
+	   { n[$$1] = $$1; printf "  %-14s %5d s .. %5d s  %5d s%s\n", $$1, $$2 - t0, $$3 - t0, $$3 - $$2, \
+	     ($$4 != 0 ? "  FAILED" : "") } \
+	   END { printf "  %-14s %22d s  (%.1f min; load average %s at the start, %s at the end)\n", \
+	         "total", now - t0, (now - t0) / 60, l0, load }' $(STAGES)
 
 test-release: build
-	@cd $(BUILD) && ctest --output-on-failure -j 1
+	+@$(MAKE) release-tests
+
+# ctest -j JOBS: ParallelTasks' workers sleep between calls, so tests side by
+# side share the cores without spinning; COST (tests/CMakeLists.txt) starts the
+# long ones first.
+release-tests:
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # Tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build directory.
-# ctest -j 1: each test runs its threads on every core; two at once would only share them.
-asan: deps
+asan: asan-build
+	+@$(MAKE) asan-tests
+
+asan-build: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPHASOR_SANITIZE=ON \
 	  -DPHASOR_NATIVE=OFF -DPHASOR_BUILD_BENCH=OFF $(LAUNCHER) > $(ASAN_BUILD).configure.log 2>&1 || \
 	  { cat $(ASAN_BUILD).configure.log; exit 1; }
-	@cmake --build $(ASAN_BUILD) -j $(JOBS) --target phasor_tests phasor
+	+@cmake --build $(ASAN_BUILD) $(BUILD_JOBS) --target phasor_tests phasor
+
+asan-tests:
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j 1 2>&1 | tee ctest.log; exit $${PIPESTATUS[0]}
+	  ctest --output-on-failure -j $(JOBS) 2>&1 | tee ctest.log; exit $${PIPESTATUS[0]}
 
 # The house rule of .clang-tidy's function size on every source file: every
 # finding is printed and the target fails if there is one. clang reads the
@@ -96,10 +135,14 @@ fuzz-build: deps
 	  -DPHASOR_FUZZ=ON -DPHASOR_FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) -DPHASOR_NATIVE=OFF \
 	  -DPHASOR_BUILD_BENCH=OFF $(LAUNCHER) > $(FUZZ_BUILD).configure.log 2>&1 || \
 	  { cat $(FUZZ_BUILD).configure.log; exit 1; }
-	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target phasor_fuzzers
+	+@cmake --build $(FUZZ_BUILD) $(BUILD_JOBS) --target phasor_fuzzers
 
-# Each target for FUZZ_SHORT_SECONDS (CI smoke run, as ctest tests fuzz_*).
+# Each target for FUZZ_SHORT_SECONDS (CI smoke run, as ctest tests fuzz_*), JOBS
+# targets at a time.
 fuzz-short: fuzz-build
+	+@$(MAKE) fuzz-run
+
+fuzz-run:
 	@cd $(FUZZ_BUILD) && ctest -R '^fuzz_' --output-on-failure -j $(JOBS) 2>&1 | tee ctest.log; \
 	  exit $${PIPESTATUS[0]}
 
@@ -140,6 +183,6 @@ format:
 	@find engine layers tokenizers models commands serving tools tests bench python -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	@rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) \
+	@rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(TSAN_BUILD) $(STAGES) \
 	  $(BUILD).configure.log $(ASAN_BUILD).configure.log $(FUZZ_BUILD).configure.log \
 	  $(TSAN_BUILD).configure.log
