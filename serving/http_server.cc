@@ -131,6 +131,11 @@ class HttpServer::Impl {
         [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
           SetError(req.path, ApiError{500, "Backend", "internal error"}, res);
         });
+    // Counted once the status is final (after the error handler) and before a
+    // byte of the reply is written: a client that reads /metrics right after
+    // its answer finds its request counted.
+    server_.set_post_routing_handler(
+        [this](const httplib::Request& req, httplib::Response& res) { Count(req, res); });
     server_.set_logger(
         [this](const httplib::Request& req, const httplib::Response& res) { Log(req, res); });
   }
@@ -258,12 +263,15 @@ class HttpServer::Impl {
                     "application/json");
   }
 
-  void Log(const httplib::Request& req, const httplib::Response& res) {
-    const int fd = ConnectionSocket(req.remote_addr, req.remote_port, req.local_port);
-    if (fd >= 0 && connections_) connections_->Answered(fd, req.remote_port);
+  void Count(const httplib::Request& req, const httplib::Response& res) {
     bool known = false;  // an arbitrary path is never a label: "other"
     for (const Route& r : Routes()) known = known || req.path == r.path;
     service_.metrics().CountRequest(known ? req.path : "other", res.status);
+  }
+
+  void Log(const httplib::Request& req, const httplib::Response& res) {
+    const int fd = ConnectionSocket(req.remote_addr, req.remote_port, req.local_port);
+    if (fd >= 0 && connections_) connections_->Answered(fd, req.remote_port);
     if (service_.options().quiet) return;
     const double ms =
         std::chrono::duration<double, std::milli>(Clock::now() - t_request_start).count();

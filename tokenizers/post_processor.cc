@@ -4,10 +4,10 @@
 #include <utility>
 
 #include "engine/error.h"
+#include "tokenizers/encoding.h"
 #include "tokenizers/fields.h"
 #include "tokenizers/kinds.h"
 #include "tokenizers/token_offsets.h"
-#include "tokenizers/tokenizer.h"
 
 namespace phasor::tokenizers {
 namespace {

@@ -82,12 +82,7 @@ void Tokenizer::EncodeText(std::string_view text, TextTokens& out) const {
   std::vector<Piece>& pieces = s.pieces;
   std::string& segment = s.segment;
 
-  raw.clear();
-  if (added_ && !added_->empty(true)) {
-    added_->Split(text, true, raw);
-  } else if (!text.empty()) {
-    raw.push_back({0, text.size(), -1});
-  }
+  SplitAdded(text, true, raw);
   for (const TextSplit& part : raw) {
     if (part.id >= 0) {
       ids.push_back(part.id);
@@ -95,12 +90,7 @@ void Tokenizer::EncodeText(std::string_view text, TextTokens& out) const {
     }
     segment.assign(text.substr(part.begin, part.end - part.begin));
     if (normalizer_) normalizer_->Normalize(segment);
-    normalized.clear();
-    if (added_ && !added_->empty(false)) {
-      added_->Split(segment, false, normalized);
-    } else if (!segment.empty()) {
-      normalized.push_back({0, segment.size(), -1});
-    }
+    SplitAdded(segment, false, normalized);
     for (const TextSplit& sub : normalized) {
       if (sub.id >= 0) {
         ids.push_back(sub.id);
@@ -117,6 +107,15 @@ void Tokenizer::EncodeText(std::string_view text, TextTokens& out) const {
   }
 }
 
+void Tokenizer::SplitAdded(std::string_view text, bool raw, std::vector<TextSplit>& out) const {
+  out.clear();
+  if (added_ && !added_->empty(raw)) {
+    added_->Split(text, raw, out);
+  } else if (!text.empty()) {
+    out.push_back({0, text.size(), -1});
+  }
+}
+
 // As EncodeText, with the text's alignment carried through normalizer and
 // pre-tokenizer (the crate's NormalizedString) so that each token's span
 // in the normalized piece maps back to the text.
@@ -124,12 +123,7 @@ void Tokenizer::EncodeTextWithOffsets(std::string_view text, TextTokens& out) co
   thread_local std::vector<TextSplit> raw, normalized;
   thread_local std::vector<Piece> pieces;
   thread_local AlignedText segment;
-  raw.clear();
-  if (added_ && !added_->empty(true)) {
-    added_->Split(text, true, raw);
-  } else if (!text.empty()) {
-    raw.push_back({0, text.size(), -1});
-  }
+  SplitAdded(text, true, raw);
   for (const TextSplit& part : raw) {
     const std::string_view part_text = text.substr(part.begin, part.end - part.begin);
     if (part.id >= 0) {
@@ -139,12 +133,7 @@ void Tokenizer::EncodeTextWithOffsets(std::string_view text, TextTokens& out) co
     }
     segment.Reset(part_text, part.begin);
     if (normalizer_) normalizer_->NormalizeAligned(segment);
-    normalized.clear();
-    if (added_ && !added_->empty(false)) {
-      added_->Split(segment.text, false, normalized);
-    } else if (!segment.text.empty()) {
-      normalized.push_back({0, segment.text.size(), -1});
-    }
+    SplitAdded(segment.text, false, normalized);
     for (const TextSplit& sub : normalized) {
       if (sub.id >= 0) {
         out.ids.push_back(sub.id);

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "tokenizers/encoding.h"
+
 namespace phasor::tokenizers {
 
 class Normalizer;
@@ -26,23 +28,7 @@ class AddedTokens;
 class PostProcessor;
 struct TextTokens;
 struct Piece;
-
-struct Encoding {
-  std::vector<int32_t> ids;
-  std::vector<int32_t> types;  // [ids.size()] each id's token type
-  // For a pair: the index of the first id of the second text's part (its
-  // first token of type 1 where the template gives types, as BERT's does);
-  // -1 for a single text.
-  int64_t pair_start = -1;
-  // When TokenizeOptions::offsets asks for them, else empty: each id's
-  // [begin, end) in its own text (the second text's for the ids of a pair's
-  // second part), in the unit asked, as the Rust library's Encoding offsets;
-  // (0, 0) for a special token the post-processor adds. special: [ids.size()]
-  // 1 for those (the library's special_tokens_mask), 0 for the rest (an
-  // added token written in the text included).
-  std::vector<std::pair<int64_t, int64_t>> offsets;
-  std::vector<uint8_t> special;
-};
+struct TextSplit;
 
 // The unit of Encoding::offsets. kBytes: bytes of the UTF-8 text, as the
 // Rust library's encode (OffsetType::Byte) and TEI's /tokenize give them.
@@ -107,6 +93,9 @@ class Tokenizer {
   void EncodeText(std::string_view text, TextTokens& out) const;
   // The offsets path of EncodeText: the same ids, each with its span.
   void EncodeTextWithOffsets(std::string_view text, TextTokens& out) const;
+  // text's parts around the added tokens matched at this level (raw: in the
+  // text as given; else in normalized text), into out, cleared first.
+  void SplitAdded(std::string_view text, bool raw, std::vector<TextSplit>& out) const;
   // The model's tokens of one pre-tokenized piece with their spans.
   void TokenizePiece(const Piece& piece, TextTokens& out) const;
   // One text's tokens, cut to its share and laid out: Encode and EncodePair.

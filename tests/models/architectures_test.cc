@@ -19,6 +19,7 @@
 #include "models/sentence_transformers.h"
 #include "models/tokens.h"
 #include "tests/support/golden.h"
+#include "tests/support/hf_copy.h"
 #include "tests/support/run.h"
 
 namespace phasor {
@@ -26,7 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string HfDir(const std::string& name) { return std::string(PHASOR_TEST_DATA) + "/hf/" + name; }
+using testing::HfDir;
 
 // Whether a tokens file's tab marks segment 1 for the model (it has token types).
 bool HasPairs(const Model& model) { return model.token_types() >= 2; }
@@ -495,32 +496,9 @@ TEST(HfLengthTest, ALongLineIsNamedOrTruncated) {
 }
 
 // A copy of the bert case with config.json edited or a file removed.
-class HfHostileTest : public ::testing::Test {
+class HfHostileTest : public testing::HfCopyTest {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "hf_hostile";
-    fs::remove_all(dir_);
-    fs::copy(HfDir("bert"), dir_);
-    std::ifstream in(dir_ + "/config.json");
-    config_.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void WriteConfig(const std::string& from, const std::string& to) {
-    std::string text = config_;
-    const size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    std::ofstream(dir_ + "/config.json") << text;
-  }
-  void ExpectLoadError(const std::string& fragment) {
-    try {
-      Model::Load(dir_);
-      ADD_FAILURE() << "loaded; expected an error with " << fragment;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-  }
-  std::string dir_, config_;
+  void SetUp() override { CopyCase("bert"); }
 };
 
 TEST_F(HfHostileTest, UnknownModelTypeListsTheSupportedOnes) {
@@ -603,31 +581,9 @@ TEST_F(HfHostileTest, APickleOnlyFolderSaysHowToConvertIt) {
 // Marian: a copy of the marian case (MarianMTModel: "model." names, the LM
 // head, final_logits_bias and a decoder beside the encoder) with config.json
 // edited or a tensor changed.
-class MarianTest : public ::testing::Test {
+class MarianTest : public testing::HfCopyTest {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "hf_marian";
-    fs::remove_all(dir_);
-    fs::copy(HfDir("marian"), dir_);
-    std::ifstream in(dir_ + "/config.json");
-    config_.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void WriteConfig(const std::string& from, const std::string& to) {
-    std::string text = config_;
-    const size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    std::ofstream(dir_ + "/config.json") << text;
-  }
-  void ExpectLoadError(const std::string& fragment) {
-    try {
-      Model::Load(dir_);
-      ADD_FAILURE() << "loaded; expected an error with " << fragment;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-  }
+  void SetUp() override { CopyCase("marian"); }
   // Rewrites model.safetensors through phasor's own writer: edit(name, values)
   // may change a tensor's values; a tensor named skip is left out.
   template <typename Edit>
@@ -643,7 +599,6 @@ class MarianTest : public ::testing::Test {
     }
     SaveSafetensors(dir_ + "/model.safetensors", kept);
   }
-  std::string dir_, config_;
 };
 
 // The decoder, the LM head, final_logits_bias and a stored sinusoid that is

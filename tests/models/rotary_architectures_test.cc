@@ -12,6 +12,7 @@
 #include "engine/error.h"
 #include "engine/npy.h"
 #include "models/phasor.h"
+#include "tests/support/hf_copy.h"
 #include "tests/support/run.h"
 
 namespace phasor {
@@ -19,34 +20,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string HfDir(const std::string& name) { return std::string(PHASOR_TEST_DATA) + "/hf/" + name; }
+using testing::HfDir;
 
-// A copy of a golden case with its config.json edited.
-class NomicHostileTest : public ::testing::Test {
+// A copy of the nomic_bert case with config.json edited.
+class NomicHostileTest : public testing::HfCopyTest {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "nomic_hostile";
-    fs::remove_all(dir_);
-    fs::copy(HfDir("nomic_bert"), dir_);
-    std::ifstream in(dir_ + "/config.json");
-    config_.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  // config.json with from replaced by to, then the load's error must hold fragment.
+  void SetUp() override { CopyCase("nomic_bert"); }
   void ExpectRefused(const std::string& from, const std::string& to, const std::string& fragment) {
-    std::string text = config_;
-    const size_t at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    std::ofstream(dir_ + "/config.json") << text;
-    try {
-      Model::Load(dir_);
-      ADD_FAILURE() << "loaded; expected an error with " << fragment;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
+    WriteConfig(from, to);
+    ExpectLoadError(fragment);
   }
-  std::string dir_, config_;
 };
 
 TEST_F(NomicHostileTest, WhatItDoesNotRunIsNamed) {
