@@ -56,6 +56,20 @@ struct UTextCloser {
   void operator()(UText* t) const { utext_close(t); }
 };
 
+// The thread's grapheme iterator set on text (n bytes of UTF-8), which utext
+// then holds open.
+icu::BreakIterator* GraphemesOf(const char* text, size_t n, const std::string& where,
+                                std::unique_ptr<UText, UTextCloser>& utext) {
+  UErrorCode status = U_ZERO_ERROR;
+  utext.reset(utext_openUTF8(nullptr, text, static_cast<int64_t>(n), &status));
+  icu::BreakIterator* clusters = &GraphemeIterator(where);
+  clusters->setText(utext.get(), status);
+  if (U_FAILURE(status)) {
+    throw Error(where + ": ICU cannot split the text into graphemes (" + u_errorName(status) + ")");
+  }
+  return clusters;
+}
+
 }  // namespace
 
 PrecompiledCharsmap::PrecompiledCharsmap(const std::string& bytes, const std::string& where)
@@ -158,15 +172,7 @@ std::string PrecompiledCharsmap::Apply(std::string_view text) const {
       }
       continue;
     }
-    if (clusters == nullptr) {
-      UErrorCode status = U_ZERO_ERROR;
-      utext.reset(utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(n), &status));
-      clusters = &GraphemeIterator(where_);
-      clusters->setText(utext.get(), status);
-      if (U_FAILURE(status))
-        throw Error(where_ + ": ICU cannot split the text into graphemes (" + u_errorName(status) +
-                    ")");
-    }
+    if (clusters == nullptr) clusters = GraphemesOf(text.data(), n, where_, utext);
     int32_t end = clusters->following(static_cast<int32_t>(i));
     if (end == icu::BreakIterator::DONE || static_cast<size_t>(end) <= i)
       end = static_cast<int32_t>(n);
@@ -234,15 +240,7 @@ void PrecompiledCharsmap::ApplyAligned(AlignedText& t) const {
     if (b < 0x80 && (i + 1 == n || static_cast<unsigned char>(text[i + 1]) < 0x80)) {
       if (b == '\r' && i + 1 < n && text[i + 1] == '\n') end = i + 2;  // as Apply
     } else {
-      if (clusters == nullptr) {
-        UErrorCode status = U_ZERO_ERROR;
-        utext.reset(utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(n), &status));
-        clusters = &GraphemeIterator(where_);
-        clusters->setText(utext.get(), status);
-        if (U_FAILURE(status))
-          throw Error(where_ + ": ICU cannot split the text into graphemes (" +
-                      u_errorName(status) + ")");
-      }
+      if (clusters == nullptr) clusters = GraphemesOf(text.data(), n, where_, utext);
       const int32_t e = clusters->following(static_cast<int32_t>(i));
       end =
           e == icu::BreakIterator::DONE || static_cast<size_t>(e) <= i ? n : static_cast<size_t>(e);

@@ -15,27 +15,14 @@
 #include <string_view>
 #include <vector>
 
+#include "tests/support/lines.h"
 #include "tokenizers/tokenizer.h"
 #include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
 namespace {
 
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  std::vector<std::string> lines;
-  for (size_t start = 0; start < text.size();) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
+using testing::ReadLines;
 
 // The golden form: "b,e" a token, spaces between, a TAB at pair_start.
 std::string Format(const Encoding& e) {

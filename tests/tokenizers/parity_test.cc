@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "tests/support/lines.h"
 #include "tokenizers/tokenizer.h"
 
 namespace phasor::tokenizers {
@@ -26,22 +27,7 @@ namespace {
 std::string DataDir() { return std::string(PHASOR_TEST_DATA) + "/tokenizers"; }
 
 // The lines of a file split on '\n' only (a line may hold '\r', '\v', U+2028...).
-std::vector<std::string> ReadLines(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
+using testing::ReadLines;
 
 // The tokens-file form of `phasor tokenize`: ids separated by spaces, and a
 // TAB instead of the space before the pair's second part.
