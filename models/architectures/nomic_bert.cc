@@ -7,10 +7,10 @@
 // feed-forward: fc2(fc11(x) · act(fc12(x))), SwiGLU (silu) or GeGLU (gelu);
 // "gelu" and its tanh forms make the plain fc1/fc2 one. Biases as
 // qkv_proj_bias (Wqkv and out_proj), mlp_fc1_bias and mlp_fc2_bias say.
-// rotary_scaling_factor is the dynamic NTK scaling past max_trained_positions.
-// Refused by name: prenorm (whose output is the last feed-forward's, without
-// its residual), causal, xPos (rotary_emb_scale_base), RMSNorm, parallel
-// blocks, sigmoid "glu", and learned positions (rotary_emb_fraction 0).
+// Refused by name: rotary_scaling_factor (dynamic NTK), prenorm (whose
+// output is the last feed-forward's, without its residual), causal, xPos
+// (rotary_emb_scale_base), RMSNorm, parallel blocks, sigmoid "glu", and
+// learned positions (rotary_emb_fraction 0).
 #include <cmath>
 #include <string>
 
@@ -29,6 +29,11 @@ void RefuseUnsupported(const CheckpointConfig& cfg) {
   }
   if (cfg.Has("rotary_emb_scale_base")) {
     cfg.Fail("rotary_emb_scale_base", "xPos scaling is not supported (expected null)");
+  }
+  // Nomic's dynamic NTK takes the padded batch's length; not read until a
+  // golden case checks phasor's per-sequence form against it.
+  if (cfg.Has("rotary_scaling_factor")) {
+    cfg.Fail("rotary_scaling_factor", "dynamic NTK scaling is not supported yet (expected null)");
   }
 }
 
@@ -76,11 +81,6 @@ ModelConfig NomicConfig(const CheckpointConfig& cfg) {
       cfg.Bool("rotary_emb_interleaved", false) ? RopeLayout::kInterleaved : RopeLayout::kHalf;
   p.rotary_dim = RotaryDim(cfg, c.d_head());
   p.max_len = cfg.Int("n_positions", 1, int64_t{1} << 26, 2048);
-  if (cfg.Has("rotary_scaling_factor")) {
-    p.scaling.type = RopeScalingType::kDynamic;
-    p.scaling.factor = cfg.Number("rotary_scaling_factor", 1.0);
-    p.scaling.original_max_len = cfg.Int("max_trained_positions", 1, int64_t{1} << 26, 2048);
-  }
   return c;
 }
 

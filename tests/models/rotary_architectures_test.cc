@@ -38,6 +38,8 @@ TEST_F(NomicHostileTest, WhatItDoesNotRunIsNamed) {
   ExpectRefused("\"causal\": false", "\"causal\": true", "key 'causal': true is not supported");
   ExpectRefused("\"rotary_emb_scale_base\": null", "\"rotary_emb_scale_base\": 512",
                 "key 'rotary_emb_scale_base': xPos scaling is not supported");
+  ExpectRefused("\"rotary_scaling_factor\": null", "\"rotary_scaling_factor\": 2.0",
+                "key 'rotary_scaling_factor': dynamic NTK scaling is not supported yet");
   ExpectRefused("\"activation_function\": \"swiglu\"", "\"activation_function\": \"glu\"",
                 "key 'activation_function': 'glu' is not supported");
   ExpectRefused("\"rotary_emb_fraction\": 1.0", "\"rotary_emb_fraction\": 0.0",
