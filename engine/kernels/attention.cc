@@ -43,11 +43,14 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
   float* scores_data = k_t + d_head * kt_max;   // [n_q, ld] in n_q·kt_max floats
   float* run_max = scores_data + n_q * kt_max;  // [n_q]
   float* run_sum = run_max + n_q;               // [n_q]
+  const TileKeys keys = KeysOfTile(a);
+  if (keys.begin >= keys.end) return ZeroOut(a);  // every key outside the band
   for (int64_t i = 0; i < n_q; ++i) ScaleRow(a.q + i * a.ldq, a.scale, d_head, q + i * d_head);
   std::fill(run_max, run_max + n_q, -std::numeric_limits<float>::infinity());
 
-  for (int64_t j0 = 0; j0 < a.n_keys; j0 += kt_max) {
-    const int64_t kt = std::min(kt_max, a.n_keys - j0);
+  for (int64_t j0 = keys.begin; j0 < keys.end; j0 += kt_max) {
+    const int64_t kt = std::min(kt_max, keys.end - j0);
+    const bool first = j0 == keys.begin;
     // kᵀ in panels of kGemmPanel keys, so the scores are one panel product.
     const float* k_panels = a.k_panels ? a.k_panels + j0 * d_head : k_t;
     if (!a.k_panels) PackKeyPanels(a.k + j0 * a.ldk, a.ldk, kt, d_head, k_t);
@@ -66,12 +69,13 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     GemmPanels(scores);
     for (int64_t i = 0; i < n_q; ++i) {
       float* row = scores_data + i * ld;  // [kt]
+      MaskOutsideBand(a, i, j0, kt, row);
       const float new_max = std::max(run_max[i], Max(row, kt));
       const float sum = ExpShiftedSum(row, new_max, kt, row);
-      if (j0 == 0) {  // nothing to rescale yet
+      if (first) {  // nothing to rescale yet
         run_sum[i] = sum;
       } else {
-        const float rescale = std::exp(run_max[i] - new_max);
+        const float rescale = Rescale(run_max[i], new_max);
         run_sum[i] = run_sum[i] * rescale + sum;
         if (rescale != 1.0f) ScaleRow(a.out + i * a.ldo, rescale, d_head, a.out + i * a.ldo);
       }
@@ -91,19 +95,28 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     values.rows = n_q;
     values.k = kt;
     values.n = d_head;
-    values.accumulate = j0 > 0;
+    values.accumulate = !first;
     GemmPanels(values);
   }
-  for (int64_t i = 0; i < n_q; ++i) {  // run_sum >= 1
-    ScaleRow(a.out + i * a.ldo, 1.0f / run_sum[i], d_head, a.out + i * a.ldo);
+  for (int64_t i = 0; i < n_q; ++i) {  // run_sum >= 1, or 0 for a query that saw no key
+    ScaleRow(a.out + i * a.ldo, InverseSum(run_sum[i]), d_head, a.out + i * a.ldo);
   }
 }
 
 void AttentionNaive(const AttentionArgs& a) {
   std::vector<double> p(static_cast<size_t>(a.n_keys));
+  const KeyBand& band = a.band;
   for (int64_t i = 0; i < a.n_q; ++i) {
+    const int64_t pos = band.q_pos + i;
+    auto sees = [&](int64_t j) {
+      return (band.before < 0 || pos - j <= band.before) &&
+             (band.after < 0 || j - pos <= band.after);
+    };
     double max = -std::numeric_limits<double>::infinity();
+    int64_t seen = 0;
     for (int64_t j = 0; j < a.n_keys; ++j) {
+      if (!sees(j)) continue;
+      ++seen;
       double dot = 0.0;
       for (int64_t c = 0; c < a.d_head; ++c) {
         dot += static_cast<double>(a.q[i * a.ldq + c]) * a.k[j * a.ldk + c];
@@ -113,13 +126,13 @@ void AttentionNaive(const AttentionArgs& a) {
     }
     double sum = 0.0;
     for (int64_t j = 0; j < a.n_keys; ++j) {
-      p[j] = std::exp(p[j] - max);
+      p[j] = sees(j) ? std::exp(p[j] - max) : 0.0;
       sum += p[j];
     }
     for (int64_t c = 0; c < a.d_head; ++c) {
       double acc = 0.0;
       for (int64_t j = 0; j < a.n_keys; ++j) acc += p[j] * a.v[j * a.ldv + c];
-      a.out[i * a.ldo + c] = a.n_keys > 0 ? static_cast<float>(acc / sum) : 0.0f;
+      a.out[i * a.ldo + c] = seen > 0 ? static_cast<float>(acc / sum) : 0.0f;
     }
   }
 }

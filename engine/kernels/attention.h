@@ -4,8 +4,9 @@
 //
 //   out[i] = Σ_{j < n_keys} softmax_j(scale · q[i]·k[j]) · v[j]
 //
-// Keys j >= n_keys are masked out (key padding); n_keys == 0 gives out = 0,
-// never NaN. Keys are visited kAttentionKeyTile at a time, so the only score
+// Keys j >= n_keys are masked out (key padding), and so are keys outside the
+// query's band (KeyBand: causal, or a sliding window); a query that sees no
+// key gets out = 0, never NaN. Keys are visited kAttentionKeyTile at a time, so the only score
 // matrix is [n_q, kAttentionKeyTile]: memory O(n_q · key tile), whatever the
 // sequence length.
 //
@@ -24,6 +25,18 @@ namespace phasor::kernels {
 // rescales and longer products, 7% faster at float32 and 10-18% at bfloat16.
 inline constexpr int64_t kAttentionKeyTile = 512;
 
+// Which keys each query of a tile sees, by key index: query i (i < n_q) at
+// position q_pos + i sees key j iff q_pos + i - before <= j <= q_pos + i +
+// after; a negative bound is no limit on that side. {-1, -1}: every key
+// (bidirectional); after 0: causal; before = after = w: a window of 2w + 1.
+// The tile visits only the key tiles the band reaches, so a windowed layer
+// costs in proportion to its window.
+struct KeyBand {
+  int64_t q_pos = 0;
+  int64_t before = -1;
+  int64_t after = -1;
+};
+
 struct AttentionArgs {
   const float* q = nullptr;  // [n_q, d_head], row stride ldq
   const float* k = nullptr;  // [n_keys, d_head], row stride ldk
@@ -38,6 +51,7 @@ struct AttentionArgs {
   int64_t n_keys = 0;
   int64_t d_head = 0;
   float scale = 1.0f;  // usually 1/sqrt(d_head)
+  KeyBand band;
 };
 
 // The keys as AttentionTile multiplies by them: kᵀ in panels of 32 keys

@@ -182,47 +182,51 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
   auto* qb = reinterpret_cast<uint16_t*>(q_scales + n_q);  // [n_q, d_even]: bf16(q·scale)
   auto* q8 = reinterpret_cast<uint8_t*>(qb);               // or [n_q, d4]: q8(q) + 128 (int8 keys)
   uint16_t* pb = qb + n_q * d_even;  // [n_q, ld] in n_q·kt_max halves: bf16(p)
+  const TileKeys keys = KeysOfTile(a);
+  if (keys.begin >= keys.end) return ZeroOut(a);  // every key outside the band
   const Queries queries{qb, q8, q_scales, d_even, Quads(d_head)};
   PrepareQueries(a, queries, scores);
   std::fill(run_max, run_max + n_q, -std::numeric_limits<float>::infinity());
 
   const auto bf16_panel = Kernels().bf16_panel;
   const int64_t values_panel = kPanel * Even(a.n_keys);  // values of one packed value panel
-  for (int64_t j0 = 0; j0 < a.n_keys; j0 += kt_max) {
-    const int64_t kt = std::min(kt_max, a.n_keys - j0);
+  for (int64_t j0 = keys.begin; j0 < keys.end; j0 += kt_max) {
+    const int64_t kt = std::min(kt_max, keys.end - j0);
+    const bool first = j0 == keys.begin;
     ScoreTile(a, queries, j0, kt, scores, ld);
     for (int64_t i = 0; i < n_q; ++i) {
       float* row = scores + i * ld;  // [kt]
+      MaskOutsideBand(a, i, j0, kt, row);
       const float new_max = std::max(run_max[i], Max(row, kt));
       // p = bf16(exp(score - max)), and the sum of the rounded p: the weights
       // of v are then exactly normalised.
       const float sum = ExpBf16Sum(row, new_max, kt, pb + i * ld);
-      if (j0 == 0) {  // nothing to rescale yet
+      if (first) {  // nothing to rescale yet
         run_sum[i] = sum;
       } else {
-        rescales[i] = std::exp(run_max[i] - new_max);
+        rescales[i] = Rescale(run_max[i], new_max);
         run_sum[i] = run_sum[i] * rescales[i] + sum;
       }
       run_max[i] = new_max;
-      if (kt & 1) pb[i * ld + kt] = 0;  // pairs with the packed zero past n_keys
+      if (kt & 1) pb[i * ld + kt] = 0;  // pairs with the value past the tile: 0 weight
     }
     // partial [n_q, d_head] = bf16(p) [n_q, kt] · bf16(v_tile) [kt, d_head];
     // the first tile's straight into out, the running, unnormalised Σ p·v.
-    float* pv = j0 == 0 ? a.out : partial;
-    const int64_t ld_pv = j0 == 0 ? a.ldo : d_head;
+    float* pv = first ? a.out : partial;
+    const int64_t ld_pv = first ? a.ldo : d_head;
     for (int64_t p = 0; p * kPanel < d_head; ++p) {
       bf16_panel(Bf16PanelArgs{pb, ld, n_q, a.v + p * values_panel + j0 / 2 * 2 * kPanel,
                                (kt + 1) / 2, kZeroBias, false, pv + p * kPanel, ld_pv,
                                std::min(kPanel, d_head - p * kPanel)});
     }
     // Later tiles: out = out·rescale + partial, row by row.
-    for (int64_t i = 0; j0 > 0 && i < n_q; ++i) {
+    for (int64_t i = 0; !first && i < n_q; ++i) {
       float* o = a.out + i * a.ldo;
       ScaleAddRow(o, rescales[i], partial + i * d_head, d_head, o);
     }
   }
-  for (int64_t i = 0; i < n_q; ++i) {  // run_sum >= 1
-    ScaleRow(a.out + i * a.ldo, 1.0f / run_sum[i], d_head, a.out + i * a.ldo);
+  for (int64_t i = 0; i < n_q; ++i) {  // run_sum >= 1, or 0 for a query that saw no key
+    ScaleRow(a.out + i * a.ldo, InverseSum(run_sum[i]), d_head, a.out + i * a.ldo);
   }
 }
 

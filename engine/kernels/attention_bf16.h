@@ -63,15 +63,16 @@ struct AttentionBf16Args {
   int64_t d_head = 0;
   float scale = 1.0f;      // usually 1/sqrt(d_head)
   bool int8_keys = false;  // the scores by the int8 product (k from PackKeysInt8)
+  KeyBand band;            // as AttentionArgs's
 };
 
 // Floats of scratch that AttentionTileBf16 needs for up to max_q queries.
 int64_t AttentionBf16ScratchFloats(int64_t max_q, int64_t d_head);
 
-// As AttentionTile: keys >= n_keys are not in the packed operands; n_keys == 0
-// gives out = 0. scratch: AttentionBf16ScratchFloats(n_q or more, d_head)
-// floats, anywhere, owned by the calling thread. The result depends only
-// on the inputs' values and shapes (and the target's bfloat16 product, as
+// As AttentionTile: keys >= n_keys are not in the packed operands, keys
+// outside the band are masked; a query that sees no key gets out = 0. scratch:
+// AttentionBf16ScratchFloats(n_q or more, d_head) floats, anywhere, owned by the calling thread.
+// The result depends only on the inputs' values and shapes (and the target's bfloat16 product, as
 // gemm_bf16.h says). Serial.
 void AttentionTileBf16(const AttentionBf16Args& a, float* scratch);
 
