@@ -1,15 +1,23 @@
 // Multi-head self-attention, as torch.nn.MultiheadAttention(batch_first) in
-// eval mode with a key padding mask:
+// eval mode with a key padding mask, and the parts later encoders add
+// (grouped-query attention, a head width of its own, per-head q/k norms, a
+// causal or windowed mask, another scale):
 //
-//   q, k, v = x·W_inᵀ + b_in      (in_proj rows 0..d-1: q, then k, then v)
-//   head h (d_head = d_model / n_heads, columns h·d_head ..):
-//     o_h = softmax(q_h k_hᵀ / sqrt(d_head), keys j >= valid_len masked) v_h
+//   q | k | v = x·W_inᵀ + b_in     (in_proj rows: q of n_heads heads, then k
+//                                    and v of n_kv_heads heads, d_head each)
+//   q_h, k_g = norm(q_h), norm(k_g) (qk_norm: RMSNorm over each head), then
+//              rotated (rotation)
+//   head h reads kv head g = h / (n_heads / n_kv_heads):
+//     o_h = softmax(scale · q_h k_gᵀ, keys j >= valid_len and outside the
+//           band masked) v_g
 //   out = concat_h(o_h)·W_outᵀ + b_out
 //
 // Attention runs per (sequence, head, tile of kQueryTile queries) across
 // threads, each tile with an online softmax over key tiles (see
 // engine/kernels/attention.h), so no [seq, seq] score matrix is ever made:
-// memory O(tokens · d_model). The projections use weights packed at load
+// memory O(tokens · d_model). A band (causal, a window) visits only the key
+// tiles it reaches. The heads of one kv head run one after another, so its
+// keys, stored once, stay in cache. The projections use weights packed at load
 // at the options' precision (layers/linear.h); at bf16 the attention products
 // are bfloat16, at int8 its scores are int8 products and the weighted sum of
 // values bfloat16 (kMinBf16Keys). The output projection can end in a fused
@@ -18,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +40,29 @@
 
 namespace phasor {
 
+// Which keys a query sees, by position in its sequence: key j is seen by the
+// query at i iff i - before <= j <= i + after (a negative bound: no limit).
+// Masks combine with key padding.
+struct KeyWindow {
+  int64_t before = -1;
+  int64_t after = -1;
+  static KeyWindow Full() { return {}; }
+  static KeyWindow Causal() { return {-1, 0}; }
+};
+
+// A norm of each head's q and of each head's k (Qwen3, Gemma 3): tensors
+// q_norm.weight and k_norm.weight [d_head], applied after the in-projection
+// and before the rotation.
+struct QkNormOptions {
+  bool on = false;
+  NormKind kind = NormKind::kRms;
+  float eps = 1e-6f;
+  float weight_offset = 0.0f;  // Gemma's (1 + w)
+};
+
 struct AttentionOptions {
   int64_t d_model = 0;
-  int64_t n_heads = 0;  // must divide d_model
+  int64_t n_heads = 0;  // divides d_model unless d_head is given
   // Applied to q and k after the in-projection (bias included), before the
   // scores; null: none. Must outlive the layer.
   const QkRotation* rotation = nullptr;
@@ -44,12 +73,26 @@ struct AttentionOptions {
   // false: products without one (nn.Linear(bias=False)).
   bool in_bias = true;
   bool out_bias = true;
+  // Heads of k and v (grouped-query attention); 0: n_heads. Divides n_heads.
+  int64_t n_kv_heads = 0;
+  // Width of a head; 0: d_model / n_heads.
+  int64_t d_head = 0;
+  KeyWindow window = {};
+  float scale = 0.0f;  // of the scores; 0: 1/sqrt(d_head)
+  QkNormOptions qk_norm = {};
+
+  int64_t kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
+  int64_t head_width() const { return d_head > 0 ? d_head : d_model / n_heads; }
+  // Columns of q | k | v, and of the heads' outputs (out_proj's input).
+  int64_t qkv_width() const { return (n_heads + 2 * kv_heads()) * head_width(); }
+  int64_t heads_width() const { return n_heads * head_width(); }
 };
 
 // Scratch for MultiHeadSelfAttention::Forward, sized once for up to max_tokens
 // tokens (batch · seq) and `threads` threads, and reused by every call and by
-// every layer of the same d_model, n_heads and precision. A token takes
-// 6·d_model floats, 2·d_model of them its keys and values (and room for the
+// every layer of the same shape and precision (mask and rotation aside). A
+// token takes 6·d_model floats (with n_kv_heads < n_heads or another d_head:
+// qkv_width + heads_width + 2·kv width), 2·d_model of them its keys and values (and room for the
 // key panels' padding: 2·d_model floats more per 8 tokens); at bf16 and int8
 // those are packed in bfloat16 instead, in 1.5·d_model floats' room for heads
 // a multiple of 32 wide, up to about 2·d_model for other heads of 16 or more,
@@ -87,11 +130,11 @@ class AttentionWorkspace {
   AttentionOptions options_;
   int threads_ = 0;
   int64_t tile_floats_ = 0;  // per slot, a multiple of 16 floats (64 bytes)
-  std::vector<float> qkv_;   // [max_tokens, 3·d_model]: q | k | v of every token
-  std::vector<float> kv_;    // fp32: [KeyValueRows, 2·d_model]: keys, values by head
+  std::vector<float> qkv_;   // [max_tokens, qkv_width]: q | k | v of every token
+  std::vector<float> kv_;    // fp32: [KeyValueRows, 2·kv width]: keys, values by kv head
   // bf16 and int8: keys and values packed by head (kernels/attention_bf16.h)
   std::vector<uint16_t, AlignedAllocator<uint16_t>> kv_bf16_;
-  std::vector<float> heads_;      // [max_tokens, d_model]: o_h of every head, concatenated
+  std::vector<float> heads_;      // [max_tokens, heads_width]: o_h of every head, concatenated
   std::vector<float> tiles_;      // [threads, tile_floats] (+ alignment slack)
   std::vector<float> out_tiles_;  // [threads, kOutRows, d_model]: out_proj rows before the epilogue
   // bf16 and int8: the rows of a projection's input, rounded or quantized
@@ -124,10 +167,13 @@ class MultiHeadSelfAttention {
   static constexpr int64_t kMinPanelKeys = kQueryTile;
 
   // Requires, under prefix (the module's, e.g. "layers.0.self_attn."):
-  //   in_proj_weight [3·d_model, d_model], in_proj_bias [3·d_model],
-  //   out_proj.weight [d_model, d_model], out_proj.bias [d_model].
+  //   in_proj_weight [qkv_width, d_model], in_proj_bias [qkv_width],
+  //   out_proj.weight [d_model, heads_width], out_proj.bias [d_model]
+  //   (3·d_model and d_model with n_heads heads of d_model / n_heads), and
+  //   with qk_norm q_norm.weight, k_norm.weight [d_head].
   // weights must outlive this object. Throws Error naming the tensor if one is
-  // missing or misshapen, or for sizes where n_heads does not divide d_model.
+  // missing or misshapen, or for inconsistent sizes (n_heads not dividing
+  // d_model without a d_head, n_kv_heads not dividing n_heads).
   MultiHeadSelfAttention(const Weights& weights, const std::string& prefix,
                          const AttentionOptions& options);
 
@@ -159,7 +205,7 @@ class MultiHeadSelfAttention {
   const float* ProjectBlock(AttentionWorkspace& ws, int64_t r0, int64_t n, int slot) const;
 
   const AttentionOptions& options() const { return options_; }
-  int64_t d_head() const { return options_.d_model / options_.n_heads; }
+  int64_t d_head() const { return options_.head_width(); }
   int64_t packed_bytes() const { return in_proj_.bytes() + out_proj_.bytes(); }
 
  private:
@@ -181,14 +227,17 @@ class MultiHeadSelfAttention {
   void PlanSequences(const Spans& spans, AttentionWorkspace& ws) const;
   // Keys and values of each (sequence, head) out of ws's q | k | v rows.
   void GatherKeysValues(const Spans& spans, AttentionWorkspace& ws) const;
+  // The per-head norms of q and k (qk_norm), in place in ws's q | k | v rows.
+  void NormQk(int64_t tokens, AttentionWorkspace& ws) const;
   // Every query tile's heads into ws's head rows; rows outside the spans 0.
   void AttendTiles(int64_t tokens, const Spans& spans, AttentionWorkspace& ws) const;
   // The output projection of ws's head rows.
   void Project(int64_t tokens, float* out, AttentionWorkspace& ws) const;
 
   AttentionOptions options_;
-  Linear in_proj_;   // in_proj_weight [3·d_model, d_model] + in_proj_bias [3·d_model]
-  Linear out_proj_;  // out_proj.weight [d_model, d_model] + out_proj.bias [d_model]
+  Linear in_proj_;   // in_proj_weight [qkv_width, d_model] + in_proj_bias [qkv_width]
+  Linear out_proj_;  // out_proj.weight [d_model, heads_width] + out_proj.bias [d_model]
+  std::optional<LayerNorm> q_norm_, k_norm_;  // [d_head] each (qk_norm)
 };
 
 }  // namespace phasor

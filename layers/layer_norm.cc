@@ -7,6 +7,7 @@
 #include "engine/error.h"
 #include "engine/kernels/elementwise.h"
 #include "engine/kernels/layer_norm.h"
+#include "engine/kernels/rms_norm.h"
 #include "engine/parallel.h"
 
 namespace phasor {
@@ -39,14 +40,29 @@ const LayerNormOptions& Checked(const LayerNormOptions& options, const std::stri
 LayerNorm::LayerNorm(const Weights& weights, const std::string& prefix,
                      const LayerNormOptions& options)
     : options_(Checked(options, prefix)),
-      gamma_(weights.Require(prefix + "weight", {options.d_model})),
-      beta_(weights.Require(prefix + "bias", {options.d_model})) {}
+      gamma_(weights.Require(prefix + "weight", {options.d_model})) {
+  if (options.kind == NormKind::kLayerNorm && options.bias) {
+    beta_ = weights.Require(prefix + "bias", {options.d_model});
+  } else {
+    zeros_.assign(static_cast<size_t>(options.d_model), 0.0f);
+  }
+}
+
+void LayerNorm::Rows(const float* x, const float* residual, int64_t rows, float* out) const {
+  const int64_t d = options_.d_model;
+  if (options_.kind == NormKind::kRms) {
+    kernels::RmsNorm(x, residual, rows, d, {gamma_, options_.weight_offset, options_.eps}, out);
+  } else if (residual != nullptr) {
+    kernels::AddLayerNorm(x, residual, rows, d, {gamma_, beta(), options_.eps}, out);
+  } else {
+    kernels::LayerNorm(x, rows, d, {gamma_, beta(), options_.eps}, out);
+  }
+}
 
 void LayerNorm::Forward(const float* x, int64_t tokens, float* out) const {
   const int64_t d = options_.d_model;
   ForRows(tokens, [&](int64_t begin, int64_t end) {
-    kernels::LayerNorm(x + begin * d, end - begin, d, {gamma_, beta_, options_.eps},
-                       out + begin * d);
+    Rows(x + begin * d, nullptr, end - begin, out + begin * d);
   });
 }
 
@@ -54,8 +70,7 @@ void LayerNorm::ForwardAdd(const float* x, const float* residual, int64_t tokens
                            float* out) const {
   const int64_t d = options_.d_model;
   ForRows(tokens, [&](int64_t begin, int64_t end) {
-    kernels::AddLayerNorm(x + begin * d, residual + begin * d, end - begin, d,
-                          {gamma_, beta_, options_.eps}, out + begin * d);
+    Rows(x + begin * d, residual + begin * d, end - begin, out + begin * d);
   });
 }
 

@@ -279,11 +279,20 @@ void Rope::FillTable(int64_t first_pos, int64_t n, float* out) const {
 
 void Rope::ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, int64_t d_model,
                    int64_t n_heads) const {
-  if (batch < 0 || seq < 0) throw Error("RoPE: negative batch or sequence length");
   if (n_heads < 1 || d_model % n_heads != 0 || d_model / n_heads != options_.d_head) {
     throw Error("RoPE made for head dim " + std::to_string(options_.d_head) +
                 " applied to d_model " + std::to_string(d_model) + " with " +
                 std::to_string(n_heads) + " heads");
+  }
+  ApplyAt(qkv, batch, seq, first_pos, QkvLayout::Even(d_model, n_heads));
+}
+
+void Rope::ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos,
+                   const QkvLayout& layout) const {
+  if (batch < 0 || seq < 0) throw Error("RoPE: negative batch or sequence length");
+  if (layout.q_heads < 1 || layout.kv_heads < 0 || layout.d_head != options_.d_head) {
+    throw Error("RoPE made for head dim " + std::to_string(options_.d_head) +
+                " applied to heads of " + std::to_string(layout.d_head));
   }
   if (batch * seq == 0) return;
   CheckRange(first_pos, seq);  // here, not inside a task
@@ -294,7 +303,8 @@ void Rope::ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, in
   const kernels::PairSlots slots = options_.layout == RopeLayout::kHalf
                                        ? kernels::PairSlots::kHalves
                                        : kernels::PairSlots::kAdjacent;
-  // Rows of [3·d_model]: q | k | v; v untouched.
+  // Rows of q | k | v; v untouched. q's heads and k's sit side by side.
+  const int64_t ld = layout.row(), heads = layout.q_heads + layout.kv_heads;
   RotationRows::ForEachTask(batch, first_pos, seq, r, [&](int64_t b, int64_t p0, int64_t p1) {
     AlignedFloats& buf = tls_cos_sin;
     if (static_cast<int64_t>(buf.size()) < kApplyRows * r) buf.resize(kApplyRows * r);
@@ -309,8 +319,8 @@ void Rope::ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, in
       }
       for (int64_t j = 0; j < m; ++j) {
         const float* c = cs + j * r;
-        float* row = qkv + (b * seq + (c0 + j - first_pos)) * 3 * d_model;
-        kernels::RotateHeads({row, 2 * n_heads, d_head, c, c + half, half, slots});  // q and k
+        float* row = qkv + (b * seq + (c0 + j - first_pos)) * ld;
+        kernels::RotateHeads({row, heads, d_head, c, c + half, half, slots});  // q and k
       }
     }
   });

@@ -109,20 +109,25 @@ class Rope : public QkRotation {
   // table too large to allocate.
   explicit Rope(const RopeOptions& options);
 
-  // qkv: [batch·seq, 3·d_model], rows q | k | v, n_heads heads of d_head in q
-  // and in k; token j at position offset + j. Rotates q and k in place, rows
-  // in parallel (RotationRows::ForEachTask): a task reads its cos/sin rows
-  // from the cached table where it has them and makes the others a few blocks
-  // at a time, used while they sit in L1. Throws Error if d_model / n_heads is
-  // not d_head, or a position is past kMaxPosition (or past max_len in mode
-  // cached).
-  void Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model,
-             int64_t n_heads) const override {
+  // qkv: [batch·seq, layout.row()], rows q | k | v (qk_rotation.h); token j
+  // at position offset + j. Rotates q and k in place, rows in parallel
+  // (RotationRows::ForEachTask): a task reads its cos/sin rows from the cached
+  // table where it has them and makes the others a few blocks at a time, used
+  // while they sit in L1. Throws Error if layout.d_head is not d_head, or a
+  // position is past kMaxPosition (or past max_len in mode cached).
+  void Apply(float* qkv, int64_t batch, int64_t seq, const QkvLayout& layout) const override {
+    ApplyAt(qkv, batch, seq, options_.offset, layout);
+  }
+  // The same for rows [3·d_model] of n_heads heads in each of q, k and v;
+  // Error unless n_heads divides d_model into heads of d_head.
+  void Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model, int64_t n_heads) const {
     ApplyAt(qkv, batch, seq, options_.offset, d_model, n_heads);
   }
 
   // The same with token j of every sequence at position first_pos + j: for a
   // long sequence rotated in pieces.
+  void ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos,
+               const QkvLayout& layout) const;
   void ApplyAt(float* qkv, int64_t batch, int64_t seq, int64_t first_pos, int64_t d_model,
                int64_t n_heads) const;
 

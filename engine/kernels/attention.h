@@ -51,7 +51,7 @@ struct AttentionArgs {
   int64_t n_keys = 0;
   int64_t d_head = 0;
   float scale = 1.0f;  // usually 1/sqrt(d_head)
-  KeyBand band;
+  KeyBand band = {};
 };
 
 // The keys as AttentionTile multiplies by them: kᵀ in panels of 32 keys

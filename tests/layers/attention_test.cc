@@ -135,10 +135,10 @@ TEST_P(AttentionTest, MatchesNaiveFullSoftmax) {
 // A trivial QkRotation: negates q, so every score flips sign.
 class NegateQ : public QkRotation {
  public:
-  void Apply(float* qkv, int64_t batch, int64_t seq, int64_t d_model,
-             int64_t /*n_heads*/) const override {
+  void Apply(float* qkv, int64_t batch, int64_t seq, const QkvLayout& l) const override {
+    const int64_t q_width = l.q_heads * l.d_head;
     for (int64_t t = 0; t < batch * seq; ++t) {
-      for (int64_t j = 0; j < d_model; ++j) qkv[t * 3 * d_model + j] = -qkv[t * 3 * d_model + j];
+      for (int64_t j = 0; j < q_width; ++j) qkv[t * l.row() + j] = -qkv[t * l.row() + j];
     }
   }
 };
