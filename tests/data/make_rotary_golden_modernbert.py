@@ -11,7 +11,8 @@ config.sliding_window = local_attention // 2):
   (input: the first intermediate_size rows of Wi, gate: the last), act = hidden_activation;
 - attention: Wqkv (rows q, k, v, each by head), rotate_half rotary over the whole head with
   theta global_rope_theta on global layers (i % global_attn_every_n_layers == 0) and
-  local_rope_theta on the others; scores q·k / sqrt(head_dim); a local layer's query i sees
+  local_rope_theta on the others (transformers 5's config: layer_types[i] == "full_attention"
+  and rope_parameters[layer type]["rope_theta"]); scores q·k / sqrt(head_dim); a local layer's query i sees
   key j iff |i - j| <= local_attention // 2;
 - final_norm.
 """
@@ -23,7 +24,16 @@ from rotary_parts import (Tensors, attention, default_inv_freq, random_lines, ro
 
 
 def is_global(cfg, i):
+    """layer_types[i] where the config has it (transformers 5), else i % every == 0."""
+    if "layer_types" in cfg:
+        return cfg["layer_types"][i] == "full_attention"
     return i % cfg["global_attn_every_n_layers"] == 0
+
+
+def theta(cfg, glob):
+    if "rope_parameters" in cfg:
+        return cfg["rope_parameters"]["full_attention" if glob else "sliding_attention"]["rope_theta"]
+    return cfg["global_rope_theta"] if glob else cfg["local_rope_theta"]
 
 
 def modernbert_forward(t, cfg, ids):
@@ -39,8 +49,7 @@ def modernbert_forward(t, cfg, ids):
     for i in range(cfg["num_hidden_layers"]):
         p = f"layers.{i}."
         glob = is_global(cfg, i)
-        theta = cfg["global_rope_theta"] if glob else cfg["local_rope_theta"]
-        inv = default_inv_freq(dh, theta)
+        inv = default_inv_freq(dh, theta(cfg, glob))
         y = x if i == 0 else ln(x, p + "attn_norm")
         qkv = lin(y, p + "attn.Wqkv", cfg["attention_bias"]).reshape(n, 3, h, dh)
         q, k = (rope_half(qkv[:, j], positions, inv) for j in (0, 1))
@@ -70,9 +79,11 @@ def random_modernbert(rng, cfg):
     return r.t
 
 
-def modernbert_config(dtype, every, local, masked_lm):
-    """ModernBERT-base's config.json keys, tiny sizes (special ids inside the 60 rows)."""
-    return {"architectures": ["ModernBertForMaskedLM" if masked_lm else "ModernBertModel"],
+def modernbert_config(dtype, every, local, masked_lm, v5):
+    """ModernBERT-base's config.json keys, tiny sizes (special ids inside the 60 rows). v5: as
+    transformers 5 writes it (dtype, layer_types, rope_parameters by layer type in place of
+    torch_dtype, global_rope_theta and local_rope_theta)."""
+    cfg = {"architectures": ["ModernBertForMaskedLM" if masked_lm else "ModernBertModel"],
             "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 1,
             "classifier_activation": "gelu", "classifier_bias": False,
             "classifier_dropout": 0.0, "classifier_pooling": "mean", "cls_token_id": 1,
@@ -89,14 +100,25 @@ def modernbert_config(dtype, every, local, masked_lm):
             "sparse_pred_ignore_index": -100, "sparse_prediction": False,
             "torch_dtype": torch_dtype(dtype), "transformers_version": "4.48.0",
             "vocab_size": 60}
+    if v5:
+        glob, loc = cfg.pop("global_rope_theta"), cfg.pop("local_rope_theta")
+        del cfg["torch_dtype"]
+        cfg.update({"dtype": torch_dtype(dtype), "transformers_version": "5.0.0",
+                    "layer_types": ["sliding_attention" if i % every else "full_attention"
+                                    for i in range(cfg["num_hidden_layers"])],
+                    "rope_parameters": {
+                        "full_attention": {"rope_theta": glob, "rope_type": "default"},
+                        "sliding_attention": {"rope_theta": loc, "rope_type": "default"}}})
+        cfg = dict(sorted(cfg.items()))
+    return cfg
 
 
-def make_modernbert(name, dtype="F32", seed=41, every=2, local=8, masked_lm=False,
+def make_modernbert(name, dtype="F32", seed=41, every=2, local=8, masked_lm=False, v5=False,
                     lengths=(7, 3, 12, 1, 9, 40)):
     """masked_lm: ModernBertForMaskedLM's checkpoint (model. prefix, head.* and decoder.bias
     beside it, decoder.weight tied), else ModernBertModel's (no prefix), as embedding models
     built on ModernBERT save it."""
-    cfg = modernbert_config(dtype, every, local, masked_lm)
+    cfg = modernbert_config(dtype, every, local, masked_lm, v5)
     rng = np.random.default_rng(seed)
     tensors = random_modernbert(rng, cfg)
     stored, exact = store(tensors, dtype, "model." if masked_lm else "")
@@ -129,7 +151,7 @@ def self_check(cfg, exact, lines):
 def main():
     self_check(*make_modernbert("modernbert"))
     self_check(*make_modernbert("modernbert_bf16", dtype="BF16", seed=42, every=3, local=6,
-                                masked_lm=True))
+                                masked_lm=True, v5=True))
 
 
 if __name__ == "__main__":

@@ -78,23 +78,29 @@ def random_new(rng, cfg):
 
 
 def new_config(dtype, type_vocab, theta, scaling):
-    """gte-large-en-v1.5's (type_vocab_size 2, NTK) or gte-base-en-v1.5's config.json keys
-    (NewConfig's), tiny sizes."""
+    """NewConfig's keys as gte-large-en-v1.5's config.json has them (type_vocab_size 2, NTK
+    factor 2, theta 160000), or with type_vocab_size 0 as gte-base-en-v1.5's (which has no
+    classifier_dropout nor logn_attention_* keys); tiny sizes."""
     impl = "Alibaba-NLP/new-impl--"
-    return {"architectures": ["NewModel"], "attention_probs_dropout_prob": 0.0,
-            "auto_map": {"AutoConfig": impl + "configuration.NewConfig",
-                         "AutoModel": impl + "modeling.NewModel",
-                         "AutoModelForMaskedLM": impl + "modeling.NewForMaskedLM"},
-            "classifier_dropout": None, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
-            "hidden_size": 32, "initializer_range": 0.02, "intermediate_size": 48,
-            "layer_norm_eps": 1e-12, "layer_norm_type": "layer_norm",
-            "logn_attention_clip1": False, "logn_attention_scale": False,
-            "max_position_embeddings": 8192, "model_type": "new", "num_attention_heads": 4,
-            "num_hidden_layers": 2, "pack_qkv": True, "pad_token_id": 0,
-            "position_embedding_type": "rope", "rope_scaling": scaling, "rope_theta": theta,
-            "torch_dtype": torch_dtype(dtype), "transformers_version": "4.39.1",
-            "type_vocab_size": type_vocab, "unpad_inputs": False,
-            "use_memory_efficient_attention": False, "vocab_size": 60}
+    cfg = {"architectures": ["NewModel"], "attention_probs_dropout_prob": 0.0,
+           "auto_map": {"AutoConfig": impl + "configuration.NewConfig",
+                        "AutoModel": impl + "modeling.NewModel",
+                        "AutoModelForMaskedLM": impl + "modeling.NewForMaskedLM"},
+           "classifier_dropout": None, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+           "hidden_size": 32, "initializer_range": 0.02, "intermediate_size": 48,
+           "layer_norm_eps": 1e-12, "layer_norm_type": "layer_norm",
+           "logn_attention_clip1": False, "logn_attention_scale": False,
+           "max_position_embeddings": 8192, "model_type": "new", "num_attention_heads": 4,
+           "num_hidden_layers": 2, "pack_qkv": True, "pad_token_id": 0,
+           "position_embedding_type": "rope", "rope_scaling": scaling, "rope_theta": theta,
+           "torch_dtype": torch_dtype(dtype), "transformers_version": "4.43.3",
+           "type_vocab_size": type_vocab, "unpad_inputs": False,
+           "use_memory_efficient_attention": False, "vocab_size": 60}
+    if type_vocab == 0:
+        for key in ("classifier_dropout", "logn_attention_clip1", "logn_attention_scale"):
+            del cfg[key]
+        cfg["transformers_version"] = "4.39.1"
+    return cfg
 
 
 def make_new(name, dtype="F32", seed=71, type_vocab=2, theta=160000,

@@ -15,9 +15,11 @@ Qwen3RMSNorm: x in float32, x · rsqrt(mean(x²) + rms_norm_eps), cast back to t
 then times weight (weight · x.to(dtype): in bf16 the normalised value is rounded before the
 product); float64 here.
 """
+import json
+
 import numpy as np
 
-from make_hf_golden import ACT
+from make_hf_golden import ACT, OUT, pool, write_sentence_transformers
 from rotary_parts import (Tensors, attention, default_inv_freq, random_lines, rms_norm, rope_half,
                           store, torch_dtype, write_case)
 
@@ -26,7 +28,7 @@ def qwen3_forward(t, cfg, ids, positions=None):
     h, kv, dh = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     eps, n = cfg["rms_norm_eps"], len(ids)
     positions = np.arange(n) if positions is None else positions
-    inv = default_inv_freq(dh, cfg["rope_theta"])
+    inv = default_inv_freq(dh, rope_theta(cfg))
     norm = lambda x, name: rms_norm(x, t[name + ".weight"], eps)  # noqa: E731
     bias = cfg["attention_bias"]
     lin = lambda x, name, b=False: x @ t[name + ".weight"].T + (t[name + ".bias"] if b else 0)  # noqa: E731
@@ -69,24 +71,41 @@ def random_qwen3(rng, cfg):
     return r.t
 
 
-def qwen3_config(dtype, causal_lm):
-    """Qwen3-Embedding-0.6B's config.json keys, tiny sizes; head_dim 16 != 32 / 4."""
-    return {"architectures": ["Qwen3ForCausalLM" if causal_lm else "Qwen3Model"],
-            "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 58,
-            "eos_token_id": 58, "head_dim": 16, "hidden_act": "silu", "hidden_size": 32,
-            "initializer_range": 0.02, "intermediate_size": 48,
-            "max_position_embeddings": 32768, "max_window_layers": 3, "model_type": "qwen3",
-            "num_attention_heads": 4, "num_hidden_layers": 3, "num_key_value_heads": 2,
-            "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 1000000,
-            "sliding_window": None, "tie_word_embeddings": True,
-            "torch_dtype": torch_dtype(dtype), "transformers_version": "4.51.3",
-            "use_cache": True, "use_sliding_window": False, "vocab_size": 60}
+def qwen3_config(dtype, causal_lm, v5):
+    """Qwen3-Embedding-0.6B's config.json keys (Qwen3-0.6B's: the same), tiny sizes; head_dim 16
+    != 32 / 4. v5: as transformers 5 writes it (dtype, layer_types, rope_parameters in place of
+    torch_dtype, rope_theta and rope_scaling)."""
+    cfg = {"architectures": ["Qwen3ForCausalLM" if causal_lm else "Qwen3Model"],
+           "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 58,
+           "eos_token_id": 58, "head_dim": 16, "hidden_act": "silu", "hidden_size": 32,
+           "initializer_range": 0.02, "intermediate_size": 48,
+           "max_position_embeddings": 32768, "max_window_layers": 3, "model_type": "qwen3",
+           "num_attention_heads": 4, "num_hidden_layers": 3, "num_key_value_heads": 2,
+           "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 1000000,
+           "sliding_window": None, "tie_word_embeddings": True,
+           "torch_dtype": torch_dtype(dtype), "transformers_version": "4.51.3",
+           "use_cache": True, "use_sliding_window": False, "vocab_size": 60}
+    if v5:
+        theta = cfg.pop("rope_theta")
+        del cfg["rope_scaling"], cfg["torch_dtype"]
+        cfg.update({"dtype": torch_dtype(dtype), "pad_token_id": None,
+                    "layer_types": ["full_attention"] * cfg["num_hidden_layers"],
+                    "rope_parameters": {"rope_theta": theta, "rope_type": "default"},
+                    "transformers_version": "5.0.0"})
+        cfg = dict(sorted(cfg.items()))
+    return cfg
 
 
-def make_qwen3(name, dtype="F32", seed=51, causal_lm=False, lengths=(7, 3, 12, 1, 9, 40)):
+def rope_theta(cfg):
+    return cfg["rope_parameters"]["rope_theta"] if "rope_parameters" in cfg else cfg["rope_theta"]
+
+
+def make_qwen3(name, dtype="F32", seed=51, causal_lm=False, v5=False, st=False,
+               lengths=(7, 3, 12, 1, 9, 40)):
     """causal_lm: Qwen3ForCausalLM's checkpoint (model. prefix, lm_head tied so not stored),
-    else Qwen3Model's (no prefix)."""
-    cfg = qwen3_config(dtype, causal_lm)
+    else Qwen3Model's (no prefix). st: Qwen3-Embedding's sentence-transformers modules (last
+    token pooling, Normalize, max_seq_length 32768) and expected_pooled.npy."""
+    cfg = qwen3_config(dtype, causal_lm, v5)
     rng = np.random.default_rng(seed)
     stored, exact = store(random_qwen3(rng, cfg), dtype, "model." if causal_lm else "")
     lines = random_lines(rng, lengths, cfg["vocab_size"], set())
@@ -94,6 +113,13 @@ def make_qwen3(name, dtype="F32", seed=51, causal_lm=False, lengths=(7, 3, 12, 1
     for b, ids in enumerate(lines):
         expected[b, :len(ids)] = qwen3_forward(exact, cfg, ids)
     write_case(name, cfg, stored, dtype, lines, [len(ids) for ids in lines], expected)
+    if st:
+        d = OUT / name
+        write_sentence_transformers(d, "lasttoken", cfg["hidden_size"])
+        (d / "sentence_bert_config.json").write_text(
+            json.dumps({"max_seq_length": 32768, "do_lower_case": False}, indent=2) + "\n")
+        pooled = [pool(qwen3_forward(exact, cfg, ids), "lasttoken") for ids in lines]
+        np.save(d / "expected_pooled.npy", np.array(pooled, dtype=np.float32))
     return cfg, exact, lines
 
 
@@ -110,8 +136,8 @@ def self_check(cfg, exact, lines):
 
 
 def main():
-    self_check(*make_qwen3("qwen3"))
-    self_check(*make_qwen3("qwen3_bf16", dtype="BF16", seed=52, causal_lm=True))
+    self_check(*make_qwen3("qwen3", st=True))
+    self_check(*make_qwen3("qwen3_bf16", dtype="BF16", seed=52, causal_lm=True, v5=True))
 
 
 if __name__ == "__main__":
