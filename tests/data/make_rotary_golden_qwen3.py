@@ -5,7 +5,8 @@ Qwen3DecoderLayer, Qwen3Attention, Qwen3MLP, Qwen3RMSNorm, Qwen3RotaryEmbedding)
 - x = embed_tokens[ids] (no scaling);
 - layer: x += o_proj(attn(input_layernorm(x))); x += mlp(post_attention_layernorm(x)),
   mlp(x) = down_proj(act(gate_proj(x)) · up_proj(x)), act = hidden_act (silu);
-- attention: q = q_norm(q_proj(x) by head), k = k_norm(k_proj(x) by head) (RMSNorm over
+- attention (q_proj, k_proj, v_proj and o_proj with a bias iff attention_bias):
+  q = q_norm(q_proj(x) by head), k = k_norm(k_proj(x) by head) (RMSNorm over
   head_dim, before the rotary), v = v_proj(x); rotate_half rotary with rope_theta over the
   whole head_dim (head_dim from the config, not hidden_size / heads); query head h reads
   key/value head h // (num_attention_heads / num_key_value_heads); scores q·k · head_dim^-0.5;
@@ -42,7 +43,7 @@ def qwen3_forward(t, cfg, ids, positions=None):
         k = norm(lin(y, p + "self_attn.k_proj", bias).reshape(n, kv, dh), p + "self_attn.k_norm")
         v = lin(y, p + "self_attn.v_proj", bias).reshape(n, kv, dh)
         q, k = rope_half(q, positions, inv), rope_half(k, positions, inv)
-        x = x + lin(attention(q, k, v, causal, dh ** -0.5), p + "self_attn.o_proj")
+        x = x + lin(attention(q, k, v, causal, dh ** -0.5), p + "self_attn.o_proj", bias)
         y = norm(x, p + "post_attention_layernorm")
         x = x + lin(act(lin(y, p + "mlp.gate_proj")) * lin(y, p + "mlp.up_proj"), p + "mlp.down_proj")
     return norm(x, "norm")
@@ -60,7 +61,7 @@ def random_qwen3(rng, cfg):
         r.linear(p + "self_attn.q_proj", h * dh, d, b)
         r.linear(p + "self_attn.k_proj", kv * dh, d, b)
         r.linear(p + "self_attn.v_proj", kv * dh, d, b)
-        r.linear(p + "self_attn.o_proj", d, h * dh)
+        r.linear(p + "self_attn.o_proj", d, h * dh, b)
         r.norm(p + "self_attn.q_norm", dh)
         r.norm(p + "self_attn.k_norm", dh)
         r.norm(p + "post_attention_layernorm", d)
