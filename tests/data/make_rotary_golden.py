@@ -12,9 +12,20 @@ each model's modeling file, so that the reference is another program than phasor
   softmax(q·kᵀ/√d_head)·v, out_proj, norm1(x + attn); the gated MLP
   fc2(fc11(x) · act(fc12(x))) (NomciBertGatedMLP), norm2(x + mlp).
 
+The other rotary architectures, one file each, with the parts they share in rotary_parts.py:
+- modernbert, modernbert_bf16: make_rotary_golden_modernbert.py (transformers'
+  modeling_modernbert.py, ModernBertModel);
+- qwen3, qwen3_bf16: make_rotary_golden_qwen3.py (modeling_qwen3.py, Qwen3Model);
+- new_gte, new_gte_bf16: make_rotary_golden_new.py (Alibaba-NLP/new-impl modeling.py, NewModel);
+- gemma3_text, gemma3_text_bf16: make_rotary_golden_gemma3.py (modeling_gemma3.py,
+  Gemma3TextModel with use_bidirectional_attention).
+Each checks its transcription against itself where a property must hold (a window wider than
+the line is global attention, a causal line's first rows are its prefix's, ...).
+
 Angles are exact (float64 position × float64 inverse frequency), as phasor's are.
-Run from the source root:  /usr/bin/python3 tests/data/make_rotary_golden.py
+Run from the source root:  /usr/bin/python3 tests/data/make_rotary_golden.py  (all of them)
 """
+import importlib
 import json
 import math
 import sys
@@ -24,6 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_hf_golden import ACT, OUT, as_float64, layer_norm, round_to, write_safetensors  # noqa: E402
+import rotary_parts  # noqa: E402
 
 
 def rotate(x, positions, rotary_dim, base, interleaved):
@@ -139,7 +151,22 @@ def make_nomic(name, dtype="F32", seed=31, act="swiglu", biases=False, fraction=
     np.save(d / "expected.npy", expected)
 
 
+def check_rope_half():
+    """rotary_parts.rope_half against the complex form (x_i + i·x_(i+d/2)) · e^(i·p·f_i) and
+    against rotate above (halves, the whole head)."""
+    rng = np.random.default_rng(5)
+    x, positions = rng.standard_normal((9, 3, 16)), np.arange(9) + 3
+    inv = rotary_parts.default_inv_freq(16, 1000.0)
+    z = (x[..., :8] + 1j * x[..., 8:]) * np.exp(1j * positions[:, None, None] * inv)
+    got = rotary_parts.rope_half(x, positions, inv)
+    assert np.allclose(got, np.concatenate([z.real, z.imag], axis=-1), atol=1e-14)
+    assert np.allclose(got, rotate(x, positions, 16, 1000.0, False), atol=1e-14)
+
+
 if __name__ == "__main__":
+    check_rope_half()
     make_nomic("nomic_bert")
     make_nomic("nomic_bert_geglu_bf16", dtype="BF16", seed=32, act="geglu", biases=True,
                fraction=0.5, interleaved=True, vocab=60, multiple=64)
+    for arch in ("modernbert", "qwen3", "new", "gemma3"):
+        importlib.import_module("make_rotary_golden_" + arch).main()
