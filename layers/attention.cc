@@ -407,8 +407,8 @@ void MultiHeadSelfAttention::Project(int64_t tokens, float* out, AttentionWorksp
   out_proj_.Forward(heads, tokens, out, kernels::Activation::kIdentity, ws.rows_.data());
 }
 
-const float* MultiHeadSelfAttention::ProjectBlock(AttentionWorkspace& ws, int64_t r0, int64_t n,
-                                                  int slot) const {
+float* MultiHeadSelfAttention::ProjectBlock(AttentionWorkspace& ws, int64_t r0, int64_t n,
+                                            int slot) const {
   assert(n >= 0 && n <= AttentionWorkspace::kOutRows && slot >= 0 && slot < ws.threads_);
   const int64_t d_model = options_.d_model, width = options_.heads_width();
   float* y = ws.OutScratch(slot);  // [n, d_model]

@@ -202,7 +202,7 @@ class MultiHeadSelfAttention {
   // threads) and returns it: [n, d_model] = heads·W_outᵀ + b_out, serial.
   void Attend(const float* x, const Padded& shape, AttentionWorkspace& ws) const;
   void Attend(const float* x, int64_t rows, const Spans& spans, AttentionWorkspace& ws) const;
-  const float* ProjectBlock(AttentionWorkspace& ws, int64_t r0, int64_t n, int slot) const;
+  float* ProjectBlock(AttentionWorkspace& ws, int64_t r0, int64_t n, int slot) const;
 
   const AttentionOptions& options() const { return options_; }
   int64_t d_head() const { return options_.head_width(); }

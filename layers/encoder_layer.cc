@@ -10,12 +10,34 @@ namespace phasor {
 namespace {
 
 AttentionOptions AttentionOf(const EncoderLayerOptions& o) {
-  return {o.d_model, o.n_heads, o.rotation, o.precision, o.bias.in_proj, o.bias.out_proj};
+  const AttentionShape& a = o.attention;
+  return {o.d_model,    o.n_heads, o.rotation, o.precision, o.bias.in_proj, o.bias.out_proj,
+          a.n_kv_heads, a.d_head,  a.window,   a.scale,     a.qk_norm};
 }
 FeedForwardOptions FeedForwardOf(const EncoderLayerOptions& o) {
   return {o.d_model, o.d_ff, o.activation, o.precision, o.gated_ff, o.bias.linear1, o.bias.linear2};
 }
-LayerNormOptions NormOf(const EncoderLayerOptions& o) { return {o.d_model, o.layer_norm_eps}; }
+LayerNormOptions NormOf(const EncoderLayerOptions& o) {
+  LayerNormOptions n = o.norm;
+  n.d_model = o.d_model;
+  n.eps = o.layer_norm_eps;
+  return n;
+}
+
+// An optional norm under prefix + name: made when on.
+std::optional<LayerNorm> NormIf(bool on, const Weights& w, const std::string& name,
+                                const EncoderLayerOptions& o) {
+  if (!on) return std::nullopt;
+  return std::optional<LayerNorm>(std::in_place, w, name, NormOf(o));
+}
+
+const EncoderLayerOptions& Checked(const EncoderLayerOptions& o, const std::string& prefix) {
+  if (!o.norm_first && (o.sandwich || !o.attention_norm)) {
+    throw Error("encoder layer '" + prefix +
+                "': sandwich norms and a layer without norm1 need pre-LN (norm_first)");
+  }
+  return o;
+}
 
 }  // namespace
 
@@ -49,11 +71,13 @@ uint64_t EncoderLayerWorkspace::Bytes(int64_t max_tokens, const EncoderLayerOpti
 
 EncoderLayer::EncoderLayer(const Weights& weights, const std::string& prefix,
                            const EncoderLayerOptions& options)
-    : options_(options),
+    : options_(Checked(options, prefix)),
       self_attn_(weights, prefix + "self_attn.", AttentionOf(options)),
       feed_forward_(weights, prefix, FeedForwardOf(options)),
-      norm1_(weights, prefix + "norm1.", NormOf(options)),
-      norm2_(weights, prefix + "norm2.", NormOf(options)) {}
+      norm1_(NormIf(options.attention_norm, weights, prefix + "norm1.", options)),
+      norm2_(weights, prefix + "norm2.", NormOf(options)),
+      sa_out_norm_(NormIf(options.sandwich, weights, prefix + "sa_out_norm.", options)),
+      ff_out_norm_(NormIf(options.sandwich, weights, prefix + "ff_out_norm.", options)) {}
 
 void EncoderLayer::Forward(const float* x, int64_t batch, int64_t seq, const int64_t* lengths,
                            float* out, EncoderLayerWorkspace& ws) const {
@@ -86,15 +110,22 @@ void EncoderLayer::Run(const float* x, int64_t tokens, float* out, EncoderLayerW
   // The sublayers check the rest (lengths, n_heads, d_ff), before any work.
   const bool pre = options_.norm_first;
   float* normed = ws.normed_.data();  // [tokens, d_model]
-  feed_forward_.CheckCall(tokens, ws.feed_forward_, {out, pre ? nullptr : &norm2_});
-  if (pre) norm1_.Forward(x, tokens, normed);
-  attend(pre ? normed : x);  // x is not read again but as the residual
+  const LayerNorm* sa_out = sa_out_norm_ ? &*sa_out_norm_ : nullptr;
+  const LayerNorm* ff_out = ff_out_norm_ ? &*ff_out_norm_ : nullptr;
+  feed_forward_.CheckCall(tokens, ws.feed_forward_, {out, pre ? nullptr : &norm2_, ff_out});
+  const float* attention_in = x;  // pre-LN without norm1 (attention_norm false): x itself
+  if (pre && norm1_) {
+    norm1_->Forward(x, tokens, normed);
+    attention_in = normed;
+  }
+  attend(attention_in);  // x is not read again but as the residual
   // post-LN: out = norm1(x + sa(x)), then out = norm2(out + ff(out)).
-  // pre-LN:  out = x + sa(norm1(x)), then out = out + ff(norm2(out)).
+  // pre-LN:  out = x + sa_out(sa(norm1(x))), then out = out + ff_out(ff(norm2(out))),
+  // sa_out and ff_out the identity unless sandwich.
   // Row by row, so a block's rows of x are read only by its task: out may
   // equal x. The two workspaces were made for the same threads.
   constexpr int64_t kRows = FeedForward::kBlockRows, kOut = AttentionWorkspace::kOutRows;
-  const ResidualNorm after_attention{x, pre ? nullptr : &norm1_};
+  const ResidualNorm after_attention{x, pre ? nullptr : &*norm1_, sa_out};
   ParallelTasks((tokens + kRows - 1) / kRows, ws.attention_.threads(), [&](int64_t t, int slot) {
     const int64_t r0 = t * kRows, n = std::min(kRows, tokens - r0);
     for (int64_t i = r0; i < r0 + n; i += kOut) {  // the attention's output tiles
@@ -105,8 +136,9 @@ void EncoderLayer::Run(const float* x, int64_t tokens, float* out, EncoderLayerW
     if (!pre) {
       feed_forward_.ForwardBlock(out, out, {r0, n, slot}, ws.feed_forward_, {out, &norm2_});
     } else {
-      norm2_.Forward(out + r0 * d_model, n, normed + r0 * d_model);
-      feed_forward_.ForwardBlock(normed, out, {r0, n, slot}, ws.feed_forward_, {out, nullptr});
+      norm2_.Rows(out + r0 * d_model, nullptr, n, normed + r0 * d_model);
+      feed_forward_.ForwardBlock(normed, out, {r0, n, slot}, ws.feed_forward_,
+                                 {out, nullptr, ff_out});
     }
   });
 }

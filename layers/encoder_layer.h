@@ -1,8 +1,16 @@
 // One layer of nn.TransformerEncoder: torch.nn.TransformerEncoderLayer
-// (batch_first) in eval mode, so without dropout.
+// (batch_first) in eval mode, so without dropout, and the wirings of later
+// encoders around the same parts:
 //
 //   post-LN (norm_first false):  x = norm1(x + sa(x));  x = norm2(x + ff(x))
 //   pre-LN  (norm_first true):   x = x + sa(norm1(x));  x = x + ff(norm2(x))
+//   sandwich (pre-LN + sandwich, Gemma 3):
+//     x = x + sa_out_norm(sa(norm1(x)));  x = x + ff_out_norm(ff(norm2(x)))
+//
+// The parts are options: the norms LayerNorm or RMSNorm (norm), pre-LN's
+// norm1 left out (attention_norm false: ModernBERT's first layer), the
+// attention's heads, kv heads, mask, scale and q/k norms (attention), the
+// feed-forward gated or not, each product with or without a bias.
 //
 // The residual adds, and post-LN's norms, are fused into the products that
 // precede them, and everything after attention is one parallel pass by blocks
@@ -16,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +46,16 @@ struct LayerBiases {
   bool linear2 = true;   // linear2.bias
 };
 
+// What AttentionOptions holds beyond d_model, n_heads, rotation, precision
+// and biases, which an encoder layer takes from its own options.
+struct AttentionShape {
+  int64_t n_kv_heads = 0;  // 0: n_heads
+  int64_t d_head = 0;      // 0: d_model / n_heads
+  KeyWindow window = {};
+  float scale = 0.0f;  // 0: 1/sqrt(d_head)
+  QkNormOptions qk_norm = {};
+};
+
 struct EncoderLayerOptions {
   int64_t d_model = 0;
   int64_t n_heads = 0;  // must divide d_model
@@ -51,6 +70,13 @@ struct EncoderLayerOptions {
   // A gated feed-forward (FeedForwardOptions::gated: SwiGLU, GeGLU).
   bool gated_ff = false;
   LayerBiases bias;
+  // The norms' kind, bias and weight offset (d_model and eps from above).
+  LayerNormOptions norm = {};
+  // Attention beyond d_model, n_heads and rotation (AttentionOptions): kv
+  // heads, head width, window, scale, q/k norms.
+  AttentionShape attention = {};
+  bool sandwich = false;       // pre-LN only: sa_out_norm, ff_out_norm
+  bool attention_norm = true;  // pre-LN only: false leaves norm1 out
 };
 
 // Everything EncoderLayer::Forward needs besides its input and output, sized
@@ -84,7 +110,9 @@ class EncoderLayer {
   // Declares, under prefix (e.g. "layers.0."): self_attn.in_proj_weight,
   // self_attn.in_proj_bias, self_attn.out_proj.weight, self_attn.out_proj.bias,
   // linear1.weight, linear1.bias, linear2.weight, linear2.bias, norm1.weight,
-  // norm1.bias, norm2.weight, norm2.bias (shapes as in PyTorch). weights must
+  // norm1.bias, norm2.weight, norm2.bias (shapes as in PyTorch; biases as the
+  // options say), with sandwich sa_out_norm.weight and ff_out_norm.weight,
+  // with q/k norms self_attn.q_norm.weight and self_attn.k_norm.weight. weights must
   // outlive this object. Throws Error naming the tensor if one is missing or
   // misshapen, or for inconsistent sizes.
   EncoderLayer(const Weights& weights, const std::string& prefix,
@@ -124,8 +152,9 @@ class EncoderLayer {
   EncoderLayerOptions options_;
   MultiHeadSelfAttention self_attn_;
   FeedForward feed_forward_;
-  LayerNorm norm1_;
+  std::optional<LayerNorm> norm1_;  // absent without attention_norm
   LayerNorm norm2_;
+  std::optional<LayerNorm> sa_out_norm_, ff_out_norm_;  // sandwich
 };
 
 }  // namespace phasor

@@ -74,14 +74,14 @@ void LayerNorm::ForwardAdd(const float* x, const float* residual, int64_t tokens
   });
 }
 
-void ResidualNorm::Apply(const float* y, int64_t row0, int64_t rows, int64_t d_model,
-                         float* out) const {
+void ResidualNorm::Apply(float* y, int64_t row0, int64_t rows, int64_t d_model, float* out) const {
   const float* res = residual != nullptr ? residual + row0 * d_model : nullptr;
+  if (before != nullptr) before->Rows(y, nullptr, rows, y);
   if (norm != nullptr) {
     if (res != nullptr) {
-      norm->ForwardAdd(y, res, rows, out);
+      norm->Rows(y, res, rows, out);
     } else {
-      norm->Forward(y, rows, out);
+      norm->Rows(y, nullptr, rows, out);
     }
   } else if (res != nullptr) {
     kernels::Add(y, res, rows * d_model, out);

@@ -54,17 +54,19 @@ class LayerNorm {
 };
 
 // The end of a sublayer, fused into its last product while the rows are in
-// cache: out = norm(y + residual), row by row (post-LN: norm1(x + sa(x));
-// pre-LN: x + sa(norm1(x)) with no norm). Empty: out = y.
+// cache: out = norm(before(y) + residual), row by row (post-LN: norm1(x +
+// sa(x)); pre-LN: x + sa(norm1(x)) with no norm; Gemma's sandwich: x +
+// post_norm(sa(norm1(x))) with before). Empty: out = y.
 struct ResidualNorm {
-  const float* residual = nullptr;  // [tokens, d_model], added to y; may equal out; null: none
-  const LayerNorm* norm = nullptr;  // applied after the residual; null: none
+  const float* residual = nullptr;    // [tokens, d_model], added to y; may equal out; null: none
+  const LayerNorm* norm = nullptr;    // applied after the residual; null: none
+  const LayerNorm* before = nullptr;  // applied to y before the residual; null: none
 
-  bool empty() const { return residual == nullptr && norm == nullptr; }
+  bool empty() const { return residual == nullptr && norm == nullptr && before == nullptr; }
   // y, out: the rows [row0, row0 + rows) of the sublayer's result and output,
-  // [rows, d_model] each (y a scratch tile; out may not overlap y). Serial
-  // inside a parallel region.
-  void Apply(const float* y, int64_t row0, int64_t rows, int64_t d_model, float* out) const;
+  // [rows, d_model] each (y a scratch tile, overwritten with before; out may
+  // not overlap y). Serial inside a parallel region.
+  void Apply(float* y, int64_t row0, int64_t rows, int64_t d_model, float* out) const;
 };
 
 }  // namespace phasor

@@ -18,6 +18,7 @@
 #include "engine/memory_limit.h"
 #include "engine/size_limits.h"
 #include "layers/positional.h"
+#include "models/config_parts.h"
 #include "models/presets.h"
 
 namespace phasor {
@@ -40,7 +41,7 @@ const std::vector<std::string>& TopKeys() {
       "vocab_size",   "d_model",    "n_heads",     "n_layers",       "d_ff",
       "activation",   "norm_first", "final_norm",  "layer_norm_eps", "scale_embedding",
       "pad_token_id", "positional", "token_types", "embedding_norm", "head",
-      "gated_ff",     "bias"};
+      "gated_ff",     "bias",       "parts"};
   return keys;
 }
 const std::vector<std::string>& RequiredKeys() {
@@ -458,6 +459,7 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
     c.positional = ParsePositional(source, r, root["positional"], c.pad_token_id);
   }
   if (root.contains("head")) ParseHead(r, root["head"], c);
+  if (root.contains("parts")) c.parts = ParseLayerParts(source, root["parts"]);
   ValidateConfig(c, source);
   return c;
 }
@@ -481,9 +483,10 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
   if (c.n_heads < 1 || c.n_heads > c.d_model) {
     r.Fail("n_heads", Str(c.n_heads) + " is out of range, expected 1 to d_model " + Str(c.d_model));
   }
-  if (c.d_model % c.n_heads != 0) {
+  if (c.parts.head_dim == 0 && c.d_model % c.n_heads != 0) {
     r.Fail("n_heads", Str(c.n_heads) + " does not divide d_model " + Str(c.d_model));
   }
+  ValidateLayerParts(source, c);
   in_range("n_layers", c.n_layers, 1, kMaxLayers, "");
   in_range("d_ff", c.d_ff, 1, kMaxDFF, " (2^20)");
   if (!std::isfinite(c.layer_norm_eps) || c.layer_norm_eps <= 0) {
@@ -533,7 +536,9 @@ void ValidateSizes(const Reader& r, const ModelConfig& c) {
                              Str(c.d_model) + " = " + Str(c.vocab_size * c.d_model) +
                              " floats is too large" + limit);
   }
-  const int64_t per_layer = 4 * c.d_model * c.d_model + 2 * c.d_model * c.d_ff;
+  // in_proj and out_proj: (2·n_heads + 2·kv_heads)·d_head columns of d_model.
+  const int64_t per_layer =
+      2 * (c.n_heads + c.kv_heads()) * c.d_head() * c.d_model + 2 * c.d_model * c.d_ff;
   if (per_layer > kMaxWeightFloats) {
     r.Fail("d_ff", "a layer of d_model " + Str(c.d_model) + " and d_ff " + Str(c.d_ff) +
                        " holds 4*d_model^2 + 2*d_model*d_ff = " + Str(per_layer) +

@@ -45,6 +45,31 @@ struct PositionalConfig {
   }
 };
 
+// The layers' later parts (config.json "parts"; README "Model directory"):
+// the attention's shape and mask, the norms' kind, and which layers attend
+// locally. Defaults are nn.TransformerEncoder's.
+struct LocalAttention {
+  std::vector<int64_t> layers;  // the local layers, ascending
+  KeyWindow window = {};        // the keys each of their queries sees
+  double base = 0.0;            // their rotary base; 0: positional.base
+};
+
+struct LayerParts {
+  int64_t n_kv_heads = 0;                // grouped-query attention; 0: n_heads
+  int64_t head_dim = 0;                  // 0: d_model / n_heads
+  NormKind norm = NormKind::kLayerNorm;  // every norm of the model
+  bool norm_bias = true;                 // LayerNorm's bias
+  double norm_weight_offset = 0.0;       // RMSNorm: Gemma's (1 + w)
+  bool qk_norm = false;                  // per-head norms of q and k
+  double attention_scale = 0.0;          // of the scores; 0: 1/sqrt(head_dim)
+  bool causal = false;                   // keys after the query masked
+  bool sandwich = false;                 // pre-LN: norms after each sublayer too
+  bool first_attention_norm = true;      // pre-LN: layer 0's norm1 (ModernBERT: none)
+  LocalAttention local;
+
+  bool IsLocal(int64_t layer) const;
+};
+
 struct ModelConfig {
   int64_t vocab_size = 1000;
   int64_t d_model = 256;
@@ -88,8 +113,14 @@ struct ModelConfig {
   // whatever the PE mode. 0: only the positional table's own bound. Not a
   // key of phasor's config.json.
   int64_t max_positions = 0;
+  LayerParts parts;
 
-  int64_t d_head() const { return d_model / n_heads; }
+  int64_t d_head() const { return parts.head_dim > 0 ? parts.head_dim : d_model / n_heads; }
+  int64_t kv_heads() const { return parts.n_kv_heads > 0 ? parts.n_kv_heads : n_heads; }
+  // The options of every norm (d_model, eps, kind, bias, offset).
+  LayerNormOptions NormOptions() const;
+  // Layer l's options (its rotation set by the caller).
+  EncoderLayerOptions LayerOptions(int64_t l, Precision precision) const;
 };
 
 // Parses config.json text. source names the file in messages. Throws Error

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/config.h"
+#include "models/config_parts.h"
 
 namespace phasor {
 namespace {
@@ -64,6 +65,7 @@ std::string ConfigToJson(const ModelConfig& c) {
        c.pad_token_id ? nlohmann::ordered_json(*c.pad_token_id) : nlohmann::ordered_json(nullptr)},
       {"positional", positional},
   };
+  if (const auto parts = LayerPartsToJson(c.parts); !parts.is_null()) j["parts"] = parts;
   const LayerBiases& b = c.bias;
   if (!(b.in_proj && b.out_proj && b.linear1 && b.linear2)) {
     j["bias"] = {{"in_proj", b.in_proj},

@@ -65,6 +65,11 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
     case PositionalKind::kRope:
       // Nothing is added to x; every layer's attention rotates q and k.
       rope_ = std::make_unique<Rope>(pos.RopeOptionsFor(c.d_head()));
+      if (!c.parts.local.layers.empty() && c.parts.local.base != 0.0) {
+        RopeOptions local = pos.RopeOptionsFor(c.d_head());
+        local.base = c.parts.local.base;
+        local_rope_ = std::make_unique<Rope>(local);
+      }
       break;
   }
   if (c.token_types > 0) FoldTokenTypes(learned);
@@ -72,33 +77,25 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
       weights_, EmbeddingOptions{c.vocab_size, c.d_model, c.scale_embedding, pos.offset}, pe_.get(),
       learned, learned ? pos.max_len : 0);
   if (c.embedding_norm) {
-    embedding_norm_ = std::make_unique<LayerNorm>(
-        weights_, "embedding_norm.",
-        LayerNormOptions{c.d_model, static_cast<float>(c.layer_norm_eps)});
+    embedding_norm_ = std::make_unique<LayerNorm>(weights_, "embedding_norm.", c.NormOptions());
   }
-  EncoderLayerOptions& lo = layer_options_;
-  lo.d_model = c.d_model;
-  lo.n_heads = c.n_heads;
-  lo.d_ff = c.d_ff;
-  lo.activation = c.activation;
-  lo.norm_first = c.norm_first;
-  lo.gated_ff = c.gated_ff;
-  lo.bias = c.bias;
-  lo.layer_norm_eps = static_cast<float>(c.layer_norm_eps);
-  lo.rotation = rope_.get();  // null unless kind rope
-  lo.precision = precision_;
+  // Every layer has the same shape (one workspace serves them all); only the
+  // mask and the rotation of local layers differ.
+  layer_options_ = c.LayerOptions(0, precision_);
+  layer_options_.rotation = rope_.get();  // null unless kind rope
   // Each layer holds its products' weights packed: their float32 copies go as
   // soon as it is built, so the peak holds one layer twice, not the model.
   for (int64_t l = 0; l < c.n_layers; ++l) {
     const std::string prefix = "layers." + std::to_string(l) + ".";
+    EncoderLayerOptions lo = c.LayerOptions(l, precision_);
+    lo.rotation = local_rope_ && c.parts.IsLocal(l) ? local_rope_.get() : rope_.get();
     layers_.push_back(std::make_unique<EncoderLayer>(weights_, prefix, lo));
     for (const std::string& name : EncoderLayer::PackedTensorNames(prefix)) {
       weights_.Release(name);
     }
   }
   if (c.final_norm) {
-    final_norm_ = std::make_unique<LayerNorm>(
-        weights_, "norm.", LayerNormOptions{c.d_model, static_cast<float>(c.layer_norm_eps)});
+    final_norm_ = std::make_unique<LayerNorm>(weights_, "norm.", c.NormOptions());
   }
   if (!c.head.empty()) head_ = std::make_unique<DenseHead>(weights_, "head.", c.d_model, c.head);
   if (!c.sentence_dense.empty()) {

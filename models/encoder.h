@@ -177,6 +177,7 @@ class Encoder {
   std::vector<std::string> translate_warnings_;
   std::unique_ptr<SinusoidalEncoding> pe_;  // kind sinusoidal only
   std::unique_ptr<Rope> rope_;              // kind rope only: q, k rotation in every layer
+  std::unique_ptr<Rope> local_rope_;        // local layers' rotation, when their base differs
   // Every token is of type 0 unless told: type 0's row joins a table once at
   // load, the learned positions' where there is one, else the token table's.
   void FoldTokenTypes(const float*& learned);

@@ -26,7 +26,11 @@ uint64_t ModelBytes(const ModelConfig& c) {
   const uint64_t d = static_cast<uint64_t>(c.d_model);
   const uint64_t d_ff = static_cast<uint64_t>(c.d_ff);
   const uint64_t width = c.gated_ff ? 2 * d_ff : d_ff;  // linear1's outputs
-  const uint64_t per_layer = 4 * d * d + d * width + d * d_ff + 9 * d + width;
+  // in_proj [(n_heads + 2·kv_heads)·d_head, d], out_proj [d, n_heads·d_head].
+  const auto qkv = static_cast<uint64_t>((c.n_heads + 2 * c.kv_heads()) * c.d_head());
+  const auto heads = static_cast<uint64_t>(c.n_heads * c.d_head());
+  // Biases: in_proj's qkv, out_proj's and linear2's d, linear1's width; norms 4·d.
+  const uint64_t per_layer = (qkv + heads) * d + d * width + d * d_ff + qkv + 6 * d + width;
   uint64_t floats = static_cast<uint64_t>(c.vocab_size) * d +
                     static_cast<uint64_t>(c.n_layers) * per_layer + (c.final_norm ? 2 * d : 0) +
                     static_cast<uint64_t>(c.token_types) * d + (c.embedding_norm ? 2 * d : 0);

@@ -56,19 +56,25 @@ void MoveTensor(Weights& w, const std::string& from, const std::string& to, cons
 }
 
 Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Shape& each) {
+  return StackRows(w, names, std::vector<Shape>(names.size(), each));
+}
+
+Tensor StackRows(Weights& w, const std::vector<std::string>& names,
+                 const std::vector<Shape>& shapes) {
   std::vector<Tensor> parts;
   bool bf16 = true;
-  for (const std::string& name : names) {
-    parts.push_back(w.Take(name));
-    if (parts.back().shape != each) {
-      throw Error(w.source() + ": tensor '" + name + "': got " + ShapeToString(parts.back().shape) +
-                  ", expected " + ShapeToString(each));
+  Tensor out;
+  out.shape = shapes.at(0);
+  out.shape[0] = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    parts.push_back(w.Take(names[i]));
+    if (parts.back().shape != shapes[i]) {
+      throw Error(w.source() + ": tensor '" + names[i] + "': got " +
+                  ShapeToString(parts.back().shape) + ", expected " + ShapeToString(shapes[i]));
     }
     bf16 = bf16 && !parts.back().bf16.empty();
+    out.shape[0] += shapes[i][0];
   }
-  Tensor out;
-  out.shape = each;
-  out.shape[0] *= static_cast<int64_t>(parts.size());
   const auto total = static_cast<size_t>(NumElements(out.shape));
   if (bf16) {
     out.bf16.reserve(total);

@@ -17,6 +17,8 @@
 
 namespace phasor {
 
+class CheckpointConfig;
+
 // A checkpoint in phasor's terms.
 struct TranslatedModel {
   ModelConfig config;
@@ -58,6 +60,34 @@ void MoveTensor(Weights& w, const std::string& from, const std::string& to, cons
 // The named tensors (each of shape each) stacked along their first dimension,
 // taken out of w: q, k and v into in_proj. bfloat16 stays bfloat16 when all are.
 Tensor StackTensors(Weights& w, const std::vector<std::string>& names, const Shape& each);
+// The same for tensors of their own rows (shapes[i], the same columns): GQA's
+// q [n_heads·d_head, d] and k, v [kv_heads·d_head, d].
+Tensor StackRows(Weights& w, const std::vector<std::string>& names,
+                 const std::vector<Shape>& shapes);
+
+// The two halves of a tensor's rows swapped in place (a fused gate whose
+// activated half comes first: ModernBERT's Wi, into phasor's up | gate).
+void SwapRowHalves(Tensor& t);
+
+// The prefix before "embed_tokens.weight": "" (*Model) or "model."
+// (*ForCausalLM, *ForMaskedLM, ...); what sits outside it (lm_head, a masked
+// LM's head) is dropped by the caller.
+std::string DecoderPrefix(const Weights& w);
+
+// The Llama family's layer (Qwen3, Gemma 3): input_layernorm, q/k/v/o_proj,
+// q_norm, k_norm (with c.parts.qk_norm), the MLP's gate/up/down_proj (SwiGLU
+// or GeGLU), and its norms: post_attention_layernorm before the MLP
+// (Qwen3), or with c.parts.sandwich after attention, with
+// pre_/post_feedforward_layernorm around the MLP (Gemma 3). Biases on q, k,
+// v, o as c.bias.in_proj says.
+void TranslateDecoderLayer(Weights& w, const std::string& pre, int64_t i, const ModelConfig& c);
+
+// A rotary base: transformers 5's rope_parameters (per layer type when
+// layer_type is given: "full_attention", "sliding_attention"), else the
+// legacy key; fallback when neither. Error for a rope_type other than
+// "default" there.
+double RopeTheta(const CheckpointConfig& cfg, const std::string& legacy_key,
+                 const std::string& layer_type, double fallback);
 
 // The activation a checkpoint's config names (transformers' ACT2FN keys):
 // "gelu" the erf form; "gelu_new", "gelu_pytorch_tanh" the tanh form; "silu",
@@ -82,8 +112,6 @@ struct LayerNames {
 // own name.
 void TranslateLayer(Weights& w, const std::string& from, int64_t i, const LayerNames& names,
                     int64_t d_model, int64_t d_ff);
-
-class CheckpointConfig;
 
 // Appends one product to m's head (ModelConfig::head): the checkpoint's
 // from + "weight" [out, in] and from + "bias" [out], renamed to phasor's

@@ -31,9 +31,23 @@ CheckpointConfig::CheckpointConfig(const std::string& text, std::string source)
 }
 
 CheckpointConfig::~CheckpointConfig() = default;
+CheckpointConfig::CheckpointConfig(CheckpointConfig&&) noexcept = default;
+
+CheckpointConfig::CheckpointConfig(ChildTag, std::string source, std::string prefix)
+    : source_(std::move(source)), prefix_(std::move(prefix)), root_(std::make_unique<Json>()) {}
+
+CheckpointConfig CheckpointConfig::Child(const std::string& key) const {
+  if (!Has(key) || !root_->value[key].is_object()) {
+    Fail(key, "expected an object, found " +
+                  (Has(key) ? Found(root_->value[key]) : std::string("nothing")));
+  }
+  CheckpointConfig child(ChildTag{}, source_, prefix_ + key + ".");
+  child.root_->value = root_->value[key];
+  return child;
+}
 
 void CheckpointConfig::Fail(const std::string& key, const std::string& what) const {
-  throw Error(source_ + ": key '" + key + "': " + what);
+  throw Error(source_ + ": key '" + prefix_ + key + "': " + what);
 }
 
 bool CheckpointConfig::Has(const std::string& key) const {
@@ -44,7 +58,7 @@ int64_t CheckpointConfig::Int(const std::string& key, int64_t lo, int64_t hi,
                               std::optional<int64_t> fallback) const {
   if (!Has(key)) {
     if (fallback) return *fallback;
-    throw Error(source_ + ": missing required key '" + key + "'");
+    throw Error(source_ + ": missing required key '" + prefix_ + key + "'");
   }
   const nlohmann::json& v = root_->value[key];
   if (!v.is_number_integer()) Fail(key, "expected an integer, found " + Found(v));
@@ -81,7 +95,7 @@ bool CheckpointConfig::Bool(const std::string& key, bool fallback) const {
 }
 
 std::map<std::string, std::string> CheckpointConfig::StringMap(const std::string& key) const {
-  if (!Has(key)) throw Error(source_ + ": missing required key '" + key + "'");
+  if (!Has(key)) throw Error(source_ + ": missing required key '" + prefix_ + key + "'");
   const nlohmann::json& v = root_->value[key];
   if (!v.is_object()) Fail(key, "expected an object of strings, found " + Found(v));
   std::map<std::string, std::string> out;

@@ -38,10 +38,17 @@ class CheckpointConfig {
   // 'absolute'".
   void Expect(const std::string& key, const std::vector<std::string>& allowed) const;
   [[noreturn]] void Fail(const std::string& key, const std::string& what) const;
+  // The object under key (transformers 5's "rope_parameters"), read the same
+  // way, its messages naming "key.inner"; Error if it is not an object.
+  CheckpointConfig Child(const std::string& key) const;
+  CheckpointConfig(CheckpointConfig&&) noexcept;
 
  private:
   struct Json;
+  struct ChildTag {};
+  CheckpointConfig(ChildTag, std::string source, std::string prefix);
   std::string source_;
+  std::string prefix_;  // "" or "key." of a Child
   std::unique_ptr<Json> root_;
 };
 

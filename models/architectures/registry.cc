@@ -8,6 +8,9 @@ TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& c
 TranslatedModel TranslateMarian(const std::string& dir, const std::string& config_text);
 TranslatedModel TranslateM2M100(const std::string& dir, const std::string& config_text);
 TranslatedModel TranslateNomicBert(const std::string& dir, const std::string& config_text);
+TranslatedModel TranslateModernBert(const std::string& dir, const std::string& config_text);
+TranslatedModel TranslateQwen3(const std::string& dir, const std::string& config_text);
+TranslatedModel TranslateGemma3Text(const std::string& dir, const std::string& config_text);
 
 const std::vector<Architecture>& Architectures() {
   static const std::vector<Architecture> list = {
@@ -17,6 +20,9 @@ const std::vector<Architecture>& Architectures() {
       {"marian", {"marian"}, TranslateMarian},
       {"m2m_100", {"m2m_100"}, TranslateM2M100},
       {"nomic_bert", {"nomic_bert"}, TranslateNomicBert},
+      {"modernbert", {"modernbert"}, TranslateModernBert},
+      {"qwen3", {"qwen3"}, TranslateQwen3},
+      {"gemma3_text", {"gemma3_text"}, TranslateGemma3Text},
   };
   return list;
 }

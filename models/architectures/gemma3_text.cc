@@ -1,0 +1,119 @@
+// EmbeddingGemma (Gemma 3's text model, bidirectional): transformers'
+// modeling_gemma3.py (Gemma3TextModel with use_bidirectional_attention).
+// Token embeddings times sqrt(hidden_size) (float32, as a float32 run of the
+// library has it), then pre-norm layers with sandwich norms: x += post_attn(
+// attn(input_norm(x))), x += post_ff(mlp(pre_ff(x))); every norm RMSNorm
+// with (1 + w), the q and k of each head too (q_norm, k_norm) before the
+// rotation; grouped-query attention of head_dim-wide heads with scores scaled
+// by query_pre_attn_scalar^-1/2; GeGLU with tanh GELU; the final norm.
+// layer_types names each layer sliding or full: a sliding layer's query sees
+// the keys within sliding_window / 2 on either side and rotates with
+// rope_local_base_freq, a full one sees every key and rotates with
+// rope_theta. Refused by name: causal attention (use_bidirectional_attention
+// false: Gemma 3 as a decoder), rope_scaling, logit soft-capping.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "models/architectures/architecture.h"
+#include "models/architectures/checkpoint_config.h"
+
+namespace phasor {
+namespace {
+
+void RefuseUnsupported(const CheckpointConfig& cfg) {
+  cfg.Expect("hidden_activation", {"gelu_pytorch_tanh"});
+  if (!cfg.Bool("use_bidirectional_attention", false)) {
+    cfg.Fail("use_bidirectional_attention",
+             "expected true (EmbeddingGemma); Gemma 3 as a causal decoder is not supported");
+  }
+  if (cfg.Has("rope_scaling")) cfg.Fail("rope_scaling", "is not supported yet (expected null)");
+  if (cfg.Has("attn_logit_softcapping")) {
+    cfg.Fail("attn_logit_softcapping", "is not supported (expected null)");
+  }
+}
+
+// The sliding layers: layer_types, else every layer but each
+// _sliding_window_pattern-th (transformers' default 6).
+std::vector<int64_t> SlidingLayers(const CheckpointConfig& cfg, int64_t n_layers) {
+  std::vector<int64_t> local;
+  const std::vector<std::string> types = cfg.StringList("layer_types");
+  if (!types.empty() && static_cast<int64_t>(types.size()) != n_layers) {
+    cfg.Fail("layer_types", "names " + std::to_string(types.size()) + " layers, expected " +
+                                std::to_string(n_layers));
+  }
+  const int64_t pattern = cfg.Int("_sliding_window_pattern", 1, 1024, 6);
+  for (int64_t i = 0; i < n_layers; ++i) {
+    const std::string t = types.empty() ? ((i + 1) % pattern ? "sliding_attention" : "")
+                                        : types[static_cast<size_t>(i)];
+    if (t == "sliding_attention") {
+      local.push_back(i);
+    } else if (!types.empty() && t != "full_attention") {
+      cfg.Fail("layer_types", "'" + t +
+                                  "' is not a layer type phasor reads, expected "
+                                  "'sliding_attention' or 'full_attention'");
+    }
+  }
+  return local;
+}
+
+ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
+  RefuseUnsupported(cfg);
+  ModelConfig c;
+  c.d_model = cfg.Int("hidden_size", 2, 65536);
+  c.n_heads = cfg.Int("num_attention_heads", 1, 4096);
+  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
+  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
+  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  c.scale_embedding = true;
+  c.activation = Activation::kGeluTanh;
+  c.gated_ff = true;
+  c.norm_first = true;
+  c.final_norm = true;
+  const bool bias = cfg.Bool("attention_bias", false);
+  c.bias = {bias, bias, false, false};
+  c.layer_norm_eps = cfg.Number("rms_norm_eps", 1e-6);
+  LayerParts& p = c.parts;
+  p.n_kv_heads = cfg.Int("num_key_value_heads", 1, c.n_heads, c.n_heads);
+  p.head_dim = cfg.Int("head_dim", 2, 65536, 256);
+  p.norm = NormKind::kRms;
+  p.norm_weight_offset = 1.0;
+  p.qk_norm = true;
+  p.sandwich = true;
+  const double scalar = cfg.Number("query_pre_attn_scalar", static_cast<double>(p.head_dim));
+  if (!(scalar > 0)) cfg.Fail("query_pre_attn_scalar", "expected a number > 0");
+  p.attention_scale = 1.0 / std::sqrt(scalar);
+  p.local.layers = SlidingLayers(cfg, c.n_layers);
+  const int64_t radius = cfg.Int("sliding_window", 1, int64_t{1} << 26, 512) / 2;
+  p.local.window = {radius, radius};
+  p.local.base = RopeTheta(cfg, "rope_local_base_freq", "sliding_attention", 10000.0);
+  if (cfg.Has("pad_token_id")) {
+    c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1));
+  }
+  PositionalConfig& pos = c.positional;
+  pos.kind = PositionalKind::kRope;
+  pos.base = RopeTheta(cfg, "rope_theta", "full_attention", 1000000.0);
+  pos.rope_layout = RopeLayout::kHalf;
+  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 2048);
+  pos.max_len = std::min<int64_t>(c.max_positions, 8192);
+  return c;
+}
+
+}  // namespace
+
+TranslatedModel TranslateGemma3Text(const std::string& dir, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, dir + "/config.json");
+  TranslatedModel m{GemmaConfig(cfg), LoadCheckpointWeights(dir)};
+  const ModelConfig& c = m.config;
+  Weights& w = m.weights;
+  const std::string pre = DecoderPrefix(w);
+  MoveTensor(w, pre + "embed_tokens.weight", "embedding.weight", {c.vocab_size, c.d_model});
+  for (int64_t i = 0; i < c.n_layers; ++i) TranslateDecoderLayer(w, pre, i, c);
+  MoveTensor(w, pre + "norm.weight", "norm.weight", {c.d_model});
+  if (w.Has("lm_head.weight")) w.Take("lm_head.weight");
+  return m;
+}
+
+}  // namespace phasor

@@ -1,0 +1,142 @@
+// ModernBERT (ModernBERT-base/large, gte-modernbert, modernbert-embed):
+// transformers' modeling_modernbert.py (ModernBertModel, and the model.
+// tensors of its *ForMaskedLM and other heads). Token embeddings and a norm
+// (no positions added), pre-norm layers: x += Wo(attn(attn_norm(x))), with
+// no attn_norm in layer 0, x += mlp(mlp_norm(x)); q, k and v one product
+// (Wqkv), rotary positions on the whole head (halves); GeGLU whose fused Wi
+// holds the activated input rows first, then the gate (Wo(act(input) ·
+// gate)); the final norm. Every norm is LayerNorm, with a bias as norm_bias
+// says, eps norm_eps; products with a bias as attention_bias and mlp_bias
+// say. Layer i is global when i % global_attn_every_n_layers == 0 (or as
+// layer_types names it): its queries see every key and rotate with
+// global_rope_theta; the others see the keys within local_attention / 2 on
+// either side and rotate with local_rope_theta.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "models/architectures/architecture.h"
+#include "models/architectures/checkpoint_config.h"
+
+namespace phasor {
+namespace {
+
+std::vector<int64_t> LocalLayers(const CheckpointConfig& cfg, int64_t n_layers) {
+  const std::vector<std::string> types = cfg.StringList("layer_types");
+  if (!types.empty() && static_cast<int64_t>(types.size()) != n_layers) {
+    cfg.Fail("layer_types", "names " + std::to_string(types.size()) + " layers, expected " +
+                                std::to_string(n_layers));
+  }
+  const int64_t every = cfg.Int("global_attn_every_n_layers", 1, 1024, 3);
+  std::vector<int64_t> local;
+  for (int64_t i = 0; i < n_layers; ++i) {
+    const bool sliding =
+        types.empty() ? i % every != 0 : types[static_cast<size_t>(i)] == "sliding_attention";
+    if (!types.empty() && !sliding && types[static_cast<size_t>(i)] != "full_attention") {
+      cfg.Fail("layer_types", "'" + types[static_cast<size_t>(i)] +
+                                  "' is not a layer type phasor reads, expected "
+                                  "'sliding_attention' or 'full_attention'");
+    }
+    if (sliding) local.push_back(i);
+  }
+  return local;
+}
+
+ModelConfig ModernBertConfig(const CheckpointConfig& cfg) {
+  cfg.Expect("hidden_activation", {"gelu", "gelu_new", "gelu_pytorch_tanh", "silu", "relu"});
+  ModelConfig c;
+  c.d_model = cfg.Int("hidden_size", 2, 65536);
+  c.n_heads = cfg.Int("num_attention_heads", 1, c.d_model);
+  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
+  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
+  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  c.activation = CheckpointActivation(cfg.String("hidden_activation", "gelu"));
+  c.gated_ff = true;
+  c.norm_first = true;
+  c.final_norm = true;
+  c.embedding_norm = true;
+  c.layer_norm_eps = cfg.Number("norm_eps", 1e-5);
+  const bool attention_bias = cfg.Bool("attention_bias", false);
+  const bool mlp_bias = cfg.Bool("mlp_bias", false);
+  c.bias = {attention_bias, attention_bias, mlp_bias, mlp_bias};
+  LayerParts& p = c.parts;
+  p.norm_bias = cfg.Bool("norm_bias", false);
+  p.first_attention_norm = false;
+  p.local.layers = LocalLayers(cfg, c.n_layers);
+  const int64_t radius = cfg.Int("local_attention", 2, int64_t{1} << 26, 128) / 2;
+  p.local.window = {radius, radius};
+  p.local.base = RopeTheta(cfg, "local_rope_theta", "sliding_attention", 10000.0);
+  if (cfg.Has("pad_token_id")) {
+    c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1));
+  }
+  PositionalConfig& pos = c.positional;
+  pos.kind = PositionalKind::kRope;
+  pos.base = RopeTheta(cfg, "global_rope_theta", "full_attention", 160000.0);
+  pos.rope_layout = RopeLayout::kHalf;
+  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 8192);
+  pos.max_len = std::min<int64_t>(c.max_positions, 8192);
+  return c;
+}
+
+void TranslateLayer(Weights& w, const std::string& pre, int64_t i, const ModelConfig& c) {
+  const std::string from = pre + "layers." + std::to_string(i) + ".";
+  const std::string to = "layers." + std::to_string(i) + ".";
+  const int64_t d = c.d_model, ff = c.d_ff;
+  struct Product {
+    std::string from, to;
+    Shape shape;
+    bool bias;
+  };
+  const Product products[] = {{"attn.Wqkv.", "self_attn.in_proj_", {3 * d, d}, c.bias.in_proj},
+                              {"attn.Wo.", "self_attn.out_proj.", {d, d}, c.bias.out_proj},
+                              {"mlp.Wi.", "linear1.", {2 * ff, d}, c.bias.linear1},
+                              {"mlp.Wo.", "linear2.", {d, ff}, c.bias.linear2}};
+  for (const Product& p : products) {
+    // in_proj's names are PyTorch's: in_proj_weight, in_proj_bias.
+    MoveTensor(w, from + p.from + "weight", to + p.to + "weight", p.shape);
+    if (p.bias) MoveTensor(w, from + p.from + "bias", to + p.to + "bias", {p.shape[0]});
+  }
+  // Wi: the activated input rows, then the gate; phasor's linear1: up (the
+  // factor), then the activated gate.
+  for (const char* part : {"weight", "bias"}) {
+    const std::string name = to + "linear1." + part;
+    if (!w.Has(name)) continue;
+    Tensor t = w.Take(name);
+    SwapRowHalves(t);
+    w.Put(name, std::move(t));
+  }
+  const char* norms[][2] = {{"attn_norm.", "norm1."}, {"mlp_norm.", "norm2."}};
+  for (const auto& [own, phasor] : norms) {
+    if (i == 0 && std::string(own) == "attn_norm.") continue;  // the identity in layer 0
+    MoveTensor(w, from + own + "weight", to + phasor + "weight", {d});
+    if (c.parts.norm_bias) MoveTensor(w, from + own + "bias", to + phasor + "bias", {d});
+  }
+}
+
+void MoveNorm(Weights& w, const std::string& from, const std::string& to, const ModelConfig& c) {
+  MoveTensor(w, from + "weight", to + "weight", {c.d_model});
+  if (c.parts.norm_bias) MoveTensor(w, from + "bias", to + "bias", {c.d_model});
+}
+
+}  // namespace
+
+TranslatedModel TranslateModernBert(const std::string& dir, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, dir + "/config.json");
+  TranslatedModel m{ModernBertConfig(cfg), LoadCheckpointWeights(dir)};
+  const ModelConfig& c = m.config;
+  Weights& w = m.weights;
+  const std::string pre = FindPrefix(w, "embeddings.tok_embeddings.weight");
+  MoveTensor(w, pre + "embeddings.tok_embeddings.weight", "embedding.weight",
+             {c.vocab_size, c.d_model});
+  MoveNorm(w, pre + "embeddings.norm.", "embedding_norm.", c);
+  for (int64_t i = 0; i < c.n_layers; ++i) TranslateLayer(w, pre, i, c);
+  MoveNorm(w, pre + "final_norm.", "norm.", c);
+  // A masked LM's head and decoder: not an encoder's output.
+  for (const std::string& name : w.Names()) {
+    if (name.rfind("head.", 0) == 0 || name.rfind("decoder.", 0) == 0) w.Take(name);
+  }
+  return m;
+}
+
+}  // namespace phasor
