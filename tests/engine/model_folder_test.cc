@@ -86,6 +86,9 @@ TEST_F(ModelFolderTest, AJsonFileOverTheCapIsRefusedBeforeItIsRead) {
   EXPECT_EQ(OpenError(), path + ": file is " + std::to_string(kMaxFolderJsonBytes + 1) +
                              " bytes, more than the " + std::to_string(kMaxFolderJsonBytes) +
                              " a JSON file of a model folder may hold");
+  const testing::RunResult r = testing::RunPhasor("encode --model " + dir_ + " --tokens '1 2'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "phasor: error: " + OpenError() + "\n");
   ASSERT_EQ(truncate(path.c_str(), kMaxFolderJsonBytes), 0);  // at the cap: read, then parsed
   EXPECT_EQ(OpenError(), path + ": not valid JSON: a NUL byte at offset 2");
 }
