@@ -43,8 +43,9 @@ std::string KindOf(mode_t mode) {
   return "not a file";
 }
 
-// The text of a JSON file by ReadJsonFile's rule, not yet parsed.
-std::string ReadJsonText(const std::string& path) {
+}  // namespace
+
+std::string ReadJsonFileText(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
     throw Error(path + ": " + (errno == ENOENT ? "no such file" : std::strerror(errno)));
@@ -65,13 +66,9 @@ std::string ReadJsonText(const std::string& path) {
   return text;
 }
 
+namespace {
+
 Json ParseJsonText(const std::string& path, const std::string& text) {
-  // nlohmann's parser takes a NUL byte for the end of the input: whatever
-  // follows one would be dropped unread.
-  const size_t nul = text.find('\0');
-  if (nul != std::string::npos) {
-    throw Error(path + ": not valid JSON: a NUL byte at offset " + std::to_string(nul));
-  }
   try {
     return json_text::ParseStrictJson(text);
   } catch (const json_text::StructureError& e) {
@@ -103,7 +100,7 @@ void RequireModelFolder(const std::string& dir) {
   if (!S_ISDIR(st.st_mode)) throw Error(dir + ": is not a folder");
 }
 
-Json ReadJsonFile(const std::string& path) { return ParseJsonText(path, ReadJsonText(path)); }
+Json ReadJsonFile(const std::string& path) { return ParseJsonText(path, ReadJsonFileText(path)); }
 
 std::shared_ptr<const ModelFolder> ModelFolder::Open(const std::string& dir) {
   RequireModelFolder(dir);
@@ -127,7 +124,7 @@ void ModelFolder::ReadJsonFiles() {
       regular_[name] = false;
       continue;
     }
-    const std::string text = ReadJsonText(Path(name));  // Error for a FIFO, a folder, ...
+    const std::string text = ReadJsonFileText(Path(name));  // Error for a FIFO, a folder, ...
     if (std::string(name) == "config.json") config_text_ = text;
     json_[name] = ParseJsonText(Path(name), text);
     regular_[name] = true;

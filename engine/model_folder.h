@@ -47,6 +47,9 @@ inline constexpr int64_t kMaxFolderJsonBytes = int64_t{64} << 20;
 // unreadable, not valid JSON, repeating a key or nested too deep
 // (json_text::ParseStrictJson).
 nlohmann::json ReadJsonFile(const std::string& path);
+// The same checks before the parse, for a reader that parses the text itself
+// (models/config.h ParseConfig).
+std::string ReadJsonFileText(const std::string& path);
 
 // Where a model's weights are: one safetensors file, or the shards a
 // model.safetensors.index.json maps each tensor to.
