@@ -115,7 +115,9 @@ std::shared_ptr<const ModelFolder> ModelFolder::Open(const std::string& dir) {
 void ModelFolder::ReadJsonFiles() {
   for (const char* name : kOtherFiles) {
     struct stat st {};
-    regular_[name] = stat(Path(name).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    const bool found = stat(Path(name).c_str(), &st) == 0;
+    regular_[name] = found && S_ISREG(st.st_mode);
+    if (found && !S_ISREG(st.st_mode)) not_regular_[name] = KindOf(st.st_mode);
   }
   for (const char* name : kJsonFiles) {
     struct stat st {};
@@ -225,6 +227,11 @@ const std::string& ModelFolder::Prompt(const std::string& name) const {
 void ModelFolder::FindWeights() {
   if (HasFile("model.safetensors")) {
     weights_.files = {Path("model.safetensors")};
+    return;
+  }
+  const auto odd = not_regular_.find("model.safetensors");
+  if (odd != not_regular_.end()) {
+    no_weights_ = Path("model.safetensors") + ": is not a regular file (" + odd->second + ")";
     return;
   }
   const nlohmann::json* index = Json("model.safetensors.index.json");

@@ -86,7 +86,8 @@ class ModelFolder {
   // no config.json" without one.
   const std::string& config_text() const;
   // The weights. Throws Error without any: "model directory DIR has no
-  // model.safetensors" (or, beside pytorch_model.bin, how to convert it).
+  // model.safetensors" (or, beside pytorch_model.bin, how to convert it;
+  // "DIR/model.safetensors: is not a regular file (a FIFO)" for one that is none).
   const WeightFiles& weights() const;
 
   // sentence-transformers: whether the folder has modules.json, its modules
@@ -112,7 +113,8 @@ class ModelFolder {
   void FindWeights();
 
   std::string dir_;
-  std::map<std::string, bool> regular_;  // each known name: a regular file at Open
+  std::map<std::string, bool> regular_;             // each known name: a regular file at Open
+  std::map<std::string, std::string> not_regular_;  // a known name that is no file: what it is
   std::map<std::string, nlohmann::json> json_;
   std::string config_text_;
   WeightFiles weights_;

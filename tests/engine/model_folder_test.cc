@@ -152,6 +152,10 @@ TEST_F(ModelFolderTest, TheWeightsAreFoundOneWay) {
   EXPECT_EQ(ErrorOf([&] { ModelFolder::Open(dir_)->weights(); }),
             "model directory " + dir_ + " has no model.safetensors");
   EXPECT_EQ(ErrorOf([&] { ModelFolder::Open(dir_)->config_text(); }), "");
+  ASSERT_EQ(mkfifo((dir_ + "/model.safetensors").c_str(), 0600), 0);
+  EXPECT_EQ(ErrorOf([&] { ModelFolder::Open(dir_)->weights(); }),
+            dir_ + "/model.safetensors: is not a regular file (a FIFO)");
+  fs::remove(dir_ + "/model.safetensors");
   fs::remove(dir_ + "/config.json");
   EXPECT_EQ(ErrorOf([&] { ModelFolder::Open(dir_)->config_text(); }),
             "model directory " + dir_ + " has no config.json");
