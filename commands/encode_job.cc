@@ -73,7 +73,7 @@ std::string Dims(const std::vector<int64_t>& shape) {
 void ChoosePooling(const EncodeRequest& r, EncoderStage stage, EncodeChoices& c) {
   c.pool_option = r.pool;
   if (c.pool_option.empty()) {  // the folder's: pooled as sentence-transformers pools it
-    const bool st = IsSentenceTransformersFolder(r.model);
+    const bool st = IsSentenceTransformersFolder(c.folder.get());
     c.pool_option = st && stage == EncoderStage::kFinal && r.layout == "padded" ? "model" : "none";
   }
   if (c.pool_option == "model") {  // what a sentence-transformers folder declares
@@ -81,7 +81,7 @@ void ChoosePooling(const EncodeRequest& r, EncoderStage stage, EncodeChoices& c)
       throw UsageError("--pool model needs --model, a sentence-transformers folder");
     PoolSpec declared;
     try {
-      declared = DeclaredPooling(r.model);
+      declared = DeclaredPooling(*c.folder);
     } catch (const Error& e) {
       if (!r.pool.empty()) throw;
       throw Error(std::string(e.what()) +
@@ -142,6 +142,7 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   EncodeChoices c;
   if (!r.pe_mode.empty()) c.pe_mode = ParseOption("--pe-mode", r.pe_mode, ParsePeMode);
   c.precision = ParseOption("--precision", r.precision, ParsePrecision);
+  if (!r.model.empty()) c.folder = ModelFolder::Open(r.model);
   ChoosePooling(r, stage, c);
   const bool head = stage == EncoderStage::kPooler || stage == EncoderStage::kLogits;
   if (head && c.pool != Pooling::kNone) {
@@ -184,7 +185,7 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
     encoder_ = std::make_unique<Encoder>(c, ToyWeights(c), choices_.precision);
     model_name_ = "built-in toy";
   } else {
-    encoder_ = Encoder::Load(request_.model, choices_.pe_mode, choices_.precision);
+    encoder_ = Encoder::Load(*choices_.folder, choices_.pe_mode, choices_.precision);
     model_name_ = request_.model;
     for (const std::string& w : encoder_->LoadWarnings()) events_.Warn(w);
   }
@@ -230,15 +231,16 @@ EncodeJob::~EncodeJob() = default;
 TokenBatch EncodeJob::TokenizeTextFile(const ModelConfig& c) {
   const EncodeRequest& r = request_;
   const TextSource source = TextSourceOf(*r.text_file, r.text);
-  const auto tokenizer = tokenizers::Tokenizer::Load(r.model);
+  const ModelFolder& folder = *choices_.folder;
+  const auto tokenizer = tokenizers::Tokenizer::Load(folder);
   TextRequest text = r.text;
   text.truncate = r.truncate;
   text.refuse_too_long = true;
   const int64_t positions = encoder_->MaxSequenceLength();
   const std::string positions_of = encoder_->MaxSequenceLengthOf();
-  const TextOptions o = TextOptionsOf(r.model, text, *tokenizer, positions, positions_of);
+  const TextOptions o = TextOptionsOf(&folder, text, *tokenizer, positions, positions_of);
   // The one limit of the rule, for the cut, the refusal and ResolveRealTokens.
-  const LengthRule rule = TextLengthRule(r.model, text, *tokenizer, positions, positions_of);
+  const LengthRule rule = TextLengthRule(&folder, text, *tokenizer, positions, positions_of);
   rules_.max_length = rule.limit;
   rules_.max_length_of = rule.limit_of;
   rules_.truncate = rule.truncate;

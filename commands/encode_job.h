@@ -17,6 +17,7 @@
 
 #include "commands/job_events.h"
 #include "commands/tokenize_job.h"
+#include "engine/model_folder.h"
 #include "models/config.h"
 #include "models/encoder.h"
 #include "models/input_rules.h"
@@ -56,6 +57,8 @@ struct EncodeRequest {
 
 // The request's choices, checked and parsed.
 struct EncodeChoices {
+  // --model opened once (engine/model_folder.h); null for the built-in toy.
+  std::shared_ptr<const ModelFolder> folder;
   std::string pool_option;  // request.pool, or the folder's default
   std::optional<PeMode> pe_mode;
   Precision precision = Precision::kFp32;

@@ -1,11 +1,11 @@
 #include "commands/tokenize_job.h"
 
-#include <filesystem>
 #include <memory>
 
 #include "commands/option_checks.h"
 #include "commands/timing.h"
 #include "engine/error.h"
+#include "engine/model_folder.h"
 #include "engine/output_file.h"
 #include "engine/parallel.h"
 #include "models/encoder.h"
@@ -22,28 +22,27 @@ constexpr size_t kBlockBytes = size_t{8} << 20;
 // bound (no model_max_length, or transformers' 1e30 for "no limit") and the
 // folder holds a model (config.json); -1 otherwise, as for a folder with only
 // a tokenizer. Loading the model is the price of that one case.
-int64_t PositionsForTruncation(const TextRequest& r, const std::string& dir,
+int64_t PositionsForTruncation(const TextRequest& r, const ModelFolder& folder,
                                const tokenizers::Tokenizer& tokenizer) {
   if (r.truncate != true || r.max_length != 0) return -1;
-  if (ResolveLengthRule(dir, &tokenizer, -1, "", true).limit > 0) return -1;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(dir + "/config.json", ec)) return -1;
-  return Encoder::Load(dir)->MaxSequenceLength();
+  if (ResolveLengthRule(&folder, &tokenizer, -1, "", true).limit > 0) return -1;
+  if (!folder.HasFile("config.json")) return -1;
+  return Encoder::Load(folder)->MaxSequenceLength();
 }
 
 }  // namespace
 
-LengthRule TextLengthRule(const std::string& model, const TextRequest& r,
+LengthRule TextLengthRule(const ModelFolder* folder, const TextRequest& r,
                           const tokenizers::Tokenizer& tokenizer, int64_t model_limit,
                           const std::string& model_limit_of) {
   CheckRange("--max-length", r.max_length, 0, int64_t{1} << 30);
   if (r.max_length > 0) {
     return LengthRule{r.max_length, "--max-length " + std::to_string(r.max_length), true};
   }
-  return ResolveLengthRule(model, &tokenizer, model_limit, model_limit_of, r.truncate);
+  return ResolveLengthRule(folder, &tokenizer, model_limit, model_limit_of, r.truncate);
 }
 
-TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
+TextOptions TextOptionsOf(const ModelFolder* folder, const TextRequest& r,
                           const tokenizers::Tokenizer& tokenizer, int64_t model_limit,
                           const std::string& model_limit_of) {
   TextOptions o;
@@ -54,9 +53,11 @@ TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
   o.replace_invalid_utf8 = r.invalid_utf8 == "replace";
   if (!r.prompt.empty() && !r.prefix.empty())
     throw UsageError("--prompt and --prefix do not go together: give one");
-  o.prefix = r.prompt.empty() ? r.prefix : PromptText(model, r.prompt);
+  if (!r.prompt.empty() && folder == nullptr)
+    throw UsageError("--prompt needs --model, a sentence-transformers folder");
+  o.prefix = r.prompt.empty() ? r.prefix : folder->Prompt(r.prompt);
   o.offsets = r.offsets;
-  const LengthRule rule = TextLengthRule(model, r, tokenizer, model_limit, model_limit_of);
+  const LengthRule rule = TextLengthRule(folder, r, tokenizer, model_limit, model_limit_of);
   if (rule.truncate && rule.limit == 0 && r.truncate == true && model_limit < 0)
     throw UsageError(
         "--truncate: the tokenizer has no model_max_length (tokenizer_config.json; 1e30 "
@@ -94,11 +95,12 @@ TokenizeResult RunTokenize(const TokenizeRequest& r, const JobEvents& events,
   const TextSource source = TextSourceOf(r.text_file, r.text);
   const double t0 = Now();
   SetNumThreads(static_cast<int>(r.threads));
-  const auto tokenizer = tokenizers::Tokenizer::Load(r.model);
+  const auto folder = ModelFolder::Open(r.model);  // read once: every file below comes from it
+  const auto tokenizer = tokenizers::Tokenizer::Load(*folder);
   TextRequest text_request = r.text;
   text_request.refuse_too_long = true;
-  const TextOptions o = TextOptionsOf(r.model, text_request, *tokenizer,
-                                      PositionsForTruncation(r.text, r.model, *tokenizer));
+  const TextOptions o = TextOptionsOf(folder.get(), text_request, *tokenizer,
+                                      PositionsForTruncation(r.text, *folder, *tokenizer));
   const std::string warning = CsvReadAsLinesWarning(source);
   if (!warning.empty()) events.Warn(warning);
   std::unique_ptr<OutputFile> file;

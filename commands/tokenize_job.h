@@ -49,12 +49,12 @@ struct TokenizeRequest {
   int64_t threads = 0;  // 0: OMP_NUM_THREADS if set, else all cores
 };
 
-// The length rule text read as r follows: ResolveLengthRule(model,
+// The length rule text read as r follows: ResolveLengthRule(folder,
 // &tokenizer, model_limit, model_limit_of, r.truncate); with r.max_length
 // (--max-length N) its limit instead, named "--max-length N", truncation on.
 // model_limit: the model's positions if positive; 0 or negative: none known
 // (tokenize reads no model). UsageError for --max-length with truncation off.
-LengthRule TextLengthRule(const std::string& model, const TextRequest& r,
+LengthRule TextLengthRule(const ModelFolder* folder, const TextRequest& r,
                           const tokenizers::Tokenizer& tokenizer, int64_t model_limit,
                           const std::string& model_limit_of = "the model's positions");
 
@@ -62,8 +62,9 @@ LengthRule TextLengthRule(const std::string& model, const TextRequest& r,
 // shared with `encode --text-file`: max_length the TextLengthRule's limit when
 // it truncates; refuse it when it does not and r.refuse_too_long. With
 // model_limit negative, an explicit truncate needs a limit (UsageError
-// without). Throws UsageError for bad values.
-TextOptions TextOptionsOf(const std::string& model, const TextRequest& r,
+// without). Throws UsageError for bad values; Error (naming the file) for a
+// prompt the folder does not have (ModelFolder::Prompt).
+TextOptions TextOptionsOf(const ModelFolder* folder, const TextRequest& r,
                           const tokenizers::Tokenizer& tokenizer, int64_t model_limit,
                           const std::string& model_limit_of = "the model's positions");
 

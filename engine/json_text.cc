@@ -61,6 +61,12 @@ std::string Found(const Json& value) {
 }
 
 Json ParseStrictJson(const std::string& text) {
+  // nlohmann's parser takes a NUL byte for the end of the input: whatever
+  // follows one would be dropped unread.
+  const size_t nul = text.find('\0');
+  if (nul != std::string::npos) {
+    throw StructureError{"not valid JSON: a NUL byte at offset " + std::to_string(nul)};
+  }
   struct Object {
     std::string path;  // dotted keys from the root; "[]" for an array element
     std::string last_key;

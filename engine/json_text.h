@@ -18,8 +18,8 @@ std::string Quote(const std::string& text, size_t max);
 // A short rendering of a JSON value for "found ..." in messages.
 std::string Found(const nlohmann::json& value);
 
-// Thrown by ParseStrictJson for a repeated key or nesting deeper than
-// kMaxJsonDepth; the caller adds the file name.
+// Thrown by ParseStrictJson for a repeated key, nesting deeper than
+// kMaxJsonDepth or a NUL byte; the caller adds the file name.
 struct StructureError {
   std::string message;
 };
@@ -27,7 +27,8 @@ constexpr int kMaxJsonDepth = 16;  // no valid file nests more than 3 levels
 
 // Parses JSON like nlohmann::json::parse (whose parse_error it lets through),
 // but refuses an object that repeats a key (nlohmann would keep the last one
-// silently) and nesting deeper than kMaxJsonDepth.
+// silently), nesting deeper than kMaxJsonDepth, and a NUL byte (where
+// nlohmann would stop reading, dropping what follows).
 nlohmann::json ParseStrictJson(const std::string& text);
 
 }  // namespace phasor::json_text

@@ -379,7 +379,7 @@ void ReadTensors(const std::string& path, std::ifstream& in, uint64_t data_start
 
 }  // namespace
 
-Weights LoadSafetensors(const std::string& path) {
+Weights LoadSafetensors(const std::string& path, std::vector<std::string>* left_out) {
   uint64_t file_size = 0, data_start = 0;
   std::ifstream in = OpenRegular(path, &file_size);
   const Json header = ReadHeader(path, in, file_size, &data_start);
@@ -395,6 +395,9 @@ Weights LoadSafetensors(const std::string& path) {
     entries.push_back(ParseEntry(path, item.key(), item.value(), data_size));
   }
   CheckDisjoint(path, entries);
+  for (const Entry& e : entries) {
+    if (e.dtype == Dtype::kI64 && left_out != nullptr) left_out->push_back(e.name);
+  }
   entries.erase(std::remove_if(entries.begin(), entries.end(),
                                [](const Entry& e) { return e.dtype == Dtype::kI64; }),
                 entries.end());

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/weights.h"
 
@@ -47,8 +48,9 @@ inline constexpr int64_t kSafetensorsMaxElements = int64_t{1} << 40;
 // and before any tensor is allocated.
 // Gaps between tensors and bytes after the last one are allowed. I64 tensors
 // named like Hugging Face's index buffers (…position_ids, …token_type_ids)
-// are checked as any other and left out: they are not weights.
-Weights LoadSafetensors(const std::string& path);
+// are checked as any other and left out: they are not weights; left_out, if
+// given, receives their names (a shard index lists them: models/architectures).
+Weights LoadSafetensors(const std::string& path, std::vector<std::string>* left_out = nullptr);
 
 // Whether name is one of Hugging Face's integer index buffers (…position_ids,
 // …token_type_ids), which LoadSafetensors checks and leaves out.

@@ -5,8 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -16,6 +14,7 @@
 #include "engine/error.h"
 #include "engine/json_text.h"
 #include "engine/memory_limit.h"
+#include "engine/model_folder.h"
 #include "engine/size_limits.h"
 #include "layers/positional.h"
 #include "models/config_parts.h"
@@ -34,7 +33,6 @@ constexpr int64_t kMaxDModel = 65536;
 constexpr int64_t kMaxDFF = int64_t{1} << 20;
 constexpr int64_t kMaxLayers = 1024;
 constexpr int64_t kMaxMaxLen = int64_t{1} << 26;
-constexpr std::streamoff kMaxFileBytes = 64 << 20;
 
 const std::vector<std::string>& TopKeys() {
   static const std::vector<std::string> keys = {
@@ -561,32 +559,8 @@ void ValidateSizes(const Reader& r, const ModelConfig& c) {
 
 }  // namespace
 
-std::string ReadConfigText(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(path + ": is a directory, expected a config.json file");
-  }
-  // A FIFO or device would block or never end: only regular files are read.
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    throw Error(path + ": is not a regular file, expected a config.json file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open for reading: " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0 || !in) throw Error(path + ": cannot read (is it a directory?)");
-  if (size > kMaxFileBytes) {
-    throw Error(path + ": file is " + Str(int64_t{size}) +
-                " bytes, expected a config.json of at most " + Str(int64_t{kMaxFileBytes}));
-  }
-  std::string text(static_cast<size_t>(size), '\0');
-  if (!in.read(text.data(), size)) throw Error(path + ": cannot read");
-  return text;
-}
-
 ModelConfig LoadConfig(const std::string& path) {
-  ModelConfig config = ParseConfig(ReadConfigText(path), path);
+  ModelConfig config = ParseConfig(ReadJsonFileText(path), path);
   // From the config alone, before the weights file is opened: a small model
   // directory cannot make the encoder build a large PE table (or expect large
   // weights) before failing.

@@ -137,12 +137,9 @@ std::vector<std::string> RopeScalingKeysOf(RopeScalingType t);
 // and messages of ParseConfig; source names the input in messages.
 RopeScaling ParseRopeScaling(const std::string& json_text, const std::string& source);
 
-// A config.json file's text: Error if it cannot be read (missing, a
-// directory, not a regular file, over 64 MiB).
-std::string ReadConfigText(const std::string& path);
-
 // Reads and parses a config.json file, then CheckModelMemory; Error if it cannot
-// be read (missing, a directory, not a regular file, over 64 MiB).
+// be read (engine/model_folder.h ReadJsonFile's rule: missing, a directory, not
+// a regular file, over 64 MiB).
 ModelConfig LoadConfig(const std::string& path);
 
 // The JSON text of a config, which ParseConfig reads back to the same values.

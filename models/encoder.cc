@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 
 #include "engine/error.h"
 #include "engine/finite.h"
@@ -18,17 +17,17 @@ namespace phasor {
 
 std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeMode> mode,
                                        Precision precision) {
-  RequireModelFolder(dir);  // opens nothing: a FIFO named config.json would block
-  std::error_code ec;
-  if (!std::filesystem::exists(dir + "/config.json", ec)) {
-    throw Error("model directory " + dir + " has no config.json");
-  }
-  const std::string config_path = dir + "/config.json";
-  const std::string text = ReadConfigText(config_path);
+  return Load(*ModelFolder::Open(dir), mode, precision);
+}
+
+std::unique_ptr<Encoder> Encoder::Load(const ModelFolder& folder, std::optional<PeMode> mode,
+                                       Precision precision) {
+  const std::string& text = folder.config_text();
+  const std::string config_path = folder.Path("config.json");
   const std::string model_type = ModelTypeOf(text, config_path);
   if (!model_type.empty()) {  // a checkpoint of another library (models/architectures/)
-    TranslatedModel m = FindArchitecture(model_type, config_path).translate(dir, text);
-    ReadSentenceDense(dir, m.config, m.weights);  // a sentence-transformers folder's 2_Dense
+    TranslatedModel m = FindArchitecture(model_type, config_path).translate(folder, text);
+    ReadSentenceDense(folder, m.config, m.weights);  // a sentence-transformers folder's 2_Dense
     CheckModelMemory(m.config, config_path);
     if (mode) m.config.positional.mode = *mode;
     auto encoder = std::make_unique<Encoder>(std::move(m.config), std::move(m.weights), precision);
@@ -41,8 +40,8 @@ std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeM
   // weights) before failing.
   CheckModelMemory(config, config_path);
   if (mode) config.positional.mode = *mode;
-  Weights weights = LoadSafetensors(dir + "/model.safetensors");
-  ReadSentenceDense(dir, config, weights);
+  Weights weights = LoadCheckpointWeights(folder);
+  ReadSentenceDense(folder, config, weights);
   return std::make_unique<Encoder>(std::move(config), std::move(weights), precision);
 }
 

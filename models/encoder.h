@@ -29,6 +29,8 @@
 
 namespace phasor {
 
+class ModelFolder;  // engine/model_folder.h
+
 // A padded batch of token ids: sequence b is ids[b·seq .. (b + 1)·seq), its
 // first lengths[b] tokens given as real (lengths null: all seq).
 struct PaddedIds {
@@ -70,9 +72,15 @@ struct EncoderWorkspace {
 
 class Encoder {
  public:
-  // Reads dir/config.json and dir/model.safetensors. mode, if set, replaces the
+  // The model of a folder (engine/model_folder.h): its config.json, its
+  // weights (model.safetensors or the shards of model.safetensors.index.json),
+  // a sentence-transformers folder's Dense modules. mode, if set, replaces the
   // config's positional mode. Throws Error naming the file, key or tensor.
   // precision: of the weight products (layers/precision.h).
+  static std::unique_ptr<Encoder> Load(const ModelFolder& folder,
+                                       std::optional<PeMode> mode = std::nullopt,
+                                       Precision precision = Precision::kFp32);
+  // Load(*ModelFolder::Open(dir), mode, precision).
   static std::unique_ptr<Encoder> Load(const std::string& dir,
                                        std::optional<PeMode> mode = std::nullopt,
                                        Precision precision = Precision::kFp32);

@@ -1,32 +1,22 @@
 #include "models/length_rule.h"
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "engine/error.h"
 #include "engine/json_text.h"
+#include "engine/model_folder.h"
 #include "tokenizers/tokenizer.h"
 
 namespace phasor {
 namespace {
 
-// sentence_bert_config.json's max_seq_length in dir: 0 without the file or the key.
-int64_t SentenceMaxSeqLength(const std::string& dir, std::string& path) {
-  path = dir + "/sentence_bert_config.json";
-  std::error_code ec;
-  if (dir.empty() || !std::filesystem::is_regular_file(path, ec)) return 0;
-  std::ifstream in(path, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  nlohmann::json j;
-  try {
-    j = json_text::ParseStrictJson(text);
-  } catch (const json_text::StructureError& e) {
-    throw Error(path + ": " + e.message);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": not valid JSON: " + json_text::Printable(e.what(), 300));
-  }
+// sentence_bert_config.json's max_seq_length in the folder (read at its
+// Open): 0 without the file or the key.
+int64_t SentenceMaxSeqLength(const ModelFolder* folder, std::string& path) {
+  const nlohmann::json* found = folder ? folder->Json("sentence_bert_config.json") : nullptr;
+  if (found == nullptr) return 0;
+  path = folder->Path("sentence_bert_config.json");
+  const nlohmann::json& j = *found;
   if (!j.is_object()) throw Error(path + ": expected a JSON object");
   const auto it = j.find("max_seq_length");
   if (it == j.end() || it->is_null()) return 0;
@@ -39,12 +29,11 @@ int64_t SentenceMaxSeqLength(const std::string& dir, std::string& path) {
 
 }  // namespace
 
-bool IsSentenceTransformersFolder(const std::string& dir) {
-  std::error_code ec;
-  return !dir.empty() && std::filesystem::is_regular_file(dir + "/modules.json", ec);
+bool IsSentenceTransformersFolder(const ModelFolder* folder) {
+  return folder != nullptr && folder->IsSentenceTransformers();
 }
 
-LengthRule ResolveLengthRule(const std::string& dir, const tokenizers::Tokenizer* tokenizer,
+LengthRule ResolveLengthRule(const ModelFolder* folder, const tokenizers::Tokenizer* tokenizer,
                              int64_t model_limit, const std::string& model_limit_of,
                              std::optional<bool> truncate) {
   LengthRule rule;
@@ -56,14 +45,15 @@ LengthRule ResolveLengthRule(const std::string& dir, const tokenizers::Tokenizer
     }
   };
   std::string st_path;
-  const int64_t st = SentenceMaxSeqLength(dir, st_path);
+  const int64_t st = SentenceMaxSeqLength(folder, st_path);
   consider(st, "max_seq_length " + std::to_string(st) + " of " + st_path);
   if (tokenizer) {
     const int64_t m = tokenizer->model_max_length();
-    consider(m, "model_max_length " + std::to_string(m) + " of " + dir + "/tokenizer_config.json");
+    consider(m, "model_max_length " + std::to_string(m) + " of " +
+                    (folder ? folder->Path("tokenizer_config.json") : "tokenizer_config.json"));
   }
   consider(model_limit, model_limit_of);
-  rule.truncate = truncate.value_or(IsSentenceTransformersFolder(dir));
+  rule.truncate = truncate.value_or(IsSentenceTransformersFolder(folder));
   return rule;
 }
 

@@ -12,7 +12,8 @@
 //     any other folder, unless the caller says (--truncate / --no-truncate,
 //     Python truncate=, the server's --auto-truncate and "truncate").
 //
-//   LengthRule rule = ResolveLengthRule(dir, tokenizer.get(), model.max_sequence_length(),
+//   LengthRule rule = ResolveLengthRule(model.folder(), tokenizer.get(),
+//   model.max_sequence_length(),
 //                                       model.max_sequence_length_of(), std::nullopt);
 //   // rule.limit 256, rule.limit_of "max_seq_length 256 of
 //   // all-MiniLM-L6-v2/sentence_bert_config.json", rule.truncate true
@@ -27,6 +28,7 @@ namespace phasor {
 namespace tokenizers {
 class Tokenizer;
 }
+class ModelFolder;  // engine/model_folder.h
 
 struct LengthRule {
   int64_t limit = 0;      // tokens a sequence may hold; 0: no bound is known
@@ -34,14 +36,14 @@ struct LengthRule {
   bool truncate = false;  // cut a longer sequence (else refuse it)
 };
 
-// dir: the model folder ("" for the built-in toy); tokenizer: its tokenizer,
+// folder: the model folder (null for the built-in toy); tokenizer: its tokenizer,
 // or null when only token ids are read; model_limit: the model's positions
 // (Model::max_sequence_length(), <= 0 when unknown, e.g. a folder with only
 // tokenizer files), model_limit_of its words (Model::max_sequence_length_of());
 // truncate: the caller's choice, or nullopt for the folder's default.
-// Reads sentence_bert_config.json if the folder has one: Error naming the file
-// and key for invalid JSON or a max_seq_length that is not a positive integer.
-LengthRule ResolveLengthRule(const std::string& dir, const tokenizers::Tokenizer* tokenizer,
+// Takes sentence_bert_config.json's max_seq_length if the folder has one:
+// Error naming the file and key for one that is not a positive integer.
+LengthRule ResolveLengthRule(const ModelFolder* folder, const tokenizers::Tokenizer* tokenizer,
                              int64_t model_limit, const std::string& model_limit_of,
                              std::optional<bool> truncate);
 
@@ -51,8 +53,8 @@ LengthRule ResolveLengthRule(const std::string& dir, const tokenizers::Tokenizer
 std::string TooLongMessage(const std::string& name, int64_t tokens, const LengthRule& rule,
                            const std::string& how);
 
-// Whether dir is a sentence-transformers folder (it has modules.json): then
+// Whether folder is a sentence-transformers folder (it has modules.json): then
 // its text is cut at its limit and pooled as modules.json says by default.
-bool IsSentenceTransformersFolder(const std::string& dir);
+bool IsSentenceTransformersFolder(const ModelFolder* folder);
 
 }  // namespace phasor

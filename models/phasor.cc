@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/memory_limit.h"
+#include "engine/model_folder.h"
 #include "engine/size_limits.h"
 #include "engine/weights.h"
 #include "layers/embedding.h"
@@ -54,8 +55,8 @@ Model::~Model() = default;
 std::shared_ptr<const tokenizers::Tokenizer> Model::tokenizer() const {
   std::lock_guard<std::mutex> lock(cache_->tokenizer_mutex);
   if (!cache_->tokenizer) {
-    if (directory_.empty()) throw Error("the model has no folder, so no tokenizer");
-    cache_->tokenizer = tokenizers::Tokenizer::Load(directory_);
+    if (!folder_) throw Error("the model has no folder, so no tokenizer");
+    cache_->tokenizer = tokenizers::Tokenizer::Load(*folder_);
   }
   return cache_->tokenizer;
 }
@@ -67,8 +68,10 @@ Model Model::Load(const std::string& dir, std::optional<PeMode> pe_mode) {
 }
 
 Model Model::Load(const std::string& dir, const LoadOptions& options) {
-  Model model(Encoder::Load(dir, options.pe_mode, options.precision));
+  std::shared_ptr<const ModelFolder> folder = ModelFolder::Open(dir);
+  Model model(Encoder::Load(*folder, options.pe_mode, options.precision));
   model.directory_ = dir;
+  model.folder_ = std::move(folder);
   return model;
 }
 

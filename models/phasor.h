@@ -59,7 +59,8 @@ namespace phasor {
 // version of the headers; the two differ only if they were mixed up.
 const char* Version();
 
-class Encoder;  // models/encoder.h
+class Encoder;      // models/encoder.h
+class ModelFolder;  // engine/model_folder.h
 namespace tokenizers {
 class Tokenizer;  // tokenizers/tokenizer.h
 }
@@ -145,6 +146,10 @@ class Model {
 
   // The directory it was loaded from.
   const std::string& directory() const { return directory_; }
+  // That folder as opened once at Load (engine/model_folder.h: its JSON files,
+  // prompts, tokenizer files); every later question about the folder is
+  // answered from it, never by reading the folder again.
+  const ModelFolder* folder() const { return folder_.get(); }
   int64_t vocab_size() const;
   // The most tokens a sequence can hold: the positions of a learned (or
   // cached) table from its first position, e.g. 512 for BERT, 512 for RoBERTa
@@ -212,6 +217,7 @@ class Model {
   std::unique_ptr<const Encoder> encoder_;
   std::unique_ptr<EncoderWorkspaceCache> cache_;
   std::string directory_;
+  std::shared_ptr<const ModelFolder> folder_;
 };
 
 // The options of a sinusoidal positional encoding (README "Sinusoidal

@@ -1,9 +1,6 @@
 #include "models/sentence_transformers.h"
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <vector>
 
 #include "engine/error.h"
@@ -15,27 +12,12 @@
 namespace phasor {
 namespace {
 
-nlohmann::json ReadJson(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw Error("cannot read " + path + ": " +
-                (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return json_text::ParseStrictJson(text.str());
-  } catch (const json_text::StructureError& e) {
-    throw Error(path + ": " + e.message);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": not valid JSON: " + json_text::Printable(e.what(), 300));
-  }
-}
-
 // The mode a 1_Pooling/config.json sets (exactly one).
-Pooling PoolingMode(const std::string& path) {
-  const nlohmann::json cfg = ReadJson(path);
+Pooling PoolingMode(const ModelFolder& folder, const std::string& name) {
+  const std::string path = folder.Path(name);
+  const nlohmann::json* found = folder.Json(name);
+  if (found == nullptr) throw Error(path + ": no such file (its module needs it)");
+  const nlohmann::json& cfg = *found;
   if (!cfg.is_object()) throw Error(path + ": expected a JSON object");
   struct Mode {
     const char* key;
@@ -64,26 +46,6 @@ Pooling PoolingMode(const std::string& path) {
     throw Error(path + ": key 'include_prompt': false is not supported (every token is pooled)");
   }
   return set[0]->pooling;
-}
-
-// modules.json's modules as (type, path) pairs; Error naming the file if it is
-// not an array of modules with a string type.
-struct Module {
-  std::string type, path;
-};
-std::vector<Module> ReadModules(const std::string& path) {
-  const nlohmann::json modules = ReadJson(path);
-  if (!modules.is_array()) throw Error(path + ": expected a JSON array of modules");
-  std::vector<Module> out;
-  for (const nlohmann::json& m : modules) {
-    if (!m.is_object() || !m.contains("type") || !m["type"].is_string()) {
-      throw Error(path + ": expected modules with a string 'type'");
-    }
-    out.push_back({m["type"].get<std::string>(), m.contains("path") && m["path"].is_string()
-                                                     ? m["path"].get<std::string>()
-                                                     : ""});
-  }
-  return out;
 }
 
 constexpr const char* kDense = "sentence_transformers.models.Dense";
@@ -116,9 +78,12 @@ int64_t DenseSize(const std::string& path, const nlohmann::json& cfg, const char
 
 // One Dense module of folder sub: its product appended to config, its
 // tensors put into weights as sentence_dense.{i}.
-void ReadDense(const std::string& sub, ModelConfig& config, Weights& weights) {
-  const std::string path = sub + "/config.json";
-  const nlohmann::json cfg = ReadJson(path);
+void ReadDense(const ModelFolder& folder, const std::string& sub, ModelConfig& config,
+               Weights& weights) {
+  const std::string path = folder.Path(sub + "/config.json");
+  const nlohmann::json* found = folder.Json(sub + "/config.json");
+  if (found == nullptr) throw Error(path + ": no such file (its Dense module needs it)");
+  const nlohmann::json& cfg = *found;
   if (!cfg.is_object()) throw Error(path + ": expected a JSON object");
   const int64_t in =
       config.sentence_dense.empty() ? config.d_model : config.sentence_dense.back().out;
@@ -129,7 +94,7 @@ void ReadDense(const std::string& sub, ModelConfig& config, Weights& weights) {
   const int64_t out = DenseSize(path, cfg, "out_features");
   const HeadActivation act = DenseActivation(path, cfg);
   const bool bias = !cfg.contains("bias") || !cfg["bias"].is_boolean() || cfg["bias"].get<bool>();
-  Weights module = LoadSafetensors(sub + "/model.safetensors");
+  Weights module = LoadSafetensors(folder.Path(sub + "/model.safetensors"));
   const std::string to = "sentence_dense." + std::to_string(config.sentence_dense.size()) + ".";
   MoveTensor(module, "linear.weight", to + "weight", {out, in});
   if (bias) {
@@ -144,18 +109,16 @@ void ReadDense(const std::string& sub, ModelConfig& config, Weights& weights) {
 
 }  // namespace
 
-PoolSpec DeclaredPooling(const std::string& dir) {
-  RequireModelFolder(dir);  // read before the model is loaded
-  const std::string path = dir + "/modules.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    throw Error(dir +
+PoolSpec DeclaredPooling(const ModelFolder& folder) {
+  const std::string path = folder.Path("modules.json");
+  if (!folder.IsSentenceTransformers()) {
+    throw Error(folder.dir() +
                 " has no modules.json: --pool model needs a sentence-transformers folder "
                 "(or give --pool mean, cls or max)");
   }
   PoolSpec spec;
   bool pooled = false;
-  for (const Module& m : ReadModules(path)) {
+  for (const ModelFolder::Module& m : folder.modules()) {
     const std::string& type = m.type;
     if (type == "sentence_transformers.models.Transformer") continue;
     if ((type == kDense && (!pooled || spec.normalize)) ||
@@ -164,7 +127,7 @@ PoolSpec DeclaredPooling(const std::string& dir) {
                   ") out of the order Pooling, Dense, Normalize is not supported");
     }
     if (type == "sentence_transformers.models.Pooling") {
-      spec.pooling = PoolingMode(dir + "/" + m.path + "/config.json");
+      spec.pooling = PoolingMode(folder, m.path + "/config.json");
       pooled = true;
     } else if (type == kDense) {
       spec.dense = true;
@@ -178,12 +141,9 @@ PoolSpec DeclaredPooling(const std::string& dir) {
   return spec;
 }
 
-void ReadSentenceDense(const std::string& dir, ModelConfig& config, Weights& weights) {
-  const std::string path = dir + "/modules.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return;
-  for (const Module& m : ReadModules(path)) {
-    if (m.type == kDense) ReadDense(dir + "/" + m.path, config, weights);
+void ReadSentenceDense(const ModelFolder& folder, ModelConfig& config, Weights& weights) {
+  for (const ModelFolder::Module& m : folder.modules()) {
+    if (m.type == kDense) ReadDense(folder, m.path, config, weights);
   }
 }
 

@@ -6,20 +6,20 @@
 
 #include <string>
 
+#include "engine/model_folder.h"
 #include "engine/weights.h"
 #include "models/config.h"
 #include "models/pooling.h"
 
 namespace phasor {
 
-// The pooling dir's modules.json declares. Throws Error naming the file, and
-// the key or module, for: no modules.json (not a sentence-transformers
-// folder), invalid JSON, a module phasor does not apply, a pooling mode it
-// lacks (weightedmean) or several modes at once (their concatenation),
-// include_prompt false, modules out of the order Pooling, Dense, Normalize.
-// spec.dense is set when Dense modules follow the pooling (the model applies
-// them: ReadSentenceDense).
-PoolSpec DeclaredPooling(const std::string& dir);
+// The pooling the folder's modules.json declares (ModelFolder::modules). Throws Error naming the
+// file, and the key or module, for: no modules.json (not a sentence-transformers folder), invalid
+// JSON, a module phasor does not apply, a pooling mode it lacks (weightedmean) or several modes at
+// once (their concatenation), include_prompt false, modules out of the order Pooling, Dense,
+// Normalize. spec.dense is set when Dense modules follow the pooling (the model applies them:
+// ReadSentenceDense).
+PoolSpec DeclaredPooling(const ModelFolder& folder);
 
 // The Dense modules of dir's modules.json, if it has any, added to the model:
 // each one's config.json (in_features, out_features, bias,
@@ -30,6 +30,6 @@ PoolSpec DeclaredPooling(const std::string& dir);
 // false). No modules.json, or none listed: nothing. Throws Error naming the
 // file and key, value or tensor: an unknown activation, in_features other
 // than the width before it, a misshapen or missing tensor.
-void ReadSentenceDense(const std::string& dir, ModelConfig& config, Weights& weights);
+void ReadSentenceDense(const ModelFolder& folder, ModelConfig& config, Weights& weights);
 
 }  // namespace phasor

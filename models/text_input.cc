@@ -278,29 +278,4 @@ void AppendOffsetsLine(const TokenizedLines& lines, int64_t i, std::string& out)
   out += "}\n";
 }
 
-std::string PromptText(const std::string& dir, const std::string& name) {
-  const std::string path = dir + "/config_sentence_transformers.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(path + ": cannot open for reading (--prompt needs it): " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  nlohmann::json j;
-  try {
-    j = json_text::ParseStrictJson(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path + ": not valid JSON: " + e.what());
-  } catch (const json_text::StructureError& e) {
-    throw Error(path + ": " + e.message);
-  }
-  std::string known;
-  if (j.is_object() && j.contains("prompts") && j["prompts"].is_object()) {
-    const auto& prompts = j["prompts"];
-    if (prompts.contains(name) && prompts[name].is_string())
-      return prompts[name].get<std::string>();
-    for (const auto& [key, value] : prompts.items()) known += (known.empty() ? "" : ", ") + key;
-  }
-  throw Error(path + ": prompts: no prompt \"" + name + "\" (" +
-              (known.empty() ? std::string("it has none") : "it has " + known) + ")");
-}
-
 }  // namespace phasor

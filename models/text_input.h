@@ -85,8 +85,4 @@ void AppendTokensLine(const TokenizedLines& lines, int64_t i, std::string& out);
 // with "pair_start" (the index where the second text's ids begin) for a pair.
 void AppendOffsetsLine(const TokenizedLines& lines, int64_t i, std::string& out);
 
-// The text of prompt name in dir's config_sentence_transformers.json
-// ("prompts"); Error naming the file and the prompts it has if not found.
-std::string PromptText(const std::string& dir, const std::string& name);
-
 }  // namespace phasor

@@ -9,6 +9,7 @@
 
 #include "commands/encode_job.h"
 #include "commands/option_checks.h"
+#include "engine/model_folder.h"
 #include "models/input_rules.h"
 #include "models/length_rule.h"
 #include "models/phasor.h"
@@ -62,7 +63,7 @@ PoolSpec ToPooling(const Model& model, py::handle pool, bool normalize) {
   if (pool.is_none()) return PoolSpec{Pooling::kNone, normalize};
   const std::string name = ToStr(pool, "pool");
   if (name == "model") {
-    PoolSpec declared = DeclaredPooling(model.directory());
+    PoolSpec declared = DeclaredPooling(*model.folder());
     declared.normalize = declared.normalize || normalize;
     return declared;
   }
@@ -121,7 +122,7 @@ Ids TextIds(const Model& model, const EncodeRequest& r, std::vector<int32_t>& ty
   const LengthRule rule = TextLengthRule(model, tokenizer.get(), r.truncate, r.max_seq_length);
   const py::object cut = CutOf(rule);
   const TextOptions o =
-      ToTextOptions(model.directory(), *tokenizer,
+      ToTextOptions(model.folder(), *tokenizer,
                     TextArgs{py::bool_(true), py::bool_(false), cut, r.prompt, r.prefix}, -1);
   Texts texts = ToTexts(r.input);
   texts.first = r.first_index;
@@ -195,7 +196,7 @@ void Run(const Model& model, const Ids& ids, bool by_offsets, EncodeOptions opti
 
 LengthRule TextLengthRule(const Model& model, const tokenizers::Tokenizer* tokenizer,
                           std::optional<bool> truncate, int64_t max_seq_length) {
-  LengthRule rule = ResolveLengthRule(model.directory(), tokenizer, model.max_sequence_length(),
+  LengthRule rule = ResolveLengthRule(model.folder(), tokenizer, model.max_sequence_length(),
                                       model.max_sequence_length_of(), truncate);
   if (max_seq_length > 0) {
     rule.limit = max_seq_length;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/model_folder.h"
 #include "models/length_rule.h"
 #include "models/phasor.h"
 #include "models/sentence_transformers.h"
@@ -71,7 +72,7 @@ py::object PoolOf(const Model& model, const Arguments& a, const EncodeRequest& r
   }
   if (a.given("pool")) return py::reinterpret_borrow<py::object>(a["pool"]);
   if (IsTexts(r.input) && r.stage == "final" && !r.packed &&
-      IsSentenceTransformersFolder(model.directory())) {
+      IsSentenceTransformersFolder(model.folder())) {
     return py::str("model");
   }
   return py::none();
@@ -199,28 +200,18 @@ std::vector<double> Norms(const float* rows, py::ssize_t count, py::ssize_t d) {
   return v;
 }
 
-// config_sentence_transformers.json's similarity_fn_name in the model's
-// folder: "cosine" (also without the file or the key), "dot", "euclidean" or
-// "manhattan"; Error naming the file and key otherwise.
+// config_sentence_transformers.json's similarity_fn_name (read with the
+// folder at load): "cosine" (also without the file or the key), "dot",
+// "euclidean" or "manhattan"; Error naming the file and key otherwise.
 std::string SimilarityFnName(const Model& model) {
-  const std::string path = model.directory() + "/config_sentence_transformers.json";
-  const py::object file = py::module_::import("pathlib").attr("Path")(path);
-  if (model.directory().empty() || !file.attr("is_file")().cast<bool>()) return "cosine";
-  py::object j;
-  try {
-    j = py::module_::import("json").attr("loads")(file.attr("read_text")("utf-8"));
-  } catch (py::error_already_set& e) {
-    throw Error(path + ": not valid JSON: " + std::string(e.what()).substr(0, 300));
+  const std::string& name = model.folder()->similarity_fn_name();
+  if (name.empty()) return "cosine";
+  if (name != "cosine" && name != "dot" && name != "euclidean" && name != "manhattan") {
+    throw Error(model.folder()->Path("config_sentence_transformers.json") +
+                ": key 'similarity_fn_name': expected 'cosine', 'dot', 'euclidean' or " +
+                "'manhattan', found '" + name + "'");
   }
-  if (!py::isinstance<py::dict>(j)) throw Error(path + ": expected a JSON object");
-  const py::object name = j.attr("get")("similarity_fn_name");
-  if (name.is_none()) return "cosine";
-  std::string n = py::isinstance<py::str>(name) ? name.cast<std::string>() : "";
-  if (n != "cosine" && n != "dot" && n != "euclidean" && n != "manhattan") {
-    throw Error(path + ": key 'similarity_fn_name': expected 'cosine', 'dot', 'euclidean' or " +
-                "'manhattan', found " + py::repr(name).cast<std::string>());
-  }
-  return n;
+  return name;
 }
 
 // Row i of a against row j of b [d] by fn, as sentence-transformers'
@@ -318,8 +309,8 @@ namespace {
 // The width of encode's default rows of text: after the folder's Dense
 // modules for a sentence-transformers folder, else d_model.
 int64_t SentenceDimension(const Model& model) {
-  if (!IsSentenceTransformersFolder(model.directory())) return model.d_model();
-  const PoolSpec declared = DeclaredPooling(model.directory());
+  if (!IsSentenceTransformersFolder(model.folder())) return model.d_model();
+  const PoolSpec declared = DeclaredPooling(*model.folder());
   EncodeOptions o;
   o.pool = declared.pooling;
   o.sentence_dense = declared.dense;

@@ -78,7 +78,7 @@ TokenizedLines TokenizeTexts(const tokenizers::Tokenizer& tokenizer, const Texts
                        [&](int64_t i) { return texts.Name(i); });
 }
 
-TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& tokenizer,
+TextOptions ToTextOptions(const ModelFolder* folder, const tokenizers::Tokenizer& tokenizer,
                           const TextArgs& args, int64_t model_limit) {
   const py::handle add_special_tokens = args.add_special_tokens, truncate = args.truncate,
                    max_length = args.max_length, prompt = args.prompt, prefix = args.prefix;
@@ -98,7 +98,7 @@ TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& t
   r.max_length = length;
   r.prompt = prompt_name;
   r.prefix = prefix_text;
-  return TextOptionsOf(dir, r, tokenizer, model_limit);
+  return TextOptionsOf(folder, r, tokenizer, model_limit);
 }
 
 py::dict EncodingsToDict(const TokenizedLines& lines, bool one, bool offsets) {

@@ -49,7 +49,7 @@ struct TextArgs {
 };
 
 // The text options of args; model_limit as TextOptionsOf's.
-TextOptions ToTextOptions(const std::string& dir, const tokenizers::Tokenizer& tokenizer,
+TextOptions ToTextOptions(const ModelFolder* folder, const tokenizers::Tokenizer& tokenizer,
                           const TextArgs& args, int64_t model_limit);
 
 // {"input_ids": [[...], ...], "token_type_ids": [[...], ...]} (flat lists for

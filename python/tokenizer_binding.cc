@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model_folder.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
 #include "python/convert.h"
@@ -24,6 +25,7 @@ using TokenizerPtr = std::shared_ptr<const tokenizers::Tokenizer>;
 struct PyTokenizer {
   TokenizerPtr tokenizer;
   std::string directory;
+  std::shared_ptr<const ModelFolder> folder;  // opened once: prompts come from it
 };
 
 PyTokenizer LoadTokenizer(py::handle path) {
@@ -32,12 +34,13 @@ PyTokenizer LoadTokenizer(py::handle path) {
   t.directory = dir;
   {
     py::gil_scoped_release release;
-    t.tokenizer = tokenizers::Tokenizer::Load(dir);
+    t.folder = ModelFolder::Open(dir);
+    t.tokenizer = tokenizers::Tokenizer::Load(*t.folder);
   }
   return t;
 }
 
-py::dict Tokenize(const tokenizers::Tokenizer& tokenizer, const std::string& dir,
+py::dict Tokenize(const tokenizers::Tokenizer& tokenizer, const ModelFolder* folder,
                   py::handle texts_in, const TextArgs& args, int64_t model_limit,
                   py::handle return_offsets_mapping) {
   if (!IsTexts(texts_in))
@@ -45,7 +48,7 @@ py::dict Tokenize(const tokenizers::Tokenizer& tokenizer, const std::string& dir
   if (!py::isinstance<py::bool_>(return_offsets_mapping))
     throw Error("return_offsets_mapping must be True or False, got " +
                 TypeNameOf(return_offsets_mapping));
-  TextOptions o = ToTextOptions(dir, tokenizer, args, model_limit);
+  TextOptions o = ToTextOptions(folder, tokenizer, args, model_limit);
   // Python's str indices are code points, as transformers' offset_mapping.
   if (return_offsets_mapping.cast<bool>()) o.offsets = tokenizers::OffsetUnit::kCodePoints;
   const Texts texts = ToTexts(texts_in);
@@ -94,8 +97,8 @@ void BindTokenizer(py::module_& m) {
           "tokenize",
           [](const PyTokenizer& t, const py::args& args, const py::kwargs& kwargs) {
             const Arguments a("tokenize", TokenizeParameters(py::bool_(false)), args, kwargs);
-            return Tokenize(*t.tokenizer, t.directory, a["texts"], TextArgsOf(a, a["truncate"]), -1,
-                            a["return_offsets_mapping"]);
+            return Tokenize(*t.tokenizer, t.folder.get(), a["texts"], TextArgsOf(a, a["truncate"]),
+                            -1, a["return_offsets_mapping"]);
           },
           kTokenizeDoc)
       .def_property_readonly("vocab_size",
@@ -136,7 +139,7 @@ py::dict ModelTokenize(py::handle self, const py::args& args, const py::kwargs& 
   }
   TextArgs text = TextArgsOf(a, py::bool_(false));
   text.max_length = cut;
-  return Tokenize(*tokenizer, model.directory(), a["texts"], text, model.max_sequence_length(),
+  return Tokenize(*tokenizer, model.folder(), a["texts"], text, model.max_sequence_length(),
                   a["return_offsets_mapping"]);
 }
 

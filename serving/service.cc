@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
@@ -11,6 +9,7 @@
 #include "commands/option_checks.h"
 #include "commands/tokenize_job.h"
 #include "engine/error.h"
+#include "engine/model_folder.h"
 #include "models/input_rules.h"
 #include "models/pooling.h"
 #include "models/sentence_transformers.h"
@@ -37,15 +36,14 @@ void CheckOptions(const ServeOptions& o) {
 
 // The labels of the classification head: config.json's id2label in the order
 // of its ids, else LABEL_0 .. LABEL_{n-1} (transformers' defaults).
-std::vector<std::string> HeadLabels(const std::string& dir, int64_t n) {
+std::vector<std::string> HeadLabels(const ModelFolder& folder, int64_t n) {
   std::vector<std::string> labels(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) labels[i] = "LABEL_" + std::to_string(i);
-  std::ifstream in(dir + "/config.json", std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto j = nlohmann::json::parse(text, nullptr, false);  // read strictly at load
-  if (j.is_discarded() || !j.is_object() || !j.contains("id2label") || !j["id2label"].is_object())
+  const nlohmann::json* config = folder.Json("config.json");  // read strictly at load
+  if (config == nullptr || !config->is_object() || !config->contains("id2label") ||
+      !(*config)["id2label"].is_object())
     return labels;
-  for (const auto& [key, value] : j["id2label"].items()) {
+  for (const auto& [key, value] : (*config)["id2label"].items()) {
     int64_t id = -1;
     const auto r = std::from_chars(key.data(), key.data() + key.size(), id);
     if (r.ec == std::errc() && r.ptr == key.data() + key.size() && id >= 0 && id < n &&
@@ -82,29 +80,29 @@ Service::Service(const ServeOptions& options, const JobEvents& events) : options
   EncodeOptions logits;
   logits.head = HeadOutput::kLogits;
   try {
-    labels_ = HeadLabels(options_.model, model_->output_dim(logits));
+    labels_ = HeadLabels(*model_->folder(), model_->output_dim(logits));
     has_classifier_ = true;
   } catch (const Error&) {
     has_classifier_ = false;
   }
   // A cross-encoder (a classification head, no sentence-transformers modules)
   // scores pairs; its pooled rows would be no embedding of anything.
-  embeds_ = !has_classifier_ || IsSentenceTransformersFolder(options_.model);
-  if (tokenizers::Tokenizer::Exists(options_.model)) tokenizer_ = model_->tokenizer();
+  embeds_ = !has_classifier_ || IsSentenceTransformersFolder(model_->folder());
+  if (tokenizers::Tokenizer::Exists(*model_->folder())) tokenizer_ = model_->tokenizer();
   ResolveLimits();
   batcher_ = std::make_unique<Batcher>(*model_, std::move(b));
   WarmUp();
 }
 
 void Service::ResolvePooling(BatcherOptions& b) {
-  const bool declared = IsSentenceTransformersFolder(options_.model);
+  const bool declared = IsSentenceTransformersFolder(model_->folder());
   if (options_.pool.empty() || options_.pool == "model") {
     if (!declared && options_.pool == "model")
       throw UsageError("--pool model: " + options_.model +
                        " has no modules.json (not a "
                        "sentence-transformers folder); give --pool mean, cls, ...");
     if (declared) {
-      const PoolSpec spec = DeclaredPooling(options_.model);
+      const PoolSpec spec = DeclaredPooling(*model_->folder());
       b.embedding.pool = spec.pooling;
       b.embedding.sentence_dense = spec.dense;
       folder_normalizes_ = spec.normalize;
@@ -124,7 +122,7 @@ void Service::ResolveLimits() {
   // The folder's one rule (models/length_rule.h): the least of the
   // tokenizer's, the sentence-transformers folder's and the model's limits.
   const int64_t model_limit = model_->max_sequence_length();
-  rule_ = ResolveLengthRule(options_.model, tokenizer_.get(), model_limit,
+  rule_ = ResolveLengthRule(model_->folder(), tokenizer_.get(), model_limit,
                             model_->max_sequence_length_of(), options_.auto_truncate);
   max_input_tokens_ = rule_.limit;
   limit_of_ = rule_.limit_of;
@@ -215,7 +213,7 @@ Sequences Service::Tokenized(const std::vector<std::string_view>& a,
   if (text.offsets) o.offsets = tokenizers::OffsetUnit::kBytes;
   if (!text.prompt_name.empty()) {
     try {
-      o.prefix = PromptText(options_.model, text.prompt_name);
+      o.prefix = model_->folder()->Prompt(text.prompt_name);  // read at load
     } catch (const Error& e) {
       throw ApiError{422, "Validation", std::string("'prompt_name': ") + e.what(), "prompt_name"};
     }

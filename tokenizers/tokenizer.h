@@ -19,6 +19,10 @@
 
 #include "tokenizers/encoding.h"
 
+namespace phasor {
+class ModelFolder;  // engine/model_folder.h
+}  // namespace phasor
+
 namespace phasor::tokenizers {
 
 class Normalizer;
@@ -53,10 +57,13 @@ class Tokenizer {
   // RobertaTokenizer), sentencepiece.bpe.model (fairseq's layout, as
   // XLMRobertaTokenizer) or source.spm + vocab.json (MarianTokenizer). Throws
   // Error naming the file and field of anything it cannot read, or the folder
-  // if it holds no tokenizer.
+  // if it holds no tokenizer. The folder's small JSON files
+  // (tokenizer_config.json, special_tokens_map.json) are those it read at Open.
+  static std::shared_ptr<const Tokenizer> Load(const ModelFolder& folder);
+  // Load(*ModelFolder::Open(dir)).
   static std::shared_ptr<const Tokenizer> Load(const std::string& dir);
-  // Whether dir holds any of the files Load reads.
-  static bool Exists(const std::string& dir);
+  // Whether the folder holds any of the files Load reads.
+  static bool Exists(const ModelFolder& folder);
 
   // The ids of one text (valid UTF-8; Error naming the byte offset if not).
   Encoding Encode(std::string_view text, const TokenizeOptions& options) const;

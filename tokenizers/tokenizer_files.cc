@@ -80,6 +80,17 @@ bool BoolOr(const json& config, const char* key, bool fallback) {
   return config.contains(key) && config[key].is_boolean() ? config[key].get<bool>() : fallback;
 }
 
+// model_max_length, if given: a number of at least 1 (Error naming path and
+// the key otherwise: a string "512" or a 0 is a mistake, never "no bound").
+void CheckModelMaxLength(const json& config, const std::string& path) {
+  const auto it = config.find("model_max_length");
+  if (it == config.end() || it->is_null()) return;
+  if (!it->is_number() || !(it->get<double>() >= 1)) {
+    throw Error(path + ": key 'model_max_length': expected a number of at least 1 (1e30 for no " +
+                "bound), found " + json_text::Found(*it));
+  }
+}
+
 // transformers writes model_max_length = 1e30 (VERY_LARGE_INTEGER, written
 // out as 1000000000000000019884624838656) for "no bound"; any value from 1e29
 // up is read as that, 0 here. A smaller value is a bound, kept at 2^53 at
@@ -321,37 +332,44 @@ struct TokenizerBuilder {
   }
 };
 
-bool Tokenizer::Exists(const std::string& dir) {
-  const fs::path d(dir);
-  return IsFile(d / "tokenizer.json") || IsFile(d / "vocab.txt") ||
-         (IsFile(d / "vocab.json") && IsFile(d / "merges.txt")) ||
-         IsFile(d / "sentencepiece.bpe.model") ||
-         (IsFile(d / "source.spm") && IsFile(d / "vocab.json"));
+bool Tokenizer::Exists(const ModelFolder& folder) {
+  const auto has = [&folder](const char* name) { return folder.HasFile(name); };
+  return has("tokenizer.json") || has("vocab.txt") || (has("vocab.json") && has("merges.txt")) ||
+         has("sentencepiece.bpe.model") || (has("source.spm") && has("vocab.json"));
 }
 
 std::shared_ptr<const Tokenizer> Tokenizer::Load(const std::string& dir) {
+  return Load(*ModelFolder::Open(dir));
+}
+
+std::shared_ptr<const Tokenizer> Tokenizer::Load(const ModelFolder& folder) {
+  const std::string& dir = folder.dir();
   const fs::path d(dir);
-  RequireModelFolder(dir);
   json config = json::object();
   // special_tokens_map.json, then tokenizer_config.json over it, as
-  // transformers reads them.
-  if (IsFile(d / "special_tokens_map.json")) config = ReadJson(d / "special_tokens_map.json");
-  if (IsFile(d / "tokenizer_config.json")) config.update(ReadJson(d / "tokenizer_config.json"));
+  // transformers reads them (read at the folder's Open).
+  for (const char* name : {"special_tokens_map.json", "tokenizer_config.json"}) {
+    const json* file = folder.Json(name);
+    if (file == nullptr) continue;
+    if (!file->is_object()) throw Error(folder.Path(name) + ": expected a JSON object");
+    CheckModelMaxLength(*file, folder.Path(name));
+    config.update(*file);
+  }
 
   Tokenizer t;
-  if (IsFile(d / "tokenizer.json")) {
+  if (folder.HasFile("tokenizer.json")) {
     const std::string file = (d / "tokenizer.json").string();
     t = TokenizerBuilder::FromJson(ReadJson(d / "tokenizer.json"), file, config);
     t.description_ = "tokenizer.json";
-  } else if (IsFile(d / "vocab.txt")) {
+  } else if (folder.HasFile("vocab.txt")) {
     t = TokenizerBuilder::FromJson(FromVocabTxt(d, config), (d / "vocab.txt").string(), config);
     t.description_ = "vocab.txt (WordPiece)";
-  } else if (IsFile(d / "vocab.json") && IsFile(d / "merges.txt")) {
+  } else if (folder.HasFile("vocab.json") && folder.HasFile("merges.txt")) {
     t = TokenizerBuilder::FromJson(FromVocabJsonMerges(d, config), (d / "vocab.json").string(),
                                    config);
     t.description_ = "vocab.json + merges.txt (byte-level BPE)";
-  } else if (IsFile(d / "sentencepiece.bpe.model") ||
-             (IsFile(d / "source.spm") && IsFile(d / "vocab.json"))) {
+  } else if (folder.HasFile("sentencepiece.bpe.model") ||
+             (folder.HasFile("source.spm") && folder.HasFile("vocab.json"))) {
     t = TokenizerBuilder::FromSentencePiece(d, config);
   } else {
     throw Error(dir +

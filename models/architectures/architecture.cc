@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <set>
 
 #include "engine/error.h"
 #include "engine/safetensors.h"
 #include "models/architectures/checkpoint_config.h"
-#include "models/config.h"
 
 namespace phasor {
 
@@ -159,38 +157,31 @@ int64_t NumLabels(const CheckpointConfig& cfg) {
 
 namespace {
 
-// The shards a model.safetensors.index.json names, each read whole, their
-// tensors gathered into one set; every tensor where the map says it is.
-Weights LoadShards(const std::string& dir, const std::string& index_path) {
-  const CheckpointConfig index(ReadConfigText(index_path), index_path);
-  const std::map<std::string, std::string> map = index.StringMap("weight_map");
-  if (map.empty()) index.Fail("weight_map", "names no tensor");
-  std::set<std::string> files;
-  for (const auto& [name, file] : map) {
-    // A shard is a file beside the index: no path may lead elsewhere.
-    if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..") {
-      index.Fail("weight_map", "tensor '" + name + "' names the file '" + file +
-                                   "', expected a file name beside the index");
-    }
-    files.insert(file);
-  }
-  Weights all(index_path);
-  for (const std::string& file : files) {
-    Weights shard = LoadSafetensors(dir + "/" + file);
-    for (const std::string& name : shard.Names()) {
+// The shards of an index, each read whole, their tensors gathered into one
+// set; every tensor, and every index buffer (position_ids) a shard leaves out,
+// where the map says it is.
+Weights LoadShards(const WeightFiles& files) {
+  const std::map<std::string, std::string>& map = files.shard_of;
+  std::set<std::string> found;
+  Weights all(files.index);
+  for (const std::string& file : files.files) {
+    std::vector<std::string> left_out;
+    Weights shard = LoadSafetensors(file, &left_out);
+    std::vector<std::string> names = shard.Names();
+    names.insert(names.end(), left_out.begin(), left_out.end());
+    for (const std::string& name : names) {
       const auto it = map.find(name);
       if (it == map.end() || it->second != file) {
-        throw Error(dir + "/" + file + ": tensor '" + name + "' is not mapped to this file by " +
-                    index_path);
+        throw Error(file + ": tensor '" + name + "' is not mapped to this file by " + files.index);
       }
-      all.Put(name, shard.Take(name));
+      found.insert(name);
+      if (shard.Has(name)) all.Put(name, shard.Take(name));
     }
   }
   for (const auto& [name, file] : map) {
-    // An index buffer (position_ids) the map lists is checked in its shard
-    // and left out there, as in a single file.
-    if (!all.Has(name) && !IsIndexBuffer(name)) {
-      throw Error(index_path + ": tensor '" + name + "' is not in " + file);
+    if (found.count(name) == 0) {
+      throw Error(files.index + ": tensor '" + name + "' is not in " +
+                  file.substr(file.rfind('/') + 1));
     }
   }
   return all;
@@ -214,19 +205,9 @@ void DropDecoder(Weights& w, const std::string& pre, const std::vector<std::stri
   }
 }
 
-Weights LoadCheckpointWeights(const std::string& dir) {
-  std::error_code ec;
-  const std::string single = dir + "/model.safetensors";
-  if (std::filesystem::exists(single, ec)) return LoadSafetensors(single);
-  const std::string index = dir + "/model.safetensors.index.json";
-  if (std::filesystem::exists(index, ec)) return LoadShards(dir, index);
-  if (std::filesystem::exists(dir + "/pytorch_model.bin", ec) ||
-      std::filesystem::exists(dir + "/pytorch_model.bin.index.json", ec)) {
-    throw Error(dir +
-                " holds pytorch_model.bin (a pickle) and no model.safetensors: phasor reads "
-                "safetensors only; convert it with tools/convert_bin_to_safetensors.py");
-  }
-  throw Error("model directory " + dir + " has no model.safetensors");
+Weights LoadCheckpointWeights(const ModelFolder& folder) {
+  const WeightFiles& files = folder.weights();
+  return files.index.empty() ? LoadSafetensors(files.files[0]) : LoadShards(files);
 }
 
 }  // namespace phasor

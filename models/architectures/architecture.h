@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model_folder.h"
 #include "engine/weights.h"
 #include "models/config.h"
 
@@ -31,9 +32,9 @@ struct TranslatedModel {
 struct Architecture {
   const char* name;                      // "bert"
   std::vector<std::string> model_types;  // the model_type values it reads
-  // dir: the folder; config_text: its config.json. Throws Error naming the
-  // file, key and value, or the tensor, for what it cannot read.
-  TranslatedModel (*translate)(const std::string& dir, const std::string& config_text);
+  // folder: the model folder; config_text: its config.json. Throws Error
+  // naming the file, key and value, or the tensor, for what it cannot read.
+  TranslatedModel (*translate)(const ModelFolder& folder, const std::string& config_text);
 };
 
 // Every architecture, in the order README lists them.
@@ -139,7 +140,10 @@ int64_t NumLabels(const CheckpointConfig& cfg);
 void MoveEncoderTokenTable(Weights& w, const std::string& pre, const Shape& expected);
 void DropDecoder(Weights& w, const std::string& pre, const std::vector<std::string>& also = {});
 
-// Reads dir's weights in the checkpoint's layout: model.safetensors.
-Weights LoadCheckpointWeights(const std::string& dir);
+// Reads the folder's weights (ModelFolder::weights): its model.safetensors,
+// or the shards its index maps every tensor to, each tensor (and each index
+// buffer a shard leaves out, such as position_ids) checked to be where the map
+// says. Throws Error naming the file and tensor.
+Weights LoadCheckpointWeights(const ModelFolder& folder);
 
 }  // namespace phasor

@@ -86,10 +86,10 @@ void TranslateBertHead(const CheckpointConfig& cfg, bool roberta, const std::str
 
 }  // namespace
 
-TranslatedModel TranslateBert(const std::string& dir, const std::string& config_text) {
-  const CheckpointConfig cfg(config_text, dir + "/config.json");
+TranslatedModel TranslateBert(const ModelFolder& folder, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, folder.Path("config.json"));
   const std::string type = cfg.String("model_type", "");
-  TranslatedModel m{BertConfig(cfg, type != "bert"), LoadCheckpointWeights(dir)};
+  TranslatedModel m{BertConfig(cfg, type != "bert"), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const int64_t d = c.d_model;

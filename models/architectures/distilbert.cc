@@ -44,9 +44,9 @@ ModelConfig DistilBertConfig(const CheckpointConfig& cfg) {
 
 }  // namespace
 
-TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& config_text) {
-  const CheckpointConfig cfg(config_text, dir + "/config.json");
-  TranslatedModel m{DistilBertConfig(cfg), LoadCheckpointWeights(dir)};
+TranslatedModel TranslateDistilBert(const ModelFolder& folder, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, folder.Path("config.json"));
+  TranslatedModel m{DistilBertConfig(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const int64_t d = c.d_model, ff = c.d_ff;

@@ -103,9 +103,9 @@ ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
 
 }  // namespace
 
-TranslatedModel TranslateGemma3Text(const std::string& dir, const std::string& config_text) {
-  const CheckpointConfig cfg(config_text, dir + "/config.json");
-  TranslatedModel m{GemmaConfig(cfg), LoadCheckpointWeights(dir)};
+TranslatedModel TranslateGemma3Text(const ModelFolder& folder, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, folder.Path("config.json"));
+  TranslatedModel m{GemmaConfig(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const std::string pre = DecoderPrefix(w);

@@ -51,9 +51,9 @@ ModelConfig M2M100Config(const CheckpointConfig& cfg) {
 
 }  // namespace
 
-TranslatedModel TranslateM2M100(const std::string& dir, const std::string& config_text) {
-  const CheckpointConfig cfg(config_text, dir + "/config.json");
-  TranslatedModel m{M2M100Config(cfg), LoadCheckpointWeights(dir)};
+TranslatedModel TranslateM2M100(const ModelFolder& folder, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, folder.Path("config.json"));
+  TranslatedModel m{M2M100Config(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const int64_t d = c.d_model, ff = c.d_ff;

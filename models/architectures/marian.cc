@@ -131,9 +131,9 @@ std::string CompareStoredTable(const Tensor& t, const std::string& name, const M
 
 }  // namespace
 
-TranslatedModel TranslateMarian(const std::string& dir, const std::string& config_text) {
-  const CheckpointConfig cfg(config_text, dir + "/config.json");
-  TranslatedModel m{MarianConfig(cfg), LoadCheckpointWeights(dir)};
+TranslatedModel TranslateMarian(const ModelFolder& folder, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, folder.Path("config.json"));
+  TranslatedModel m{MarianConfig(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const int64_t d = c.d_model, ff = c.d_ff;

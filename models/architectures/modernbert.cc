@@ -121,9 +121,9 @@ void MoveNorm(Weights& w, const std::string& from, const std::string& to, const 
 
 }  // namespace
 
-TranslatedModel TranslateModernBert(const std::string& dir, const std::string& config_text) {
-  const CheckpointConfig cfg(config_text, dir + "/config.json");
-  TranslatedModel m{ModernBertConfig(cfg), LoadCheckpointWeights(dir)};
+TranslatedModel TranslateModernBert(const ModelFolder& folder, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, folder.Path("config.json"));
+  TranslatedModel m{ModernBertConfig(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const std::string pre = FindPrefix(w, "embeddings.tok_embeddings.weight");

@@ -115,9 +115,9 @@ void TranslateNomicLayer(Weights& w, int64_t i, const ModelConfig& c) {
 
 }  // namespace
 
-TranslatedModel TranslateNomicBert(const std::string& dir, const std::string& config_text) {
-  const CheckpointConfig cfg(config_text, dir + "/config.json");
-  TranslatedModel m{NomicConfig(cfg), LoadCheckpointWeights(dir)};
+TranslatedModel TranslateNomicBert(const ModelFolder& folder, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, folder.Path("config.json"));
+  TranslatedModel m{NomicConfig(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const int64_t d = c.d_model;

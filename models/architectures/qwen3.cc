@@ -61,9 +61,9 @@ ModelConfig Qwen3Config(const CheckpointConfig& cfg) {
 
 }  // namespace
 
-TranslatedModel TranslateQwen3(const std::string& dir, const std::string& config_text) {
-  const CheckpointConfig cfg(config_text, dir + "/config.json");
-  TranslatedModel m{Qwen3Config(cfg), LoadCheckpointWeights(dir)};
+TranslatedModel TranslateQwen3(const ModelFolder& folder, const std::string& config_text) {
+  const CheckpointConfig cfg(config_text, folder.Path("config.json"));
+  TranslatedModel m{Qwen3Config(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const std::string pre = DecoderPrefix(w);

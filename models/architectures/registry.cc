@@ -3,14 +3,14 @@
 
 namespace phasor {
 
-TranslatedModel TranslateBert(const std::string& dir, const std::string& config_text);
-TranslatedModel TranslateDistilBert(const std::string& dir, const std::string& config_text);
-TranslatedModel TranslateMarian(const std::string& dir, const std::string& config_text);
-TranslatedModel TranslateM2M100(const std::string& dir, const std::string& config_text);
-TranslatedModel TranslateNomicBert(const std::string& dir, const std::string& config_text);
-TranslatedModel TranslateModernBert(const std::string& dir, const std::string& config_text);
-TranslatedModel TranslateQwen3(const std::string& dir, const std::string& config_text);
-TranslatedModel TranslateGemma3Text(const std::string& dir, const std::string& config_text);
+TranslatedModel TranslateBert(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateDistilBert(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateMarian(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateM2M100(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateNomicBert(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateModernBert(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateQwen3(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateGemma3Text(const ModelFolder& folder, const std::string& config_text);
 
 const std::vector<Architecture>& Architectures() {
   static const std::vector<Architecture> list = {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model_folder.h"
 #include "engine/npy.h"
 #include "engine/safetensors.h"
 #include "models/phasor.h"
@@ -308,7 +309,7 @@ class SentenceTransformersTest
 TEST_P(SentenceTransformersTest, PoolModelIsWhatTheFolderDeclares) {
   const auto& [name, explicit_pool] = GetParam();
   const std::string dir = HfDir(name);
-  const PoolSpec declared = DeclaredPooling(dir);
+  const PoolSpec declared = DeclaredPooling(*ModelFolder::Open(dir));
   EXPECT_EQ(ToString(declared.pooling), explicit_pool);
   EXPECT_TRUE(declared.normalize);
   const Model model = Model::Load(dir);
@@ -343,7 +344,7 @@ class SentenceDenseTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SentenceDenseTest, DenseRunsBetweenPoolingAndNormalize) {
   const std::string dir = HfDir(GetParam());
-  const PoolSpec declared = DeclaredPooling(dir);
+  const PoolSpec declared = DeclaredPooling(*ModelFolder::Open(dir));
   EXPECT_EQ(declared.pooling, Pooling::kMean);
   EXPECT_TRUE(declared.dense);
   EXPECT_TRUE(declared.normalize);
@@ -423,7 +424,7 @@ TEST(SentenceTransformersTest, WhatIsNotAppliedIsNamed) {
   fs::copy(HfDir("st_mean"), dir, fs::copy_options::recursive);
   const auto expect = [&](const std::string& fragment) {
     try {
-      DeclaredPooling(dir);
+      DeclaredPooling(*ModelFolder::Open(dir));
       ADD_FAILURE() << "no error; expected " << fragment;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();

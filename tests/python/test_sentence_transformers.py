@@ -232,9 +232,10 @@ def test_similarity_follows_the_folders_similarity_fn_name(tmp_path, name):
             "manhattan": -np.abs(diff).sum(-1)}[name]
     assert np.max(np.abs(model.similarity(a, b) - want)) <= 1e-5
     (folder / "config_sentence_transformers.json").write_text('{"similarity_fn_name": "l3"}')
+    assert model.similarity_fn_name == name  # the folder was read once, at load
     with pytest.raises(phasor.Error, match="config_sentence_transformers.json: key "
                                            "'similarity_fn_name': expected 'cosine'"):
-        model.similarity(a, b)
+        phasor.Model(folder).similarity(a, b)
 
 
 @pytest.mark.parametrize("kwargs,match", [

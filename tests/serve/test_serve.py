@@ -2,6 +2,7 @@
 `phasor encode`, metrics that count, SIGTERM with a request in flight, a client that leaves."""
 import base64
 import json
+import shutil
 import socket
 import threading
 import time
@@ -149,6 +150,22 @@ def test_truncation_follows_the_folder_rule(model_dir, start_server, tmp_path):
     assert status == 200 and floats(rows).tobytes() == want.tobytes()
     status, _ = strict.post("/embed", {"inputs": [[2] + [5] * 40 + [3]], "truncate": True})
     assert status == 200  # ids are cut too: 42 ids, the first 32 encoded
+
+
+def test_prompts_are_read_once_at_load(model_dir, start_server, tmp_path):
+    folder = tmp_path / "prompted"
+    shutil.copytree(model_dir, folder)
+    cst = folder / "config_sentence_transformers.json"
+    cst.write_text(json.dumps({"prompts": {"query": "hello "}}))
+    s = start_server(folder)
+    cst.unlink()  # a request that names a prompt reads no file
+    status, got = s.post("/embed", {"inputs": ["worlds"], "prompt_name": "query"})
+    assert status == 200, got
+    status, want = s.post("/embed", {"inputs": ["hello worlds"]})
+    assert status == 200 and got == want
+    err = error_of(s, "/embed", {"inputs": ["a"], "prompt_name": "doc"}, 422)
+    assert err["error"].endswith('config_sentence_transformers.json: prompts: no prompt "doc" '
+                                 '(it has query)'), err
 
 
 def error_of(s, path, body, status):

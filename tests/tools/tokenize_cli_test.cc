@@ -226,6 +226,28 @@ TEST(TokenizeCliTest, BadInputIsOneLineNamingIt) {
   EXPECT_NE(r.err.find(broken + "/tokenizer.json: not valid JSON"), std::string::npos) << r.err;
 }
 
+// The folder's small JSON files are read by one rule (engine/model_folder.h):
+// a value that was once read as "no limit" and a prompt whose file is missing
+// are each one line naming the file.
+TEST(TokenizeCliTest, FolderFilesThatCannotServeAreOneLineNamingThem) {
+  const std::string text = TextFile("folder_files", "hello\n");
+  for (const std::string value : {"\"512\"", "0", "-3", "true"}) {
+    const std::string dir = TokenizerFolder("max_length", "{\"model_max_length\": " + value + "}");
+    const auto r = RunPhasor("tokenize --truncate --model " + dir + " --text-file " + text);
+    EXPECT_EQ(r.exit_code, 1) << value;
+    EXPECT_EQ(r.err, "phasor: error: " + dir +
+                         "/tokenizer_config.json: key 'model_max_length': expected a number of "
+                         "at least 1 (1e30 for no bound), found " +
+                         value + "\n");
+  }
+  const std::string dir = TokenizerFolder("no_prompts");
+  const auto r = RunPhasor("tokenize --prompt query --model " + dir + " --text-file " + text);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "phasor: error: " + dir +
+                       "/config_sentence_transformers.json: no such file (a prompt is read from "
+                       "its \"prompts\")\n");
+}
+
 // encode --text-file is tokenize, then encode --tokens-file, bit for bit.
 TEST(TokenizeCliTest, EncodeTextFileEqualsTokenizeThenEncode) {
   const std::string dir = ::testing::TempDir() + "tokenize_cli_model";
