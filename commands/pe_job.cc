@@ -50,6 +50,7 @@ const std::vector<std::string>& ScalingOptions(RopeScalingType type) {
       {RopeScalingType::kNone, {}},
       {RopeScalingType::kLinear, {"--factor"}},
       {RopeScalingType::kNtk, {"--factor"}},
+      {RopeScalingType::kGte, {"--factor"}},
       {RopeScalingType::kDynamic, {"--factor", "--original-max-len"}},
       {RopeScalingType::kYarn,
        {"--factor", "--original-max-len", "--beta-fast", "--beta-slow", "--attention-factor"}},

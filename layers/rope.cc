@@ -69,8 +69,9 @@ RopeScalingType ParseRopeScalingType(const std::string& s) {
   if (s == "dynamic") return RopeScalingType::kDynamic;
   if (s == "yarn") return RopeScalingType::kYarn;
   if (s == "llama3") return RopeScalingType::kLlama3;
+  if (s == "gte") return RopeScalingType::kGte;
   throw Error("unknown RoPE scaling type '" + s +
-              "', expected one of none, linear, ntk, dynamic, yarn, llama3");
+              "', expected one of none, linear, ntk, dynamic, yarn, llama3, gte");
 }
 
 const char* ToString(RopeLayout v) { return v == RopeLayout::kHalf ? "half" : "interleaved"; }
@@ -89,6 +90,8 @@ const char* ToString(RopeScalingType v) {
       return "yarn";
     case RopeScalingType::kLlama3:
       return "llama3";
+    case RopeScalingType::kGte:
+      return "gte";
   }
   return "?";
 }
@@ -176,6 +179,10 @@ std::vector<long double> RopeInverseFrequenciesLong(const RopeOptions& o, int64_
   switch (sc.type) {
     case RopeScalingType::kNtk:
       inv = FrequencyLadderLong(r, base * std::pow(s, ntk_power), PeDenominator::kDModel);
+      break;
+    case RopeScalingType::kGte:
+      inv = FrequencyLadderLong(r, base * s, PeDenominator::kDModel);
+      for (auto& f : inv) f /= std::pow(s, 2.0L / static_cast<long double>(r));
       break;
     case RopeScalingType::kDynamic: {
       const long double l = std::max(l0, static_cast<long double>(seq_end));

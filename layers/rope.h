@@ -14,6 +14,8 @@
 // Scalings (s = factor, L0 = original_max_len, default max_len):
 //   linear   inv_i / s                                  (HF "linear", Chen et al. 2023)
 //   ntk      base -> base·s^(r/(r−2))                   ("NTK-aware", bloc97 2023)
+//   gte      base -> base·s, then inv_i / s^(2/r)          (Alibaba GTE v1.5's
+//            NTKScalingRotaryEmbedding: inv_i = base^(−2i/r)·s^(−(2i+2)/r))
 //   dynamic  base -> base·(s·L/L0 − (s−1))^(r/(r−2)),   (HF "dynamic")
 //            L = max(offset + padded batch length, L0), per call
 //   llama3   HF _compute_llama3_parameters (low_freq_factor, high_freq_factor)
@@ -43,10 +45,10 @@ enum class RopeLayout {
   kInterleaved,  // pairs (2i, 2i + 1): RoFormer, GPT-J, llama.cpp normal mode
 };
 
-enum class RopeScalingType { kNone, kLinear, kNtk, kDynamic, kYarn, kLlama3 };
+enum class RopeScalingType { kNone, kLinear, kNtk, kDynamic, kYarn, kLlama3, kGte };
 
 // Spellings as in config.json ("half", "interleaved"; "none", "linear", "ntk",
-// "dynamic", "yarn", "llama3"); Error naming the accepted values otherwise.
+// "dynamic", "yarn", "llama3", "gte"); Error naming the accepted values otherwise.
 RopeLayout ParseRopeLayout(const std::string& s);
 RopeScalingType ParseRopeScalingType(const std::string& s);
 const char* ToString(RopeLayout v);

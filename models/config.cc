@@ -366,6 +366,7 @@ std::vector<std::string> RopeScalingKeysOf(RopeScalingType t) {
       return {};
     case RopeScalingType::kLinear:
     case RopeScalingType::kNtk:
+    case RopeScalingType::kGte:
       return {"factor"};
     case RopeScalingType::kDynamic:
       return {"factor", "original_max_len"};

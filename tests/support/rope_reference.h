@@ -46,6 +46,9 @@ inline std::vector<long double> RefInvFreq(const Ref& c, int64_t seq_end) {
       case RopeScalingType::kLinear:
         inv[i] = f / c.s;
         break;
+      case RopeScalingType::kGte:  // Alibaba's form, written out: base^(-2i/r)·s^(-(2i+2)/r)
+        inv[i] = powl(c.base, -2.0L * i / c.r) * powl(c.s, -(2.0L * i + 2) / c.r);
+        break;
       case RopeScalingType::kLlama3: {
         const long double lambda = 2 * kPi / f;
         if (lambda < c.l0 / c.hff) {
@@ -144,6 +147,11 @@ inline std::vector<Case> Cases() {
   llama3.s = 8;
   llama3.l0 = 8192;
   cases.push_back({"llama3", llama3});
+  Ref gte;
+  gte.type = RopeScalingType::kGte;
+  gte.s = 2;
+  gte.base = 500000;
+  cases.push_back({"gte", gte});
   Ref ntk_small = ntk;
   ntk_small.r = 4;
   cases.push_back({"ntk_r4", ntk_small});
