@@ -11,7 +11,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
@@ -36,10 +39,13 @@ class MergeTable {
     int32_t new_id;
   };
 
+  // Room for n rules: zeroed memory from calloc, whose fresh pages need no
+  // writing before the rules go in.
   void Reserve(size_t n) {
     size_t capacity = 16;
     while (capacity < 2 * n) capacity *= 2;
-    slots_.assign(capacity, Slot{kEmpty, {0, 0}});
+    slots_.reset(static_cast<Slot*>(std::calloc(capacity, sizeof(Slot))));
+    if (!slots_) throw std::bad_alloc();
     mask_ = capacity - 1;
   }
   // A later rule for the same pair replaces the earlier one, as the library's
@@ -55,14 +61,18 @@ class MergeTable {
   }
 
  private:
-  // Ids are below 2^31, so no pair has this key.
-  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  // Every pair's key has its top bit set (ids are below 2^31), so a zeroed
+  // slot is empty.
+  static constexpr uint64_t kEmpty = 0;
   struct Slot {
     uint64_t key;
     Rule rule;
   };
+  struct Free {
+    void operator()(Slot* p) const { std::free(p); }
+  };
   static uint64_t Key(int32_t left, int32_t right) {
-    return (uint64_t(uint32_t(left)) << 32) | uint32_t(right);
+    return (uint64_t{1} << 63) | (uint64_t(uint32_t(left)) << 32) | uint32_t(right);
   }
   Slot& Probe(uint64_t key) {
     size_t i = size_t((key * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
@@ -70,7 +80,7 @@ class MergeTable {
     return slots_[i];
   }
 
-  std::vector<Slot> slots_;
+  std::unique_ptr<Slot[], Free> slots_;  // mask_ + 1 of them
   size_t mask_ = 0;
 };
 

@@ -39,27 +39,30 @@ void TokenTable::Reserve(size_t n, size_t bytes) {
   size_t capacity = 16;
   while (capacity < 2 * n) capacity *= 2;
   if (capacity > slots_.size()) Rehash(capacity);
-  by_id_.reserve(n);
+  // Ids 0 to n - 1 (every real vocabulary's) without growing one at a time.
+  if (by_id_.size() < n) by_id_.resize(n);
   text_.reserve(bytes);
 }
 
-size_t TokenTable::Probe(std::string_view a, std::string_view b, uint64_t hash) const {
+size_t TokenTable::Probe(std::string_view token, uint64_t hash) const {
   const size_t mask = slots_.size() - 1;
-  const auto tag = static_cast<uint32_t>(hash);
-  const size_t size = a.size() + b.size();
-  uint64_t mixed = hash ^ (hash >> 29);
-  mixed *= 0xbf58476d1ce4e5b9ull;
-  for (size_t i = (mixed ^ (mixed >> 32)) & mask;; i = (i + 1) & mask) {
+  const auto tag = static_cast<uint32_t>(hash >> 32);
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot& slot = slots_[i];
     if (slot.id < 0) return i;
-    if (slot.hash == tag && slot.size == size) {
-      const char* token = text_.data() + slot.offset;
-      // (memcmp is not given the null data of an empty view.)
-      if ((a.empty() || std::memcmp(token, a.data(), a.size()) == 0) &&
-          (b.empty() || std::memcmp(token + a.size(), b.data(), b.size()) == 0))
-        return i;
-    }
+    // (memcmp is not given the null data of an empty view.)
+    if (slot.hash == tag && slot.size == token.size() &&
+        (token.empty() || std::memcmp(text_.data() + slot.offset, token.data(), token.size()) == 0))
+      return i;
   }
+}
+
+std::optional<int32_t> TokenTable::Find(std::string_view a, std::string_view b) const {
+  char joined[128];
+  if (a.size() + b.size() > sizeof joined) return Find(std::string(a) + std::string(b));
+  if (!a.empty()) std::memcpy(joined, a.data(), a.size());
+  if (!b.empty()) std::memcpy(joined + a.size(), b.data(), b.size());
+  return Find(std::string_view(joined, a.size() + b.size()));
 }
 
 void TokenTable::Rehash(size_t capacity) {
@@ -68,17 +71,17 @@ void TokenTable::Rehash(size_t capacity) {
   for (const Slot& slot : old) {
     if (slot.id < 0) continue;
     const std::string_view token(text_.data() + slot.offset, slot.size);
-    slots_[Probe(token, {}, Hash(token))] = slot;
+    slots_[Probe(token, Hash(token))] = slot;
   }
 }
 
 bool TokenTable::Insert(std::string_view token, int32_t id) {
   if (2 * (size_ + 1) > slots_.size()) Rehash(std::max<size_t>(16, 2 * slots_.size()));
   const uint64_t hash = Hash(token);
-  Slot& slot = slots_[Probe(token, {}, hash)];
+  Slot& slot = slots_[Probe(token, hash)];
   if (slot.id >= 0) return false;
   if (text_.size() + token.size() >= kNone) throw Error("token table: more than 4 GiB of tokens");
-  slot = Slot{static_cast<uint32_t>(hash), static_cast<uint32_t>(token.size()),
+  slot = Slot{static_cast<uint32_t>(hash >> 32), static_cast<uint32_t>(token.size()),
               static_cast<uint32_t>(text_.size()), id};
   text_.append(token);
   if (static_cast<size_t>(id) >= by_id_.size()) by_id_.resize(static_cast<size_t>(id) + 1);
