@@ -1,10 +1,6 @@
 #include "tokenizers/json_reader.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include "engine/error.h"
 #include "engine/json_text.h"
@@ -12,12 +8,8 @@
 namespace phasor::tokenizers {
 
 using nlohmann::json;
-namespace fs = std::filesystem;
 
 namespace {
-
-// A tokenizer.json of a large multilingual vocabulary is tens of megabytes.
-constexpr std::streamoff kMaxTokenizerFileBytes = std::streamoff{1} << 30;
 
 // A value's place from the root, spelled out only for a message: the
 // parent's place, then ".key" for a member or "[]" (once) for a list's item.
@@ -78,35 +70,24 @@ json Convert(simdjson::dom::element value, const Place& place) {
 
 }  // namespace
 
-std::string ReadFileText(const std::string& name) {
-  const fs::path path(name);
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw Error(name + ": is not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(name + ": cannot open for reading: " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0 || !in) throw Error(name + ": cannot read");
-  if (size > kMaxTokenizerFileBytes)
-    throw Error(name + ": file is " + std::to_string(size) + " bytes, more than a tokenizer file");
-  // Zeros past the text: simdjson reads its padding without a copy.
-  std::string text(static_cast<size_t>(size) + simdjson::SIMDJSON_PADDING, '\0');
-  if (!in.read(text.data(), size)) throw Error(name + ": cannot read");
-  text.resize(static_cast<size_t>(size));
-  return text;
+JsonDocument::JsonDocument(const std::string& text, const std::string& name) {
+  Parse(text, text.capacity() - text.size() >= simdjson::SIMDJSON_PADDING, name);
 }
 
-JsonDocument::JsonDocument(const std::string& text, const std::string& name)
-    : parser_(std::make_unique<simdjson::dom::parser>()) {
+JsonDocument::JsonDocument(const FileText& file, const std::string& name) {
+  Parse(file.text(), true, name);
+}
+
+void JsonDocument::Parse(std::string_view text, bool padded, const std::string& name) {
+  parser_ = std::make_unique<simdjson::dom::parser>();
   simdjson::error_code error =
       parser_->allocate(std::max<size_t>(text.size(), 64), json_text::kMaxJsonDepth);
-  if (!error) error = parser_->parse(text).get(root_);
+  if (!error) error = parser_->parse(text.data(), text.size(), !padded).get(root_);
   if (!error) return;
   // nlohmann's message says where the text goes wrong; simdjson's does not.
   json parsed;
   try {
-    parsed = json_text::ParseStrictJson(text);
+    parsed = json_text::ParseStrictJson(std::string(text));
   } catch (const json::exception& e) {
     throw Error(name + ": not valid JSON: " + e.what());
   } catch (const json_text::StructureError& e) {

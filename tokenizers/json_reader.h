@@ -13,11 +13,9 @@
 #include <string>
 #include <string_view>
 
-namespace phasor::tokenizers {
+#include "tokenizers/file_text.h"
 
-// The text of a tokenizer file, with room after it for simdjson's padding
-// (read without a copy). Throws Error naming the file it cannot read.
-std::string ReadFileText(const std::string& path);
+namespace phasor::tokenizers {
 
 class JsonDocument {
  public:
@@ -25,12 +23,17 @@ class JsonDocument {
   // "NAME: not valid JSON: ..." (nlohmann's message, with its position) or
   // "NAME: nested deeper than ..." as ReadJson did.
   JsonDocument(const std::string& text, const std::string& name);
+  // The same on a file's text, read where it is mapped (no copy).
+  JsonDocument(const FileText& file, const std::string& name);
   JsonDocument(const JsonDocument&) = delete;
   JsonDocument& operator=(const JsonDocument&) = delete;
 
   simdjson::dom::element root() const { return root_; }
 
  private:
+  // Parses text, whose padding is there when padded.
+  void Parse(std::string_view text, bool padded, const std::string& name);
+
   std::unique_ptr<simdjson::dom::parser> parser_;  // owns the DOM root_ points into
   simdjson::dom::element root_;
 };

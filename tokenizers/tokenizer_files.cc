@@ -13,6 +13,7 @@
 #include "engine/json_text.h"
 #include "engine/model_folder.h"
 #include "tokenizers/added_tokens.h"
+#include "tokenizers/file_text.h"
 #include "tokenizers/json_reader.h"
 #include "tokenizers/model.h"
 #include "tokenizers/model_spec.h"
@@ -38,7 +39,7 @@ std::string ReadText(const fs::path& path) { return ReadFileText(path.string());
 
 json ReadJson(const fs::path& path) {
   const std::string name = path.string();
-  const JsonDocument document(ReadText(path), name);
+  const JsonDocument document(FileText(name), name);
   if (!document.root().is_object()) throw Error(name + ": expected a JSON object");
   try {
     return ToJson(document.root(), "");
@@ -362,7 +363,7 @@ std::shared_ptr<const Tokenizer> Tokenizer::Load(const std::string& dir) {
   Tokenizer t;
   if (IsFile(d / "tokenizer.json")) {
     const std::string file = (d / "tokenizer.json").string();
-    const JsonDocument document(ReadText(d / "tokenizer.json"), file);
+    const JsonDocument document(FileText(file), file);
     t = TokenizerBuilder::FromDocument(document, file, config);
     t.description_ = "tokenizer.json";
   } else if (IsFile(d / "vocab.txt")) {
