@@ -365,11 +365,21 @@ bool ReadMerge(simdjson::dom::element merge, const TokenTable& vocab, const Wher
   std::string_view line;
   if (merge.get(line) == simdjson::SUCCESS) {
     if (line.rfind("#version", 0) == 0) return false;
-    const size_t space = line.find(' ');
+    // The first space and whether there is another (one pass: lines are short).
+    size_t space = std::string_view::npos;
+    bool several = false;
+    for (size_t k = 0; k < line.size(); ++k) {
+      if (line[k] != ' ') continue;
+      if (space != std::string_view::npos) {
+        several = true;
+        break;
+      }
+      space = k;
+    }
     if (space == std::string_view::npos) {
       throw Error(where() + ": expected two tokens separated by a space, got " + Quoted(line));
     }
-    if (line.find(' ', space + 1) == std::string_view::npos) {
+    if (!several) {
       a = line.substr(0, space);
       b = line.substr(space + 1);
       return true;

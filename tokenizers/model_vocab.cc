@@ -50,9 +50,8 @@ size_t TokenTable::Probe(std::string_view token, uint64_t hash) const {
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     const Slot& slot = slots_[i];
     if (slot.id < 0) return i;
-    // (memcmp is not given the null data of an empty view.)
     if (slot.hash == tag && slot.size == token.size() &&
-        (token.empty() || std::memcmp(text_.data() + slot.offset, token.data(), token.size()) == 0))
+        SameBytes(text_.data() + slot.offset, token.data(), token.size()))
       return i;
   }
 }

@@ -101,6 +101,21 @@ class TokenTable {
     hash *= 0xd6e8feb86659fd93ull;
     return hash ^ (hash >> 32);
   }
+  // Whether the n bytes at x and y are the same: whole words (the last one
+  // overlapping the one before), never a byte past either.
+  static bool SameBytes(const char* x, const char* y, size_t n) {
+    if (n >= 8) {
+      for (size_t i = 0; i + 8 < n; i += 8) {
+        if (Load(x + i, 8) != Load(y + i, 8)) return false;
+      }
+      return Load(x + n - 8, 8) == Load(y + n - 8, 8);
+    }
+    if (n >= 4) return Load(x, 4) == Load(y, 4) && Load(x + n - 4, 4) == Load(y + n - 4, 4);
+    for (size_t i = 0; i < n; ++i) {
+      if (x[i] != y[i]) return false;
+    }
+    return true;
+  }
   // size (4 or 8) bytes at p as an integer.
   static uint64_t Load(const char* p, size_t size) {
     if (size == 8) {
