@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/aligned_allocator.h"
 #include "engine/error.h"
 #include "tokenizers/json_reader.h"
 #include "tokenizers/model.h"
@@ -39,13 +40,12 @@ class MergeTable {
     int32_t new_id;
   };
 
-  // Room for n rules: zeroed memory from calloc, whose fresh pages need no
-  // writing before the rules go in.
+  // Room for n rules, in huge pages where the kernel gives them (the table is
+  // megabytes, probed at random: fewer page faults at load, TLB misses after).
   void Reserve(size_t n) {
     size_t capacity = 16;
     while (capacity < 2 * n) capacity *= 2;
-    slots_.reset(static_cast<Slot*>(std::calloc(capacity, sizeof(Slot))));
-    if (!slots_) throw std::bad_alloc();
+    slots_.assign(capacity, Slot{kEmpty, {0, 0}});
     mask_ = capacity - 1;
   }
   // A later rule for the same pair replaces the earlier one, as the library's
@@ -62,14 +62,11 @@ class MergeTable {
 
  private:
   // Every pair's key has its top bit set (ids are below 2^31), so a zeroed
-  // slot is empty.
+  // slot is empty: filling the table is one memset.
   static constexpr uint64_t kEmpty = 0;
   struct Slot {
     uint64_t key;
     Rule rule;
-  };
-  struct Free {
-    void operator()(Slot* p) const { std::free(p); }
   };
   static uint64_t Key(int32_t left, int32_t right) {
     return (uint64_t{1} << 63) | (uint64_t(uint32_t(left)) << 32) | uint32_t(right);
@@ -80,7 +77,7 @@ class MergeTable {
     return slots_[i];
   }
 
-  std::unique_ptr<Slot[], Free> slots_;  // mask_ + 1 of them
+  std::vector<Slot, AlignedAllocator<Slot>> slots_;
   size_t mask_ = 0;
 };
 

@@ -65,7 +65,7 @@ std::optional<int32_t> TokenTable::Find(std::string_view a, std::string_view b) 
 }
 
 void TokenTable::Rehash(size_t capacity) {
-  std::vector<Slot> old(capacity, Slot{0, 0, 0, -1});
+  std::vector<Slot, AlignedAllocator<Slot>> old(capacity, Slot{0, 0, 0, -1});
   old.swap(slots_);
   for (const Slot& slot : old) {
     if (slot.id < 0) continue;

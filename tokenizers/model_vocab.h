@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/aligned_allocator.h"
 #include "tokenizers/fields.h"  // the field readers the model kinds use
 
 namespace phasor::tokenizers {
@@ -131,9 +132,10 @@ class TokenTable {
   size_t Probe(std::string_view token, uint64_t hash) const;
   void Rehash(size_t capacity);
 
-  std::string text_;          // every token's bytes
-  std::vector<Slot> slots_;   // a power of two of them, at most half used
-  std::vector<Place> by_id_;  // id -> its token in text_
+  std::string text_;  // every token's bytes
+  // In huge pages where the kernel gives them: megabytes probed at random.
+  std::vector<Slot, AlignedAllocator<Slot>> slots_;  // a power of two of them, at most half used
+  std::vector<Place> by_id_;                         // id -> its token in text_
   size_t size_ = 0;
   int32_t id_bound_ = 0;
 };
