@@ -97,6 +97,15 @@ int32_t VocabId(const json& vocab, const std::string& token, const std::string& 
   return vocab[token].get<int32_t>();
 }
 
+// transformers reads vocab.txt and merges.txt as UTF-8 and fails on anything
+// else; so does phasor, naming the line.
+void CheckUtf8(const std::string& line, const fs::path& path, size_t number) {
+  if (const size_t bad = FindInvalidUtf8(line); bad != std::string::npos) {
+    throw Error(path.string() + ": line " + std::to_string(number) + ", byte offset " +
+                std::to_string(bad) + ": invalid UTF-8");
+  }
+}
+
 // vocab.txt (BERT): one token a line, its id the line's index; as
 // transformers' BertConverter makes the fast tokenizer of it.
 json FromVocabTxt(const fs::path& dir, const json& config) {
@@ -109,11 +118,7 @@ json FromVocabTxt(const fs::path& dir, const json& config) {
     size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
     std::string token = text.substr(begin, end - begin);
-    // transformers reads the file as UTF-8 and fails on anything else.
-    if (const size_t bad = FindInvalidUtf8(token); bad != std::string::npos) {
-      throw Error(path.string() + ": line " + std::to_string(id + 1) + ", byte offset " +
-                  std::to_string(bad) + ": invalid UTF-8");
-    }
+    CheckUtf8(token, path, static_cast<size_t>(id) + 1);
     if (!vocab.contains(token)) vocab[token] = id;  // a repeated line keeps its first id
     ++id;
     begin = end + 1;
@@ -156,11 +161,12 @@ json FromVocabJsonMerges(const fs::path& dir, const json& config) {
   json merges = json::array();
   size_t begin = 0;
   bool first = true;
-  while (begin < text.size()) {
+  for (size_t number = 1; begin < text.size(); ++number) {
     size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(begin, end - begin);
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    CheckUtf8(line, dir / "merges.txt", number);
     // The tokenizer that wrote the file puts "#version: ..." first.
     if (!(first && line.rfind("#version", 0) == 0) && !line.empty()) merges.push_back(line);
     first = false;

@@ -111,6 +111,13 @@ TEST(TokenizerFilesTest, AnIntegerPast64BitsStillLoads) {
   EXPECT_EQ(t->model_max_length(), 0);  // "no bound", as transformers writes it
 }
 
+TEST(TokenizerFilesTest, AMergesTxtLineThatIsNotUtf8IsNamed) {
+  const std::string dir = Folder("merges_txt", "merges.txt", "#version: 0.2\na b\n\xc3 b\n");
+  std::ofstream(dir + "/vocab.json") << "{\"a\": 0, \"b\": 1, \"ab\": 2}";
+  EXPECT_EQ(ErrorOf([&] { Tokenizer::Load(dir); }),
+            dir + "/merges.txt: line 3, byte offset 0: invalid UTF-8");
+}
+
 TEST(TokenizerFilesTest, AVocabTxtLineThatIsNotUtf8IsNamed) {
   const std::string dir = Folder("vocab_txt", "vocab.txt", "[PAD]\n[UNK]\nab\xff\n[CLS]\n[SEP]\n");
   EXPECT_EQ(ErrorOf([&] { Tokenizer::Load(dir); }),
