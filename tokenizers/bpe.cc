@@ -11,14 +11,20 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/aligned_allocator.h"
 #include "engine/error.h"
+#include "tokenizers/json_reader.h"
 #include "tokenizers/model.h"
+#include "tokenizers/model_spec.h"
 #include "tokenizers/model_vocab.h"
 #include "tokenizers/utf8.h"
 
@@ -34,6 +40,8 @@ class MergeTable {
     int32_t new_id;
   };
 
+  // Room for n rules, in huge pages where the kernel gives them (the table is
+  // megabytes, probed at random: fewer page faults at load, TLB misses after).
   void Reserve(size_t n) {
     size_t capacity = 16;
     while (capacity < 2 * n) capacity *= 2;
@@ -53,14 +61,15 @@ class MergeTable {
   }
 
  private:
-  // Ids are below 2^31, so no pair has this key.
-  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  // Every pair's key has its top bit set (ids are below 2^31), so a zeroed
+  // slot is empty: filling the table is one memset.
+  static constexpr uint64_t kEmpty = 0;
   struct Slot {
     uint64_t key;
     Rule rule;
   };
   static uint64_t Key(int32_t left, int32_t right) {
-    return (uint64_t(uint32_t(left)) << 32) | uint32_t(right);
+    return (uint64_t{1} << 63) | (uint64_t(uint32_t(left)) << 32) | uint32_t(right);
   }
   Slot& Probe(uint64_t key) {
     size_t i = size_t((key * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
@@ -68,7 +77,7 @@ class MergeTable {
     return slots_[i];
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, AlignedAllocator<Slot>> slots_;
   size_t mask_ = 0;
 };
 
@@ -345,29 +354,38 @@ class Bpe final : public Model {
 // line with several spaces (tokens holding spaces) is cut where a, b and ab
 // are all tokens, if exactly one cut is, as newer versions of the library
 // read it; older ones refuse such lines.
-// a and b are views of merge's strings.
+// a and b are views of merge's strings, in the document.
 // where(): the merge's name in messages, built only for one.
 template <class Where>
-bool ReadMerge(const nlohmann::json& merge, const TokenTable& vocab, const Where& where,
+bool ReadMerge(simdjson::dom::element merge, const TokenTable& vocab, const Where& where,
                std::string_view& a, std::string_view& b) {
-  if (merge.is_string()) {
-    const std::string& line = merge.get_ref<const std::string&>();
+  std::string_view line;
+  if (merge.get(line) == simdjson::SUCCESS) {
     if (line.rfind("#version", 0) == 0) return false;
-    const size_t space = line.find(' ');
-    if (space == std::string::npos) {
+    // The first space and whether there is another (one pass: lines are short).
+    size_t space = std::string_view::npos;
+    bool several = false;
+    for (size_t k = 0; k < line.size(); ++k) {
+      if (line[k] != ' ') continue;
+      if (space != std::string_view::npos) {
+        several = true;
+        break;
+      }
+      space = k;
+    }
+    if (space == std::string_view::npos) {
       throw Error(where() + ": expected two tokens separated by a space, got " + Quoted(line));
     }
-    if (line.find(' ', space + 1) == std::string::npos) {
-      a = std::string_view(line).substr(0, space);
-      b = std::string_view(line).substr(space + 1);
+    if (!several) {
+      a = line.substr(0, space);
+      b = line.substr(space + 1);
       return true;
     }
     int cuts = 0;
-    for (size_t cut = space; cut != std::string::npos; cut = line.find(' ', cut + 1)) {
-      const std::string_view left = std::string_view(line).substr(0, cut);
-      const std::string_view right = std::string_view(line).substr(cut + 1);
-      if (vocab.Find(left) && vocab.Find(right) &&
-          vocab.Find(std::string(left) + std::string(right))) {
+    for (size_t cut = space; cut != std::string_view::npos; cut = line.find(' ', cut + 1)) {
+      const std::string_view left = line.substr(0, cut);
+      const std::string_view right = line.substr(cut + 1);
+      if (vocab.Find(left) && vocab.Find(right) && vocab.Find(left, right)) {
         a = left;
         b = right;
         ++cuts;
@@ -380,29 +398,17 @@ bool ReadMerge(const nlohmann::json& merge, const TokenTable& vocab, const Where
     }
     return true;
   }
-  if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {
-    a = merge[0].get_ref<const std::string&>();
-    b = merge[1].get_ref<const std::string&>();
+  simdjson::dom::array pair;
+  if (merge.get(pair) == simdjson::SUCCESS && pair.size() == 2 &&
+      pair.at(0).get(a) == simdjson::SUCCESS && pair.at(1).get(b) == simdjson::SUCCESS) {
     return true;
   }
-  throw Error(where() + ": expected \"a b\" or [\"a\", \"b\"], got " + merge.dump());
+  throw Error(where() + ": expected \"a b\" or [\"a\", \"b\"], got " + ToJson(merge, "").dump());
 }
 
-}  // namespace
-
-std::unique_ptr<Model> MakeBpe(const nlohmann::json& spec, const std::string& where) {
-  if (!spec.contains("vocab")) throw Error(where + ".vocab: missing");
-  if (!spec.contains("merges")) throw Error(where + ".merges: missing");
-  if (const auto it = spec.find("dropout"); it != spec.end() && !it->is_null()) {
-    if (!it->is_number()) throw Error(where + ".dropout: expected a number or null");
-    const double p = it->get<double>();
-    if (p != 0.0) {
-      throw Error(where + ".dropout: " + it->dump() +
-                  ": BPE dropout skips merges at random, so its ids are not reproducible; "
-                  "phasor reads null or 0 only");
-    }
-  }
-  TokenTable vocab = ReadTokenIds(spec["vocab"], where + ".vocab");
+// The options of spec's fields, checked against the vocabulary.
+BpeOptions ReadOptions(const nlohmann::json& spec, const TokenTable& vocab,
+                       const std::string& where) {
   BpeOptions options;
   if (const auto unk = OptionalStringField(spec, "unk_token", where)) {
     options.unk_id = vocab.Find(*unk);
@@ -417,37 +423,65 @@ std::unique_ptr<Model> MakeBpe(const nlohmann::json& spec, const std::string& wh
   options.fuse_unk = BoolField(spec, "fuse_unk", where, false);
   options.byte_fallback = BoolField(spec, "byte_fallback", where, false);
   options.ignore_merges = BoolField(spec, "ignore_merges", where, false);
+  return options;
+}
 
-  const nlohmann::json& list = spec["merges"];
-  if (!list.is_array()) throw Error(where + ".merges: expected an array");
+// The merges of list, each (a id, b id) -> (rank, ab id).
+MergeTable ReadMerges(simdjson::dom::element list, const TokenTable& vocab,
+                      const std::string& prefix, const std::string& where) {
+  simdjson::dom::array merges_list;
+  if (list.get(merges_list) != simdjson::SUCCESS) throw Error(where + ".merges: expected an array");
   MergeTable merges;
-  merges.Reserve(list.size());
+  merges.Reserve(merges_list.size());
   int32_t rank = 0;
+  size_t k = 0;
   std::string_view a, b;
-  std::string merged;
   // The field named in messages, built only for one.
-  auto item = [&where](size_t k) { return where + ".merges[" + std::to_string(k) + "]"; };
-  for (size_t k = 0; k < list.size(); ++k) {
-    if (!ReadMerge(
-            list[k], vocab, [&] { return item(k); }, a, b))
+  auto item = [&where, &k] { return where + ".merges[" + std::to_string(k) + "]"; };
+  for (const simdjson::dom::element merge : merges_list) {
+    if (!ReadMerge(merge, vocab, item, a, b)) {
+      ++k;
       continue;
-    const auto a_id = vocab.Find(a);
-    if (!a_id) throw Error(item(k) + ": " + Quoted(a) + " is not in the vocabulary");
-    const auto b_id = vocab.Find(b);
-    if (!b_id) throw Error(item(k) + ": " + Quoted(b) + " is not in the vocabulary");
-    // The merged token drops the right part's continuing_subword_prefix.
-    const size_t cut = options.prefix.size();
-    if (b.size() < cut || (cut < b.size() && (static_cast<unsigned char>(b[cut]) & 0xC0) == 0x80)) {
-      throw Error(item(k) + ": " + Quoted(b) + " is too short to drop continuing_subword_prefix " +
-                  Quoted(options.prefix) + " from");
     }
-    merged.assign(a);
-    merged.append(b.substr(cut));
-    const auto merged_id = vocab.Find(merged);
-    if (!merged_id) throw Error(item(k) + ": " + Quoted(merged) + " is not in the vocabulary");
+    const auto a_id = vocab.Find(a);
+    if (!a_id) throw Error(item() + ": " + Quoted(a) + " is not in the vocabulary");
+    const auto b_id = vocab.Find(b);
+    if (!b_id) throw Error(item() + ": " + Quoted(b) + " is not in the vocabulary");
+    // The merged token drops the right part's continuing_subword_prefix.
+    const size_t cut = prefix.size();
+    if (b.size() < cut || (cut < b.size() && (static_cast<unsigned char>(b[cut]) & 0xC0) == 0x80)) {
+      throw Error(item() + ": " + Quoted(b) + " is too short to drop continuing_subword_prefix " +
+                  Quoted(prefix) + " from");
+    }
+    const auto merged_id = vocab.Find(a, b.substr(cut));
+    if (!merged_id) {
+      throw Error(item() + ": " + Quoted(std::string(a) + std::string(b.substr(cut))) +
+                  " is not in the vocabulary");
+    }
     merges.Set(*a_id, *b_id, MergeTable::Rule{rank, *merged_id});
     ++rank;
+    ++k;
   }
+  return merges;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> BuildBpe(const ModelSpec& spec, const std::string& where) {
+  if (!spec.vocab) throw Error(where + ".vocab: missing");
+  if (!spec.merges) throw Error(where + ".merges: missing");
+  if (const auto it = spec.fields.find("dropout"); it != spec.fields.end() && !it->is_null()) {
+    if (!it->is_number()) throw Error(where + ".dropout: expected a number or null");
+    const double p = it->get<double>();
+    if (p != 0.0) {
+      throw Error(where + ".dropout: " + it->dump() +
+                  ": BPE dropout skips merges at random, so its ids are not reproducible; "
+                  "phasor reads null or 0 only");
+    }
+  }
+  TokenTable vocab = ReadTokenIds(*spec.vocab, where + ".vocab");
+  BpeOptions options = ReadOptions(spec.fields, vocab, where);
+  MergeTable merges = ReadMerges(*spec.merges, vocab, options.prefix, where);
   return std::make_unique<Bpe>(std::move(vocab), std::move(merges), std::move(options));
 }
 

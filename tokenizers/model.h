@@ -45,10 +45,8 @@ class Model {
 // where and the field.
 std::unique_ptr<Model> MakeModel(const nlohmann::json& spec, const std::string& where);
 
-// One kind: its tokenizer.json "type" and its builder. model_registry.cc
-// lists them.
-using ModelBuilder = std::unique_ptr<Model> (*)(const nlohmann::json& spec,
-                                                const std::string& where);
+// One kind, from a spec given as nlohmann json (read as a file's: model_spec.h
+// has the builders that read tokenizer.json in place).
 std::unique_ptr<Model> MakeWordPiece(const nlohmann::json& spec, const std::string& where);
 std::unique_ptr<Model> MakeBpe(const nlohmann::json& spec, const std::string& where);
 std::unique_ptr<Model> MakeUnigram(const nlohmann::json& spec, const std::string& where);

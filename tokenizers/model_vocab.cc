@@ -1,22 +1,92 @@
 #include "tokenizers/model_vocab.h"
 
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
-#include <vector>
 
 #include "engine/error.h"
+#include "tokenizers/json_reader.h"
 
 namespace phasor::tokenizers {
+namespace {
+
+// An id as the file writes it, checked: an integer in [0, 2^31 - 1).
+int32_t IdOf(simdjson::dom::element value, std::string_view token, const std::string& where) {
+  constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max() - 1;
+  auto at = [&] { return where + "[" + Quoted(token) + "]: "; };
+  int64_t id = 0;
+  switch (value.type()) {
+    case simdjson::dom::element_type::INT64:
+      id = value.get_int64().value_unsafe();
+      if (id < 0) break;
+      if (id > kMaxId)
+        throw Error(at() + "id " + std::to_string(id) +
+                    " is out of range (ids are below 2^31 - 1)");
+      return static_cast<int32_t>(id);
+    case simdjson::dom::element_type::UINT64:
+      throw Error(at() + "id " + std::to_string(value.get_uint64().value_unsafe()) +
+                  " is out of range (ids are below 2^31 - 1)");
+    default:
+      break;
+  }
+  throw Error(at() + "expected an id (an integer >= 0), got " + ToJson(value, "").dump());
+}
+
+}  // namespace
+
+void TokenTable::Reserve(size_t n, size_t bytes) {
+  size_t capacity = 16;
+  while (capacity < 2 * n) capacity *= 2;
+  if (capacity > slots_.size()) Rehash(capacity);
+  // Ids 0 to n - 1 (every real vocabulary's) without growing one at a time.
+  if (by_id_.size() < n) by_id_.resize(n);
+  text_.reserve(bytes);
+}
+
+size_t TokenTable::Probe(std::string_view token, uint64_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  const auto tag = static_cast<uint32_t>(hash >> 32);
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.id < 0) return i;
+    if (slot.hash == tag && slot.size == token.size() &&
+        SameBytes(text_.data() + slot.offset, token.data(), token.size()))
+      return i;
+  }
+}
+
+std::optional<int32_t> TokenTable::Find(std::string_view a, std::string_view b) const {
+  char joined[128];
+  if (a.size() + b.size() > sizeof joined) return Find(std::string(a) + std::string(b));
+  if (!a.empty()) std::memcpy(joined, a.data(), a.size());
+  if (!b.empty()) std::memcpy(joined + a.size(), b.data(), b.size());
+  return Find(std::string_view(joined, a.size() + b.size()));
+}
+
+void TokenTable::Rehash(size_t capacity) {
+  std::vector<Slot, AlignedAllocator<Slot>> old(capacity, Slot{0, 0, 0, -1});
+  old.swap(slots_);
+  for (const Slot& slot : old) {
+    if (slot.id < 0) continue;
+    const std::string_view token(text_.data() + slot.offset, slot.size);
+    slots_[Probe(token, Hash(token))] = slot;
+  }
+}
 
 bool TokenTable::Insert(std::string_view token, int32_t id) {
-  if (map_.count(token) != 0) return false;
-  storage_.emplace_back(token);
-  map_.emplace(storage_.back(), id);
+  if (2 * (size_ + 1) > slots_.size()) Rehash(std::max<size_t>(16, 2 * slots_.size()));
+  const uint64_t hash = Hash(token);
+  Slot& slot = slots_[Probe(token, hash)];
+  if (slot.id >= 0) return false;
+  if (text_.size() + token.size() >= kNone) throw Error("token table: more than 4 GiB of tokens");
+  slot = Slot{static_cast<uint32_t>(hash >> 32), static_cast<uint32_t>(token.size()),
+              static_cast<uint32_t>(text_.size()), id};
+  text_.append(token);
   if (static_cast<size_t>(id) >= by_id_.size()) by_id_.resize(static_cast<size_t>(id) + 1);
-  by_id_[static_cast<size_t>(id)] = storage_.back();
+  by_id_[static_cast<size_t>(id)] = Place{slot.offset, slot.size};
   if (id >= id_bound_) id_bound_ = id + 1;
+  ++size_;
   return true;
 }
 
@@ -25,47 +95,24 @@ std::string Quoted(std::string_view token) {
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-TokenTable ReadTokenIds(const nlohmann::json& vocab, const std::string& where) {
-  if (!vocab.is_object()) throw Error(where + ": expected an object {token: id}");
-  if (vocab.empty()) throw Error(where + ": the vocabulary is empty");
-  constexpr int64_t kMaxId = std::numeric_limits<int32_t>::max() - 1;
+TokenTable ReadTokenIds(simdjson::dom::element vocab, const std::string& where) {
+  simdjson::dom::object object;
+  if (vocab.get(object) != simdjson::SUCCESS)
+    throw Error(where + ": expected an object {token: id}");
+  const size_t n = object.size();
+  if (n == 0) throw Error(where + ": the vocabulary is empty");
   TokenTable table;
-  table.Reserve(vocab.size());
-  // The token of each id seen so far, to name both tokens of a shared id:
-  // by index while ids stay below a bound proportional to the count (every
-  // real vocabulary), in a map past it.
-  const size_t dense = 4 * vocab.size() + 1024;
-  std::vector<const std::string*> owner_by_id(dense, nullptr);
-  std::unordered_map<int32_t, const std::string*> owner;
-  for (auto it = vocab.begin(); it != vocab.end(); ++it) {
-    const nlohmann::json& id = it.value();
-    if (!id.is_number_integer() ||
-        (id.is_number_integer() && !id.is_number_unsigned() && id.get<int64_t>() < 0)) {
-      throw Error(where + "[" + Quoted(it.key()) + "]: expected an id (an integer >= 0), got " +
-                  id.dump());
+  table.Reserve(n, 8 * n);
+  for (const auto field : object) {
+    const int32_t id = IdOf(field.value, field.key, where);
+    // A token listed twice is named as such, before the id it repeats.
+    const bool shared = table.HasId(id);
+    if (!shared && table.Insert(field.key, id)) continue;
+    if (!shared || table.Find(field.key)) {
+      throw Error(where + "[" + Quoted(field.key) + "]: the token appears twice, expected once");
     }
-    if (id.is_number_unsigned() ? id.get<uint64_t>() > uint64_t(kMaxId)
-                                : id.get<int64_t>() > kMaxId) {
-      throw Error(where + "[" + Quoted(it.key()) + "]: id " + id.dump() +
-                  " is out of range (ids are below 2^31 - 1)");
-    }
-    const auto value = static_cast<int32_t>(id.get<int64_t>());
-    const std::string* other = nullptr;
-    if (static_cast<size_t>(value) < dense) {
-      const std::string*& slot = owner_by_id[static_cast<size_t>(value)];
-      if (slot == nullptr)
-        slot = &it.key();
-      else
-        other = slot;
-    } else {
-      const auto [slot, fresh] = owner.emplace(value, &it.key());
-      if (!fresh) other = slot->second;
-    }
-    if (other != nullptr) {
-      throw Error(where + "[" + Quoted(it.key()) + "]: id " + std::to_string(value) +
-                  " is also the id of " + Quoted(*other));
-    }
-    table.Insert(it.key(), value);
+    throw Error(where + "[" + Quoted(field.key) + "]: id " + std::to_string(id) +
+                " is also the id of " + Quoted(table.TokenOf(id)));
   }
   return table;
 }

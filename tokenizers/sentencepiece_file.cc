@@ -6,12 +6,12 @@
 #include <sentencepiece_processor.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/error.h"
+#include "tokenizers/json_reader.h"
 #include "tokenizers/model.h"
 #include "tokenizers/model_vocab.h"
 
@@ -31,9 +31,8 @@ class SentencePieceFile final : public Model {
       if (!file) throw Error(options.piece_ids_json + ": cannot be read");
       std::stringstream text;
       text << file.rdbuf();
-      const auto json = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-      if (json.is_discarded()) throw Error(options.piece_ids_json + ": not valid JSON");
-      piece_ids_ = ReadTokenIds(json, options.piece_ids_json);
+      const JsonDocument json(text.str(), options.piece_ids_json);
+      piece_ids_ = ReadTokenIds(json.root(), options.piece_ids_json);
       use_piece_ids_ = true;
     }
     if (options.unk_id < 0) {

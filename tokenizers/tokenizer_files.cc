@@ -4,22 +4,24 @@
 // RobertaConverter), so that one pipeline runs every kind; SentencePiece
 // files run in libsentencepiece (model.h).
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
 #include "engine/error.h"
 #include "engine/json_text.h"
 #include "engine/model_folder.h"
 #include "tokenizers/added_tokens.h"
+#include "tokenizers/file_text.h"
+#include "tokenizers/json_reader.h"
 #include "tokenizers/model.h"
+#include "tokenizers/model_spec.h"
 #include "tokenizers/normalizer.h"
 #include "tokenizers/post_processor.h"
 #include "tokenizers/pre_tokenizer.h"
 #include "tokenizers/tokenizer.h"
+#include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
 
@@ -28,38 +30,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A tokenizer.json of a large multilingual vocabulary is tens of megabytes.
-constexpr std::streamoff kMaxTokenizerFileBytes = std::streamoff{1} << 30;
-
 bool IsFile(const fs::path& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
 }
 
-std::string ReadText(const fs::path& path) {
-  const std::string name = path.string();
-  if (!IsFile(path)) throw Error(name + ": is not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(name + ": cannot open for reading: " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0 || !in) throw Error(name + ": cannot read");
-  if (size > kMaxTokenizerFileBytes)
-    throw Error(name + ": file is " + std::to_string(size) + " bytes, more than a tokenizer file");
-  std::string text(static_cast<size_t>(size), '\0');
-  if (!in.read(text.data(), size)) throw Error(name + ": cannot read");
-  return text;
-}
+std::string ReadText(const fs::path& path) { return ReadFileText(path.string()); }
 
 json ReadJson(const fs::path& path) {
   const std::string name = path.string();
+  const JsonDocument document(FileText(name), name);
+  if (!document.root().is_object()) throw Error(name + ": expected a JSON object");
   try {
-    json j = json_text::ParseStrictJson(ReadText(path));
-    if (!j.is_object()) throw Error(name + ": expected a JSON object");
-    return j;
-  } catch (const json::exception& e) {
-    throw Error(name + ": not valid JSON: " + e.what());
+    return ToJson(document.root(), "");
   } catch (const json_text::StructureError& e) {
     throw Error(name + ": " + e.message);
   }
@@ -125,6 +108,15 @@ int32_t VocabId(const json& vocab, const std::string& token, const std::string& 
   return vocab[token].get<int32_t>();
 }
 
+// transformers reads vocab.txt and merges.txt as UTF-8 and fails on anything
+// else; so does phasor, naming the line.
+void CheckUtf8(const std::string& line, const fs::path& path, size_t number) {
+  if (const size_t bad = FindInvalidUtf8(line); bad != std::string::npos) {
+    throw Error(path.string() + ": line " + std::to_string(number) + ", byte offset " +
+                std::to_string(bad) + ": invalid UTF-8");
+  }
+}
+
 // vocab.txt (BERT): one token a line, its id the line's index; as
 // transformers' BertConverter makes the fast tokenizer of it.
 json FromVocabTxt(const fs::path& dir, const json& config) {
@@ -137,6 +129,7 @@ json FromVocabTxt(const fs::path& dir, const json& config) {
     size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
     std::string token = text.substr(begin, end - begin);
+    CheckUtf8(token, path, static_cast<size_t>(id) + 1);
     if (!vocab.contains(token)) vocab[token] = id;  // a repeated line keeps its first id
     ++id;
     begin = end + 1;
@@ -179,11 +172,12 @@ json FromVocabJsonMerges(const fs::path& dir, const json& config) {
   json merges = json::array();
   size_t begin = 0;
   bool first = true;
-  while (begin < text.size()) {
+  for (size_t number = 1; begin < text.size(); ++number) {
     size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(begin, end - begin);
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    CheckUtf8(line, dir / "merges.txt", number);
     // The tokenizer that wrote the file puts "#version: ..." first.
     if (!(first && line.rfind("#version", 0) == 0) && !line.empty()) merges.push_back(line);
     first = false;
@@ -232,14 +226,47 @@ json FromVocabJsonMerges(const fs::path& dir, const json& config) {
 
 // Builds a Tokenizer from a tokenizer.json object (read or made).
 struct TokenizerBuilder {
+  // A tokenizer.json made here: read as the file would be.
   static Tokenizer FromJson(const json& spec, const std::string& file, const json& config) {
+    const JsonDocument document(spec.dump(), file);
+    return FromDocument(document, file, config);
+  }
+
+  static Tokenizer FromDocument(const JsonDocument& document, const std::string& file,
+                                const json& config) {
+    if (!document.root().is_object()) throw Error(file + ": expected a JSON object");
+    // Every member as nlohmann json but the model, whose large parts the
+    // model builders read in place.
+    json spec = json::object();
+    std::optional<ModelSpec> model;
+    try {
+      const simdjson::dom::object root = document.root().get_object().value_unsafe();
+      for (const auto field : root) {
+        if (field.key == "model") {
+          if (model) RepeatedKey("", field.key);
+          model = ReadModelSpec(field.value, "model");
+          continue;
+        }
+        const std::string key(field.key);
+        auto [slot, fresh] = spec.emplace(key, nullptr);
+        if (!fresh) RepeatedKey("", key);
+        slot.value() = ToJson(field.value, key);
+      }
+    } catch (const json_text::StructureError& e) {
+      throw Error(file + ": " + e.message);
+    }
+    return Build(spec, model, file, config);
+  }
+
+  static Tokenizer Build(const json& spec, const std::optional<ModelSpec>& model,
+                         const std::string& file, const json& config) {
     Tokenizer t;
     const std::string at = file + ": ";
     t.normalizer_ = MakeNormalizer(spec.value("normalizer", json(nullptr)), at + "normalizer");
     t.pre_tokenizer_ =
         MakePreTokenizer(spec.value("pre_tokenizer", json(nullptr)), at + "pre_tokenizer");
-    if (!spec.contains("model")) throw Error(at + "model: missing");
-    t.model_ = MakeModel(spec["model"], at + "model");
+    if (!model) throw Error(at + "model: missing");
+    t.model_ = MakeModel(*model, at + "model");
     t.post_processor_ =
         MakePostProcessor(spec.value("post_processor", json(nullptr)), at + "post_processor");
     t.added_ = ReadAddedTokens(spec, at, t);
@@ -254,19 +281,20 @@ struct TokenizerBuilder {
     const json& list = spec["added_tokens"];
     if (!list.is_array()) throw Error(at + "added_tokens: expected a list");
     for (size_t i = 0; i < list.size(); ++i) {
-      const std::string where = at + "added_tokens[" + std::to_string(i) + "]";
+      // The entry named in messages, built only for one.
+      auto where = [&] { return at + "added_tokens[" + std::to_string(i) + "]"; };
       const json& e = list[i];
       if (!e.is_object() || !e.contains("content") || !e["content"].is_string())
-        throw Error(where + ".content: expected a string");
+        throw Error(where() + ".content: expected a string");
       if (!e.contains("id") || !e["id"].is_number_integer() || e["id"].get<int64_t>() < 0 ||
           e["id"].get<int64_t>() > INT32_MAX)
-        throw Error(where + ".id: expected an id");
+        throw Error(where() + ".id: expected an id");
       AddedToken token;
       token.content = e["content"].get<std::string>();
       token.id = e["id"].get<int32_t>();
       auto flag = [&](const char* key, bool fallback) {
         if (!e.contains(key)) return fallback;
-        if (!e[key].is_boolean()) throw Error(where + "." + key + ": expected true or false");
+        if (!e[key].is_boolean()) throw Error(where() + "." + key + ": expected true or false");
         return e[key].get<bool>();
       };
       token.special = flag("special", false);
@@ -359,7 +387,8 @@ std::shared_ptr<const Tokenizer> Tokenizer::Load(const ModelFolder& folder) {
   Tokenizer t;
   if (folder.HasFile("tokenizer.json")) {
     const std::string file = (d / "tokenizer.json").string();
-    t = TokenizerBuilder::FromJson(ReadJson(d / "tokenizer.json"), file, config);
+    const JsonDocument document(FileText(file), file);
+    t = TokenizerBuilder::FromDocument(document, file, config);
     t.description_ = "tokenizer.json";
   } else if (folder.HasFile("vocab.txt")) {
     t = TokenizerBuilder::FromJson(FromVocabTxt(d, config), (d / "vocab.txt").string(), config);

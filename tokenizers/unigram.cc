@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "tokenizers/json_reader.h"
 #include "tokenizers/model.h"
+#include "tokenizers/model_spec.h"
 #include "tokenizers/model_vocab.h"
 #include "tokenizers/utf8.h"
 
@@ -25,8 +27,10 @@ constexpr double kUnkPenalty = 10.0;
 // root, where every walk starts).
 class PieceTrie {
  public:
-  // pieces: the vocabulary, id = index; none empty, none twice.
-  explicit PieceTrie(const std::vector<std::string>& pieces) {
+  // The pieces of table, ids 0 to n - 1; none empty, none twice.
+  PieceTrie(const TokenTable& table, size_t n) {
+    std::vector<std::string_view> pieces(n);
+    for (size_t i = 0; i < n; ++i) pieces[i] = table.TokenOf(static_cast<int32_t>(i));
     std::vector<int32_t> order(pieces.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
     std::sort(order.begin(), order.end(),
@@ -72,8 +76,8 @@ class PieceTrie {
 
   // Fills node from pieces order[lo, hi), which share their first depth bytes
   // (sorted, so a piece of exactly depth bytes comes first).
-  void Build(const std::vector<std::string>& pieces, const std::vector<int32_t>& order, size_t lo,
-             size_t hi, size_t depth, int32_t node) {
+  void Build(const std::vector<std::string_view>& pieces, const std::vector<int32_t>& order,
+             size_t lo, size_t hi, size_t depth, int32_t node) {
     if (lo < hi && pieces[order[lo]].size() == depth) nodes_[node].id = order[lo++];
     // One edge per distinct next byte, laid out together before recursing.
     const auto first_edge = static_cast<int32_t>(edges_.size());
@@ -103,11 +107,11 @@ class PieceTrie {
 
 class Unigram final : public Model {
  public:
-  Unigram(std::vector<std::string> pieces, std::vector<double> scores, TokenTable ids,
-          std::optional<int32_t> unk_id, bool byte_fallback)
-      : trie_(pieces),
+  Unigram(std::vector<double> scores, TokenTable ids, std::optional<int32_t> unk_id,
+          bool byte_fallback)
+      : ids_(std::move(ids)),
+        trie_(ids_, ids_.size()),
         scores_(std::move(scores)),
-        ids_(std::move(ids)),
         unk_id_(unk_id),
         byte_fallback_(byte_fallback),
         unk_score_(*std::min_element(scores_.begin(), scores_.end()) - kUnkPenalty) {
@@ -215,9 +219,9 @@ class Unigram final : public Model {
     ids.push_back(*unk_id_);
   }
 
+  TokenTable ids_;  // before trie_, which is built from it
   PieceTrie trie_;
   std::vector<double> scores_;  // [vocab] by id
-  TokenTable ids_;
   std::optional<int32_t> unk_id_;
   bool byte_fallback_;
   double unk_score_;
@@ -226,42 +230,48 @@ class Unigram final : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> MakeUnigram(const nlohmann::json& spec, const std::string& where) {
-  const auto vocab = spec.find("vocab");
-  if (vocab == spec.end()) throw Error(where + ".vocab: missing");
-  if (!vocab->is_array()) throw Error(where + ".vocab: expected an array of [piece, score]");
-  if (vocab->empty()) throw Error(where + ".vocab: the vocabulary is empty");
-  if (vocab->size() >= size_t(INT32_MAX)) throw Error(where + ".vocab: too many pieces");
-  std::vector<std::string> pieces;
+std::unique_ptr<Model> BuildUnigram(const ModelSpec& spec, const std::string& where) {
+  if (!spec.vocab) throw Error(where + ".vocab: missing");
+  simdjson::dom::array vocab;
+  if (spec.vocab->get(vocab) != simdjson::SUCCESS)
+    throw Error(where + ".vocab: expected an array of [piece, score]");
+  const size_t n = vocab.size();
+  if (n == 0) throw Error(where + ".vocab: the vocabulary is empty");
+  if (n >= size_t(INT32_MAX)) throw Error(where + ".vocab: too many pieces");
   std::vector<double> scores;
   TokenTable ids;
-  pieces.reserve(vocab->size());
-  scores.reserve(vocab->size());
-  for (size_t i = 0; i < vocab->size(); ++i) {
-    const nlohmann::json& entry = (*vocab)[i];
-    const std::string item = where + ".vocab[" + std::to_string(i) + "]";
-    if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number()) {
-      throw Error(item + ": expected [piece, score], got " + entry.dump());
+  scores.reserve(n);
+  ids.Reserve(n, 8 * n);
+  size_t i = 0;
+  for (const simdjson::dom::element entry : vocab) {
+    simdjson::dom::array pair;
+    std::string_view piece;
+    double score = 0;
+    if (entry.get(pair) != simdjson::SUCCESS || pair.size() != 2 ||
+        pair.at(0).get(piece) != simdjson::SUCCESS || !pair.at(1).is_number() ||
+        pair.at(1).get(score) != simdjson::SUCCESS) {
+      throw Error(where + ".vocab[" + std::to_string(i) + "]: expected [piece, score], got " +
+                  ToJson(entry, "").dump());
     }
-    pieces.push_back(entry[0].get<std::string>());
-    scores.push_back(entry[1].get<double>());
-    if (!ids.Insert(pieces.back(), static_cast<int32_t>(i))) {
-      throw Error(item + ": " + Quoted(pieces.back()) + " is already piece " +
-                  std::to_string(*ids.Find(pieces.back())));
+    scores.push_back(score);
+    if (!ids.Insert(piece, static_cast<int32_t>(i))) {
+      throw Error(where + ".vocab[" + std::to_string(i) + "]: " + Quoted(piece) +
+                  " is already piece " + std::to_string(*ids.Find(piece)));
     }
+    ++i;
   }
+  const nlohmann::json& fields = spec.fields;
   std::optional<int32_t> unk_id;
-  if (const auto it = spec.find("unk_id"); it != spec.end() && !it->is_null()) {
+  if (const auto it = fields.find("unk_id"); it != fields.end() && !it->is_null()) {
     if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<int64_t>() < 0) ||
-        it->get<uint64_t>() >= vocab->size()) {
+        it->get<uint64_t>() >= n) {
       throw Error(where + ".unk_id: " + it->dump() + " is not an id of the vocabulary (0 to " +
-                  std::to_string(vocab->size() - 1) + ")");
+                  std::to_string(n - 1) + ")");
     }
     unk_id = static_cast<int32_t>(it->get<int64_t>());
   }
-  const bool byte_fallback = BoolField(spec, "byte_fallback", where, false);
-  return std::make_unique<Unigram>(std::move(pieces), std::move(scores), std::move(ids), unk_id,
-                                   byte_fallback);
+  const bool byte_fallback = BoolField(fields, "byte_fallback", where, false);
+  return std::make_unique<Unigram>(std::move(scores), std::move(ids), unk_id, byte_fallback);
 }
 
 }  // namespace phasor::tokenizers

@@ -12,6 +12,7 @@
 
 #include "engine/error.h"
 #include "tokenizers/model.h"
+#include "tokenizers/model_spec.h"
 #include "tokenizers/model_vocab.h"
 #include "tokenizers/utf8.h"
 
@@ -100,12 +101,15 @@ class PrefixTrie {
 
 class WordPiece final : public Model {
  public:
-  WordPiece(TokenTable vocab, const PrefixTrie::Entries& entries, int32_t unk_id,
-            std::string prefix, size_t max_chars)
+  WordPiece(TokenTable vocab, int32_t unk_id, std::string prefix, size_t max_chars)
       : vocab_(std::move(vocab)),
         unk_id_(unk_id),
         prefix_(std::move(prefix)),
         max_chars_(max_chars) {
+    // Views of vocab_'s tokens (taken after the move: a short string's bytes move).
+    PrefixTrie::Entries entries;
+    entries.reserve(vocab_.size());
+    vocab_.ForEach([&](std::string_view token, int32_t id) { entries.emplace_back(token, id); });
     // A word's first piece is any entry; the pieces after it are the entries
     // that begin with the prefix, found without it.
     PrefixTrie::Entries rest;
@@ -171,9 +175,10 @@ class WordPiece final : public Model {
 
 }  // namespace
 
-std::unique_ptr<Model> MakeWordPiece(const nlohmann::json& spec, const std::string& where) {
-  if (!spec.contains("vocab")) throw Error(where + ".vocab: missing");
-  TokenTable vocab = ReadTokenIds(spec["vocab"], where + ".vocab");
+std::unique_ptr<Model> BuildWordPiece(const ModelSpec& model, const std::string& where) {
+  if (!model.vocab) throw Error(where + ".vocab: missing");
+  const nlohmann::json& spec = model.fields;
+  TokenTable vocab = ReadTokenIds(*model.vocab, where + ".vocab");
   const std::string unk = StringField(spec, "unk_token", where, "[UNK]");
   const auto unk_id = vocab.Find(unk);
   // The library looks the unknown token up only when a word needs it; phasor
@@ -189,12 +194,7 @@ std::unique_ptr<Model> MakeWordPiece(const nlohmann::json& spec, const std::stri
     }
     max_chars = it->get<uint64_t>();
   }
-  // Views of the keys of spec, which outlives the model's construction.
-  PrefixTrie::Entries entries;
-  entries.reserve(vocab.size());
-  for (auto it = spec["vocab"].begin(); it != spec["vocab"].end(); ++it)
-    entries.emplace_back(std::string_view(it.key()), it.value().get<int32_t>());
-  return std::make_unique<WordPiece>(std::move(vocab), entries, *unk_id, prefix, max_chars);
+  return std::make_unique<WordPiece>(std::move(vocab), *unk_id, prefix, max_chars);
 }
 
 }  // namespace phasor::tokenizers
