@@ -11,6 +11,7 @@ TranslatedModel TranslateNomicBert(const ModelFolder& folder, const std::string&
 TranslatedModel TranslateModernBert(const ModelFolder& folder, const std::string& config_text);
 TranslatedModel TranslateQwen3(const ModelFolder& folder, const std::string& config_text);
 TranslatedModel TranslateGemma3Text(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateNewGte(const ModelFolder& folder, const std::string& config_text);
 
 const std::vector<Architecture>& Architectures() {
   static const std::vector<Architecture> list = {
@@ -23,6 +24,7 @@ const std::vector<Architecture>& Architectures() {
       {"modernbert", {"modernbert"}, TranslateModernBert},
       {"qwen3", {"qwen3"}, TranslateQwen3},
       {"gemma3_text", {"gemma3_text"}, TranslateGemma3Text},
+      {"new", {"new"}, TranslateNewGte},
   };
   return list;
 }
