@@ -83,6 +83,10 @@ std::string DecoderPrefix(const Weights& w);
 // v, o as c.bias.in_proj says.
 void TranslateDecoderLayer(Weights& w, const std::string& pre, int64_t i, const ModelConfig& c);
 
+// num_key_value_heads (default num_attention_heads): Error unless it divides
+// n_heads.
+int64_t KvHeads(const CheckpointConfig& cfg, int64_t n_heads);
+
 // A rotary base: transformers 5's rope_parameters (per layer type when
 // layer_type is given: "full_attention", "sliding_attention"), else the
 // legacy key; fallback when neither. Error for a rope_type other than

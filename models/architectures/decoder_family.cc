@@ -53,6 +53,15 @@ void TranslateDecoderLayer(Weights& w, const std::string& pre, int64_t i, const 
   }
 }
 
+int64_t KvHeads(const CheckpointConfig& cfg, int64_t n_heads) {
+  const int64_t kv = cfg.Int("num_key_value_heads", 1, n_heads, n_heads);
+  if (n_heads % kv != 0) {
+    cfg.Fail("num_key_value_heads", std::to_string(kv) + " does not divide num_attention_heads (" +
+                                        std::to_string(n_heads) + ")");
+  }
+  return kv;
+}
+
 double RopeTheta(const CheckpointConfig& cfg, const std::string& legacy_key,
                  const std::string& layer_type, double fallback) {
   if (cfg.Has("rope_parameters")) {

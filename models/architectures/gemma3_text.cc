@@ -76,7 +76,7 @@ ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
   c.bias = {bias, bias, false, false};
   c.layer_norm_eps = cfg.Number("rms_norm_eps", 1e-6);
   LayerParts& p = c.parts;
-  p.n_kv_heads = cfg.Int("num_key_value_heads", 1, c.n_heads, c.n_heads);
+  p.n_kv_heads = KvHeads(cfg, c.n_heads);
   p.head_dim = cfg.Int("head_dim", 2, 65536, 256);
   p.norm = NormKind::kRms;
   p.norm_weight_offset = 1.0;

@@ -33,7 +33,7 @@ ModelConfig Qwen3Config(const CheckpointConfig& cfg) {
   c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
   c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
   LayerParts& p = c.parts;
-  p.n_kv_heads = cfg.Int("num_key_value_heads", 1, c.n_heads, c.n_heads);
+  p.n_kv_heads = KvHeads(cfg, c.n_heads);
   const int64_t fallback_head = c.d_model % c.n_heads == 0 ? c.d_model / c.n_heads : 0;
   p.head_dim = cfg.Int("head_dim", 2, 65536,
                        fallback_head ? std::optional<int64_t>(fallback_head) : std::nullopt);

@@ -1,0 +1,163 @@
+// The layers' later parts (config.json "parts", models/config_parts.h) and the
+// architectures built on them (modernbert, qwen3, gemma3_text, new): the
+// object read, written back and checked; what each checkpoint reader refuses
+// by name; and properties that hold whatever the weights: under a causal mask
+// a line's first k rows are those of its first k tokens alone, under a window
+// a token past the window changes nothing before it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "models/config.h"
+#include "models/phasor.h"
+#include "tests/support/hf_copy.h"
+
+namespace phasor {
+namespace {
+
+using testing::HfDir;
+
+std::string ErrorOf(const std::string& text) {
+  try {
+    ParseConfig(text, "config.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kParts = R"({"vocab_size": 50, "d_model": 32, "n_heads": 4, "n_layers": 3,
+  "d_ff": 48, "norm_first": true, "gated_ff": true, "final_norm": true,
+  "positional": {"kind": "rope"},
+  "parts": {"n_kv_heads": 2, "head_dim": 16, "norm": "rms_norm", "norm_weight_offset": 1.0,
+            "qk_norm": true, "attention_scale": 0.25, "causal": true, "sandwich": true,
+            "first_attention_norm": false,
+            "local": {"layers": [0, 2], "before": 3, "after": 3, "base": 10000.0}}})";
+
+TEST(LayerPartsConfig, ReadWrittenBackAndReadAgain) {
+  const ModelConfig c = ParseConfig(kParts, "config.json");
+  const LayerParts& p = c.parts;
+  EXPECT_EQ(p.n_kv_heads, 2);
+  EXPECT_EQ(c.d_head(), 16);
+  EXPECT_EQ(c.kv_heads(), 2);
+  EXPECT_EQ(p.norm, NormKind::kRms);
+  EXPECT_EQ(p.norm_weight_offset, 1.0);
+  EXPECT_TRUE(p.qk_norm && p.causal && p.sandwich && !p.first_attention_norm);
+  EXPECT_EQ(p.local.layers, (std::vector<int64_t>{0, 2}));
+  EXPECT_TRUE(p.IsLocal(2) && !p.IsLocal(1));
+  // Layer options: the local layer's window, made causal; layer 0 without norm1.
+  const EncoderLayerOptions l0 = c.LayerOptions(0, Precision::kFp32);
+  EXPECT_EQ(l0.attention.window.before, 3);
+  EXPECT_EQ(l0.attention.window.after, 0);
+  EXPECT_FALSE(l0.attention_norm);
+  const EncoderLayerOptions l1 = c.LayerOptions(1, Precision::kFp32);
+  EXPECT_EQ(l1.attention.window.before, -1);
+  EXPECT_EQ(l1.attention.window.after, 0);
+  EXPECT_TRUE(l1.attention_norm);
+  EXPECT_FLOAT_EQ(l1.attention.scale, 0.25f);
+  const std::string json = ConfigToJson(c);
+  EXPECT_EQ(ConfigToJson(ParseConfig(json, "again")), json);
+  // Defaults write no "parts" at all.
+  EXPECT_EQ(ConfigToJson(ParseConfig(R"({"vocab_size": 5, "d_model": 8, "n_heads": 2,
+      "n_layers": 1, "d_ff": 8})",
+                                     "c"))
+                .find("parts"),
+            std::string::npos);
+}
+
+TEST(LayerPartsConfig, BadValuesAreNamed) {
+  auto with = [](const std::string& from, const std::string& to) {
+    std::string text = kParts;
+    text.replace(text.find(from), from.size(), to);
+    return ErrorOf(text);
+  };
+  EXPECT_NE(with("\"n_kv_heads\": 2", "\"n_kv_heads\": 3").find("key 'parts.n_kv_heads'"),
+            std::string::npos);
+  EXPECT_NE(with("\"norm\": \"rms_norm\"", "\"norm\": \"batch\"").find("key 'parts.norm'"),
+            std::string::npos);
+  EXPECT_NE(with("\"layers\": [0, 2]", "\"layers\": [2, 0]").find("key 'parts.local.layers'"),
+            std::string::npos);
+  EXPECT_NE(with("\"layers\": [0, 2]", "\"layers\": [0, 3]").find("key 'parts.local.layers'"),
+            std::string::npos);
+  EXPECT_NE(with("\"qk_norm\": true", "\"qk_nrom\": true").find("key 'parts.qk_nrom'"),
+            std::string::npos);
+  EXPECT_NE(with("\"norm_first\": true", "\"norm_first\": false").find("needs norm_first"),
+            std::string::npos);
+  EXPECT_NE(with("\"head_dim\": 16", "\"head_dim\": -2").find("key 'parts.head_dim'"),
+            std::string::npos);
+}
+
+// A copy of a golden case with config.json edited.
+class RefusalTest : public testing::HfCopyTest {
+ protected:
+  void Refused(const std::string& from, const std::string& to, const std::string& fragment) {
+    WriteConfig(from, to);
+    ExpectLoadError(fragment);
+  }
+};
+
+TEST_F(RefusalTest, Qwen3) {
+  CopyCase("qwen3");
+  Refused("\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0}",
+          "config.json: key 'rope_scaling': is not supported yet");
+  Refused("\"use_sliding_window\": false", "\"use_sliding_window\": true",
+          "key 'use_sliding_window': true is not supported");
+  Refused("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3",
+          "key 'num_key_value_heads': 3 does not divide num_attention_heads (4)");
+  Refused("\"hidden_act\": \"silu\"", "\"hidden_act\": \"relu\"", "key 'hidden_act'");
+}
+
+TEST_F(RefusalTest, Gemma3Text) {
+  CopyCase("gemma3_text");
+  Refused("\"use_bidirectional_attention\": true", "\"use_bidirectional_attention\": false",
+          "key 'use_bidirectional_attention': expected true");
+  Refused("\"full_attention\",", "\"chunked_attention\",",
+          "key 'layer_types': 'chunked_attention' is not a layer type phasor reads");
+  Refused("\"sliding_attention\",\n    \"full_attention\",", "\"full_attention\",",
+          "key 'layer_types': names 3 layers, expected 4");
+}
+
+TEST_F(RefusalTest, ModernBertAndGte) {
+  CopyCase("modernbert_bf16");
+  Refused("\"rope_type\": \"default\"", "\"rope_type\": \"yarn\"",
+          "key 'rope_parameters.full_attention.rope_type': 'yarn' is not supported");
+  CopyCase("new_gte");
+  Refused("\"pack_qkv\": true", "\"pack_qkv\": false", "key 'pack_qkv': false is not supported");
+  Refused("\"type\": \"ntk\"", "\"type\": \"dynamic\"", "key 'rope_scaling.type'");
+  Refused("\"position_embedding_type\": \"rope\"", "\"position_embedding_type\": \"absolute\"",
+          "key 'position_embedding_type'");
+}
+
+// Rows [b, j] of model's encoding of ids (one line).
+std::vector<float> Encode(const Model& m, const std::vector<int32_t>& ids) {
+  std::vector<float> out(ids.size() * static_cast<size_t>(m.d_model()));
+  m.Encode(ids.data(), 1, static_cast<int64_t>(ids.size()), out.data(), {});
+  return out;
+}
+
+// Causal (Qwen3): the first k rows of a line are the rows of its first k
+// tokens alone (to rounding: the padding-free products may split differently).
+TEST(MaskProperties, CausalRowsDoNotSeeLaterTokens) {
+  const Model m = Model::Load(HfDir("qwen3"));
+  const std::vector<int32_t> line = {5, 9, 14, 2, 33, 40, 7, 11, 19, 3, 8, 21};
+  const std::vector<float> full = Encode(m, line);
+  for (size_t k : {1u, 4u, 11u}) {
+    const std::vector<float> head = Encode(m, {line.begin(), line.begin() + k});
+    for (size_t i = 0; i < head.size(); ++i) ASSERT_NEAR(head[i], full[i], 1e-5) << k << " " << i;
+  }
+  // Bidirectional (Gemma 3's full layer): the first row sees the last token.
+  const Model g = Model::Load(HfDir("gemma3_text"));
+  const std::vector<float> all = Encode(g, line);
+  const std::vector<float> first = Encode(g, {line.begin(), line.begin() + 1});
+  double diff = 0;
+  for (size_t i = 0; i < first.size(); ++i)
+    diff = std::max(diff, double{std::abs(first[i] - all[i])});
+  EXPECT_GT(diff, 1e-3);
+}
+
+}  // namespace
+}  // namespace phasor
