@@ -64,25 +64,40 @@ Weights ToyWeights(const ModelConfig& c, uint64_t seed) {
   w.Add("embedding.weight", {c.vocab_size, d}, std::move(emb));
   const double bd = 1.0 / std::sqrt(static_cast<double>(d));
   const double bff = 1.0 / std::sqrt(static_cast<double>(ff));
+  // in_proj: q of n_heads heads, k and v of kv_heads, each head_dim wide.
+  const int64_t qkv = (c.n_heads + 2 * c.kv_heads()) * c.d_head(), heads = c.n_heads * c.d_head();
+  const int64_t width = c.gated_ff ? 2 * ff : ff;  // linear1's outputs
+  const bool norm_bias = c.parts.norm == NormKind::kLayerNorm && c.parts.norm_bias;
+  auto norm = [&](const std::string& name, int64_t n) {
+    w.Add(name + ".weight", {n}, Around(rng, n, c.parts.norm_weight_offset != 0 ? 0.0 : 1.0, 0.1));
+    if (norm_bias) w.Add(name + ".bias", {n}, Around(rng, n, 0.0, 0.1));
+  };
   for (int64_t l = 0; l < c.n_layers; ++l) {
     const std::string p = "layers." + std::to_string(l) + ".";
-    w.Add(p + "self_attn.in_proj_weight", {3 * d, d},
-          Uniform(rng, 3 * d * d, std::sqrt(6.0 / (4 * d))));
-    w.Add(p + "self_attn.in_proj_bias", {3 * d}, Uniform(rng, 3 * d, 0.1));
-    w.Add(p + "self_attn.out_proj.weight", {d, d}, Uniform(rng, d * d, bd));
-    w.Add(p + "self_attn.out_proj.bias", {d}, Uniform(rng, d, 0.1));
-    w.Add(p + "linear1.weight", {ff, d}, Uniform(rng, ff * d, bd));
-    w.Add(p + "linear1.bias", {ff}, Uniform(rng, ff, bd));
+    w.Add(p + "self_attn.in_proj_weight", {qkv, d},
+          Uniform(rng, qkv * d, std::sqrt(6.0 / (4 * d))));
+    if (c.bias.in_proj) w.Add(p + "self_attn.in_proj_bias", {qkv}, Uniform(rng, qkv, 0.1));
+    w.Add(p + "self_attn.out_proj.weight", {d, heads}, Uniform(rng, d * heads, bd));
+    if (c.bias.out_proj) w.Add(p + "self_attn.out_proj.bias", {d}, Uniform(rng, d, 0.1));
+    w.Add(p + "linear1.weight", {width, d}, Uniform(rng, width * d, bd));
+    if (c.bias.linear1) w.Add(p + "linear1.bias", {width}, Uniform(rng, width, bd));
     w.Add(p + "linear2.weight", {d, ff}, Uniform(rng, d * ff, bff));
-    w.Add(p + "linear2.bias", {d}, Uniform(rng, d, bff));
-    for (const char* norm : {"norm1", "norm2"}) {
-      w.Add(p + norm + ".weight", {d}, Around(rng, d, 1.0, 0.1));
-      w.Add(p + norm + ".bias", {d}, Around(rng, d, 0.0, 0.1));
+    if (c.bias.linear2) w.Add(p + "linear2.bias", {d}, Uniform(rng, d, bff));
+    if (l > 0 || c.parts.first_attention_norm) norm(p + "norm1", d);
+    norm(p + "norm2", d);
+    if (c.parts.sandwich) {
+      norm(p + "sa_out_norm", d);
+      norm(p + "ff_out_norm", d);
+    }
+    if (c.parts.qk_norm) {
+      norm(p + "self_attn.q_norm", c.d_head());
+      norm(p + "self_attn.k_norm", c.d_head());
     }
   }
-  if (c.final_norm) {
-    w.Add("norm.weight", {d}, Around(rng, d, 1.0, 0.1));
-    w.Add("norm.bias", {d}, Around(rng, d, 0.0, 0.1));
+  if (c.final_norm) norm("norm", d);
+  if (c.embedding_norm) norm("embedding_norm", d);
+  if (c.token_types > 0) {
+    w.Add("token_type.weight", {c.token_types, d}, Uniform(rng, c.token_types * d, 0.5));
   }
   if (c.positional.kind == PositionalKind::kLearned) {
     w.Add("positional.weight", {c.positional.max_len, d},

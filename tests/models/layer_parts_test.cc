@@ -15,6 +15,7 @@
 #include "models/config.h"
 #include "models/phasor.h"
 #include "tests/support/hf_copy.h"
+#include "tests/support/toy_dir.h"
 
 namespace phasor {
 namespace {
@@ -157,6 +158,34 @@ TEST(MaskProperties, CausalRowsDoNotSeeLaterTokens) {
   for (size_t i = 0; i < first.size(); ++i)
     diff = std::max(diff, double{std::abs(first[i] - all[i])});
   EXPECT_GT(diff, 1e-3);
+}
+
+// phasor's own format with every part set, random weights of that shape
+// (ToyWeights): it loads, and each line of a padded batch is the same bits as
+// that line alone, at every precision.
+TEST(LayerPartsConfig, AToyWithEveryPartRunsAndALineIsTheSameAlone) {
+  const ModelConfig c = ParseConfig(kParts, "config.json");
+  const testing::ToyDir dir(c, "parts");
+  for (Precision precision : {Precision::kFp32, Precision::kBf16, Precision::kInt8}) {
+    LoadOptions lo;
+    lo.precision = precision;
+    const Model m = Model::Load(dir.path(), lo);
+    const int64_t d = m.d_model(), seq = 40;
+    std::vector<int32_t> ids(2 * seq);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i * 7 % 50);
+    const int64_t lengths[] = {40, 9};
+    std::vector<float> batch(static_cast<size_t>(2 * seq * d));
+    EncodeOptions o;
+    o.lengths = lengths;
+    m.Encode(ids.data(), 2, seq, batch.data(), o);
+    for (int64_t b = 0; b < 2; ++b) {
+      std::vector<float> alone(static_cast<size_t>(lengths[b] * d));
+      m.Encode(ids.data() + b * seq, 1, lengths[b], alone.data(), {});
+      for (float x : alone) ASSERT_TRUE(std::isfinite(x));
+      EXPECT_TRUE(std::equal(alone.begin(), alone.end(), batch.begin() + b * seq * d))
+          << ToString(precision) << " line " << b;
+    }
+  }
 }
 
 }  // namespace
