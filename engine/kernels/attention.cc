@@ -69,6 +69,7 @@ void AttentionTile(const AttentionArgs& a, float* scratch) {
     GemmPanels(scores);
     for (int64_t i = 0; i < n_q; ++i) {
       float* row = scores_data + i * ld;  // [kt]
+      AddDistanceBias(a, i, j0, kt, row);
       MaskOutsideBand(a, i, j0, kt, row);
       const float new_max = std::max(run_max[i], Max(row, kt));
       const float sum = ExpShiftedSum(row, new_max, kt, row);
@@ -122,6 +123,10 @@ void AttentionNaive(const AttentionArgs& a) {
         dot += static_cast<double>(a.q[i * a.ldq + c]) * a.k[j * a.ldk + c];
       }
       p[j] = dot * a.scale;
+      if (a.distance_bias.bias != nullptr) {
+        const int64_t r = a.distance_bias.radius;
+        p[j] += a.distance_bias.bias[std::clamp<int64_t>(j - pos, -r, r) + r];
+      }
       max = std::max(max, p[j]);
     }
     double sum = 0.0;

@@ -37,6 +37,14 @@ struct KeyBand {
   int64_t after = -1;
 };
 
+// A bias added to every score by the distance of its key from its query
+// (MPNet's and T5's relative position bias, one head's): score(i, j) +=
+// bias[clamp(j − (q_pos + i), −radius, radius) + radius], after the scale.
+struct DistanceBias {
+  const float* bias = nullptr;  // [2·radius + 1]; null: none
+  int64_t radius = 0;
+};
+
 struct AttentionArgs {
   const float* q = nullptr;  // [n_q, d_head], row stride ldq
   const float* k = nullptr;  // [n_keys, d_head], row stride ldk
@@ -52,6 +60,7 @@ struct AttentionArgs {
   int64_t d_head = 0;
   float scale = 1.0f;  // usually 1/sqrt(d_head)
   KeyBand band = {};
+  DistanceBias distance_bias = {};
 };
 
 // The keys as AttentionTile multiplies by them: kᵀ in panels of 32 keys

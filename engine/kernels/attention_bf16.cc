@@ -196,6 +196,7 @@ void AttentionTileBf16(const AttentionBf16Args& a, float* scratch) {
     ScoreTile(a, queries, j0, kt, scores, ld);
     for (int64_t i = 0; i < n_q; ++i) {
       float* row = scores + i * ld;  // [kt]
+      AddDistanceBias(a, i, j0, kt, row);
       MaskOutsideBand(a, i, j0, kt, row);
       const float new_max = std::max(run_max[i], Max(row, kt));
       // p = bf16(exp(score - max)), and the sum of the rounded p: the weights

@@ -64,6 +64,7 @@ struct AttentionBf16Args {
   float scale = 1.0f;      // usually 1/sqrt(d_head)
   bool int8_keys = false;  // the scores by the int8 product (k from PackKeysInt8)
   KeyBand band = {};       // as AttentionArgs's
+  DistanceBias distance_bias = {};
 };
 
 // Floats of scratch that AttentionTileBf16 needs for up to max_q queries.

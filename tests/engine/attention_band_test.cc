@@ -177,5 +177,73 @@ TEST(AttentionBandTest, ClosedForms) {
   }
 }
 
+// A distance bias (DistanceBias) alone: with q = 0 every score is its bias, so
+// query i's output is Σ_j softmax_j(bias[clamp(j − i)])·v[j], computed here in
+// double; with random q the tiles match the naive twin, inside a band too.
+TEST(AttentionBandTest, DistanceBiasIsAddedByDistance) {
+  constexpr int64_t kRadius = 5, kKeys = 600, kQ = 128, kHead = 16;
+  const std::vector<float> bias = Random(2 * kRadius + 1, 41, -3.0f, 3.0f);
+  BandCase c{kQ, kKeys, kHead, {300, -1, -1}};
+  Inputs in(c);
+  std::fill(in.q.begin(), in.q.end(), 0.0f);
+  auto with_bias = [&](auto& a) { a.distance_bias = {bias.data(), kRadius}; };
+  std::vector<double> want(static_cast<size_t>(kQ * kHead), 0.0);
+  for (int64_t i = 0; i < kQ; ++i) {
+    std::vector<double> w(kKeys);
+    double sum = 0;
+    for (int64_t j = 0; j < kKeys; ++j) {
+      const int64_t dist = std::clamp<int64_t>(j - (300 + i), -kRadius, kRadius);
+      sum += w[j] = std::exp(static_cast<double>(bias[dist + kRadius]));
+    }
+    for (int64_t j = 0; j < kKeys; ++j) {
+      for (int64_t col = 0; col < kHead; ++col)
+        want[i * kHead + col] += w[j] / sum * in.v[j * kHead + col];
+    }
+  }
+  IsaGuard guard;
+  for (Isa isa : AvailableIsas()) {
+    SetIsa(isa);
+    std::vector<float> out(static_cast<size_t>(kQ * kHead));
+    auto a = Common<AttentionArgs>(c, in, out.data());
+    a.k = in.k.data();
+    a.v = in.v.data();
+    a.ldk = a.ldv = kHead;
+    with_bias(a);
+    std::vector<float> scratch(static_cast<size_t>(AttentionScratchFloats(kQ, kHead)));
+    AttentionTile(a, scratch.data());
+    double worst = 0;
+    for (size_t e = 0; e < out.size(); ++e) worst = std::max(worst, std::abs(out[e] - want[e]));
+    EXPECT_LE(worst, 2e-5) << IsaName(isa);
+
+    // Random q, in a causal band: the tiles against the naive twin.
+    Inputs random(c);
+    BandCase causal = c;
+    causal.band = {300, -1, 0};
+    std::vector<float> ref(out.size()), got(out.size());
+    auto n = Common<AttentionArgs>(causal, random, ref.data());
+    n.k = random.k.data();
+    n.v = random.v.data();
+    n.ldk = n.ldv = kHead;
+    with_bias(n);
+    AttentionNaive(n);
+    auto t = n;
+    t.out = got.data();
+    AttentionTile(t, scratch.data());
+    EXPECT_LE(Worst(got, ref), 2e-5) << IsaName(isa);
+    std::vector<uint16_t, AlignedAllocator<uint16_t>> kb(
+        static_cast<size_t>(KeysBf16Values(kKeys, kHead)));
+    std::vector<uint16_t> vb(static_cast<size_t>(ValuesBf16Values(kKeys, kHead)));
+    PackKeysBf16(random.k.data(), kHead, kKeys, kHead, kb.data());
+    PackValuesBf16(random.v.data(), kHead, kKeys, kHead, vb.data());
+    auto b = Common<AttentionBf16Args>(causal, random, got.data());
+    b.k = kb.data();
+    b.v = vb.data();
+    with_bias(b);
+    std::vector<float> scratch16(static_cast<size_t>(AttentionBf16ScratchFloats(kQ, kHead)));
+    AttentionTileBf16(b, scratch16.data());
+    EXPECT_LE(Worst(got, ref), 5e-3) << IsaName(isa) << ", bf16";
+  }
+}
+
 }  // namespace
 }  // namespace phasor::kernels
