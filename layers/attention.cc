@@ -367,6 +367,10 @@ void MultiHeadSelfAttention::AttendTiles(int64_t tokens, const Spans& spans,
       a.d_head = d_head;
       a.scale = scale;
       a.band = {q0, options_.window.before, options_.window.after};
+      if (options_.distance_bias != nullptr) {
+        const int64_t r = options_.bias_radius;
+        a.distance_bias = {options_.distance_bias + h * (2 * r + 1), r};
+      }
     };
     const int64_t at = kv_start[b] + g * HeadValues(n);  // this kv head's keys, then values
     if (Packed(n)) {

@@ -80,6 +80,11 @@ struct AttentionOptions {
   KeyWindow window = {};
   float scale = 0.0f;  // of the scores; 0: 1/sqrt(d_head)
   QkNormOptions qk_norm = {};
+  // A bias added to head h's scores by distance (kernels::DistanceBias):
+  // distance_bias [n_heads, 2·bias_radius + 1], row h for head h; null: none.
+  // Must outlive the layer.
+  const float* distance_bias = nullptr;
+  int64_t bias_radius = 0;
 
   int64_t kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
   int64_t head_width() const { return d_head > 0 ? d_head : d_model / n_heads; }

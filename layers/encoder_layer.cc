@@ -11,8 +11,9 @@ namespace {
 
 AttentionOptions AttentionOf(const EncoderLayerOptions& o) {
   const AttentionShape& a = o.attention;
-  return {o.d_model,    o.n_heads, o.rotation, o.precision, o.bias.in_proj, o.bias.out_proj,
-          a.n_kv_heads, a.d_head,  a.window,   a.scale,     a.qk_norm};
+  return {o.d_model,       o.n_heads,       o.rotation,   o.precision, o.bias.in_proj,
+          o.bias.out_proj, a.n_kv_heads,    a.d_head,     a.window,    a.scale,
+          a.qk_norm,       a.distance_bias, a.bias_radius};
 }
 FeedForwardOptions FeedForwardOf(const EncoderLayerOptions& o) {
   return {o.d_model, o.d_ff, o.activation, o.precision, o.gated_ff, o.bias.linear1, o.bias.linear2};

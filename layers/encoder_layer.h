@@ -54,6 +54,8 @@ struct AttentionShape {
   KeyWindow window = {};
   float scale = 0.0f;  // 0: 1/sqrt(d_head)
   QkNormOptions qk_norm = {};
+  const float* distance_bias = nullptr;  // [n_heads, 2·bias_radius + 1]; null: none
+  int64_t bias_radius = 0;
 };
 
 struct EncoderLayerOptions {

@@ -65,6 +65,10 @@ struct LayerParts {
   bool causal = false;                   // keys after the query masked
   bool sandwich = false;                 // pre-LN: norms after each sublayer too
   bool first_attention_norm = true;      // pre-LN: layer 0's norm1 (ModernBERT: none)
+  // A learned bias of the scores by distance, clamped to ±radius (MPNet's
+  // relative position bias, one table for every layer): tensor
+  // distance_bias.weight [n_heads, 2·radius + 1]. 0: none.
+  int64_t distance_bias_radius = 0;
   LocalAttention local;
 
   bool IsLocal(int64_t layer) const;

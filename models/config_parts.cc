@@ -16,10 +16,18 @@ namespace {
 using Json = nlohmann::json;
 using json_text::Found;
 
-const std::vector<std::string> kPartKeys = {
-    "n_kv_heads", "head_dim",        "norm",   "norm_bias", "norm_weight_offset",
-    "qk_norm",    "attention_scale", "causal", "sandwich",  "first_attention_norm",
-    "local"};
+const std::vector<std::string> kPartKeys = {"n_kv_heads",
+                                            "head_dim",
+                                            "norm",
+                                            "norm_bias",
+                                            "norm_weight_offset",
+                                            "qk_norm",
+                                            "attention_scale",
+                                            "causal",
+                                            "sandwich",
+                                            "first_attention_norm",
+                                            "local",
+                                            "distance_bias_radius"};
 const std::vector<std::string> kLocalKeys = {"layers", "before", "after", "base"};
 
 std::string Str(int64_t v) { return std::to_string(v); }
@@ -114,6 +122,9 @@ LayerParts ParseLayerParts(const std::string& source, const Json& obj) {
     p.first_attention_norm = r.Bool(obj["first_attention_norm"], "first_attention_norm");
   }
   if (has("local")) p.local = ParseLocal(r, obj["local"]);
+  if (has("distance_bias_radius")) {
+    p.distance_bias_radius = r.Int(obj["distance_bias_radius"], "distance_bias_radius");
+  }
   return p;
 }
 
@@ -139,6 +150,10 @@ void ValidateLayerParts(const std::string& source, const ModelConfig& c) {
   if (p.attention_scale < 0) r.Fail("attention_scale", "expected 0 (1/sqrt(head_dim)) or more");
   if (!c.norm_first && (p.sandwich || !p.first_attention_norm)) {
     r.Fail(p.sandwich ? "sandwich" : "first_attention_norm", "needs norm_first (pre-LN)");
+  }
+  if (p.distance_bias_radius < 0 || p.distance_bias_radius > (int64_t{1} << 20)) {
+    r.Fail("distance_bias_radius",
+           Str(p.distance_bias_radius) + " is out of range, expected 0 to 2^20");
   }
   const LocalAttention& l = p.local;
   for (size_t i = 0; i < l.layers.size(); ++i) {
@@ -168,6 +183,7 @@ nlohmann::ordered_json LayerPartsToJson(const LayerParts& p) {
   if (p.first_attention_norm != d.first_attention_norm) {
     j["first_attention_norm"] = p.first_attention_norm;
   }
+  if (p.distance_bias_radius != 0) j["distance_bias_radius"] = p.distance_bias_radius;
   if (!p.local.layers.empty()) {
     j["local"] = {{"layers", p.local.layers},
                   {"before", p.local.window.before},
@@ -204,6 +220,7 @@ EncoderLayerOptions ModelConfig::LayerOptions(int64_t l, Precision precision) co
   }
   a.window = parts.IsLocal(l) ? parts.local.window : KeyWindow::Full();
   if (parts.causal) a.window.after = 0;
+  a.bias_radius = parts.distance_bias_radius;
   lo.sandwich = parts.sandwich;
   lo.attention_norm = l > 0 || parts.first_attention_norm;
   return lo;

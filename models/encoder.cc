@@ -80,6 +80,11 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
   }
   // Every layer has the same shape (one workspace serves them all); only the
   // mask and the rotation of local layers differ.
+  const float* distance_bias = nullptr;  // [n_heads, 2·radius + 1]
+  if (c.parts.distance_bias_radius > 0) {
+    distance_bias =
+        weights_.Require("distance_bias.weight", {c.n_heads, 2 * c.parts.distance_bias_radius + 1});
+  }
   layer_options_ = c.LayerOptions(0, precision_);
   layer_options_.rotation = rope_.get();  // null unless kind rope
   // Each layer holds its products' weights packed: their float32 copies go as
@@ -87,6 +92,7 @@ Encoder::Encoder(ModelConfig config, Weights weights, Precision precision)
   for (int64_t l = 0; l < c.n_layers; ++l) {
     const std::string prefix = "layers." + std::to_string(l) + ".";
     EncoderLayerOptions lo = c.LayerOptions(l, precision_);
+    lo.attention.distance_bias = distance_bias;
     lo.rotation = local_rope_ && c.parts.IsLocal(l) ? local_rope_.get() : rope_.get();
     layers_.push_back(std::make_unique<EncoderLayer>(weights_, prefix, lo));
     for (const std::string& name : EncoderLayer::PackedTensorNames(prefix)) {

@@ -95,6 +95,11 @@ Weights ToyWeights(const ModelConfig& c, uint64_t seed) {
     }
   }
   if (c.final_norm) norm("norm", d);
+  if (c.parts.distance_bias_radius > 0) {
+    const int64_t n = c.n_heads * (2 * c.parts.distance_bias_radius + 1);
+    w.Add("distance_bias.weight", {c.n_heads, 2 * c.parts.distance_bias_radius + 1},
+          Uniform(rng, n, 0.5));
+  }
   if (c.embedding_norm) norm("embedding_norm", d);
   if (c.token_types > 0) {
     w.Add("token_type.weight", {c.token_types, d}, Uniform(rng, c.token_types * d, 0.5));

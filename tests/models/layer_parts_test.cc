@@ -36,7 +36,7 @@ const char* kParts = R"({"vocab_size": 50, "d_model": 32, "n_heads": 4, "n_layer
   "positional": {"kind": "rope"},
   "parts": {"n_kv_heads": 2, "head_dim": 16, "norm": "rms_norm", "norm_weight_offset": 1.0,
             "qk_norm": true, "attention_scale": 0.25, "causal": true, "sandwich": true,
-            "first_attention_norm": false,
+            "first_attention_norm": false, "distance_bias_radius": 6,
             "local": {"layers": [0, 2], "before": 3, "after": 3, "base": 10000.0}}})";
 
 TEST(LayerPartsConfig, ReadWrittenBackAndReadAgain) {
