@@ -12,6 +12,7 @@ TranslatedModel TranslateModernBert(const ModelFolder& folder, const std::string
 TranslatedModel TranslateQwen3(const ModelFolder& folder, const std::string& config_text);
 TranslatedModel TranslateGemma3Text(const ModelFolder& folder, const std::string& config_text);
 TranslatedModel TranslateNewGte(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateMpnet(const ModelFolder& folder, const std::string& config_text);
 
 const std::vector<Architecture>& Architectures() {
   static const std::vector<Architecture> list = {
@@ -25,6 +26,7 @@ const std::vector<Architecture>& Architectures() {
       {"qwen3", {"qwen3"}, TranslateQwen3},
       {"gemma3_text", {"gemma3_text"}, TranslateGemma3Text},
       {"new", {"new"}, TranslateNewGte},
+      {"mpnet", {"mpnet"}, TranslateMpnet},
   };
   return list;
 }

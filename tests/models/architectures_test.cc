@@ -113,7 +113,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "roberta_silu", "bert_pairs", "bert_seqcls", "roberta_seqcls",
                       "distilbert_seqcls", "st_dense", "marian", "marian_gelu",
                       "bert_gelu_pytorch_tanh", "nomic_bert", "nomic_bert_geglu_bf16", "modernbert",
-                      "modernbert_bf16", "qwen3", "qwen3_bf16", "gemma3_text", "gemma3_text_bf16", "new_gte", "new_gte_bf16"));
+                      "modernbert_bf16", "qwen3", "qwen3_bf16", "gemma3_text", "gemma3_text_bf16",
+                      "new_gte", "new_gte_bf16", "mpnet", "mpnet_bf16"));
 
 // The heads of *ForSequenceClassification checkpoints (and BERT's pooler):
 // one row per line from its first token, within 1e-4 of the reference's
