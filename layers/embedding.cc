@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/error.h"
+#include "engine/id_range.h"
 #include "engine/kernels/rotate_rows.h"
 #include "engine/parallel.h"
 
@@ -35,13 +36,10 @@ void Embedding::Check(const int32_t* ids, int64_t batch, int64_t seq, int64_t fi
     throw Error("negative batch, sequence length or first index");
   }
   for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t j = 0; j < seq; ++j) {
-      const int32_t id = ids[b * seq + j];
-      if (id < 0 || id >= options_.vocab_size) {
-        throw Error("token id " + std::to_string(id) + " at sequence " + std::to_string(b) +
-                    ", position " + std::to_string(first_index + j) +
-                    " is outside the vocabulary [0, " + std::to_string(options_.vocab_size) + ")");
-      }
+    if (const int64_t j = FindOutside(ids + b * seq, seq, options_.vocab_size); j >= 0) {
+      throw Error(OutsideRange(
+          ids[b * seq + j], options_.vocab_size,
+          " at sequence " + std::to_string(b) + ", position " + std::to_string(first_index + j)));
     }
   }
   if (seq == 0 || batch == 0) return;
@@ -69,12 +67,10 @@ void Embedding::CheckSpans(const int32_t* ids, int64_t rows, const Spans& spans)
   int64_t longest = 0;
   for (int64_t b = 0; b < spans.batch; ++b) {
     const int32_t* seq_ids = ids + spans.start[b];
-    for (int64_t j = 0; j < spans.length[b]; ++j) {
-      if (seq_ids[j] < 0 || seq_ids[j] >= options_.vocab_size) {
-        throw Error("token id " + std::to_string(seq_ids[j]) + " at sequence " + std::to_string(b) +
-                    ", position " + std::to_string(j) + " is outside the vocabulary [0, " +
-                    std::to_string(options_.vocab_size) + ")");
-      }
+    if (const int64_t j = FindOutside(seq_ids, spans.length[b], options_.vocab_size); j >= 0) {
+      throw Error(
+          OutsideRange(seq_ids[j], options_.vocab_size,
+                       " at sequence " + std::to_string(b) + ", position " + std::to_string(j)));
     }
     longest = std::max(longest, spans.length[b]);
   }

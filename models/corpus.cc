@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/error.h"
+#include "engine/id_range.h"
 #include "engine/memory_limit.h"
 #include "engine/size_limits.h"
 #include "models/heads.h"
@@ -108,12 +109,10 @@ void CorpusEncoder::Run(const CorpusInput& in, CorpusWorkspace& ws,
   for (int64_t i = 0; i < n; ++i) {
     if (real[i] <= 0) throw Error("sequence " + std::to_string(i) + " is empty: nothing to encode");
     const int32_t* seq_ids = ids + offsets[i];
-    for (int64_t j = 0; j < real[i]; ++j) {
-      if (seq_ids[j] < 0 || seq_ids[j] >= vocab) {
-        throw Error("token id " + std::to_string(seq_ids[j]) + " at sequence " + std::to_string(i) +
-                    ", position " + std::to_string(j) + " is outside the vocabulary [0, " +
-                    std::to_string(vocab) + ")");
-      }
+    if (const int64_t j = FindOutside(seq_ids, real[i], vocab); j >= 0) {
+      throw Error(
+          OutsideRange(seq_ids[j], vocab,
+                       " at sequence " + std::to_string(i) + ", position " + std::to_string(j)));
     }
     total += real[i];
     if (real[i] > longest) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/error.h"
+#include "engine/id_range.h"
 #include "engine/json_text.h"
 #include "engine/memory_limit.h"
 
@@ -114,13 +115,10 @@ std::vector<int32_t> TokenBatch::PaddedTypes() const {
 
 void CheckTokenIds(const TokenBatch& b, int64_t vocab, const std::string& source) {
   for (int64_t i = 0; i < b.batch; ++i) {
-    for (int64_t j = 0; j < b.lengths[i]; ++j) {
-      const int32_t id = b.ids[b.offsets[i] + j];
-      if (id < 0 || id >= vocab) {
-        throw Error(source + ": line " + std::to_string(b.lines[i]) + ", token " +
-                    std::to_string(j + 1) + ": token id " + std::to_string(id) +
-                    " is outside the vocabulary [0, " + std::to_string(vocab) + ")");
-      }
+    const int32_t* ids = b.ids.data() + b.offsets[i];
+    if (const int64_t j = FindOutside(ids, b.lengths[i], vocab); j >= 0) {
+      throw Error(source + ": line " + std::to_string(b.lines[i]) + ", token " +
+                  std::to_string(j + 1) + ": " + OutsideRange(ids[j], vocab));
     }
   }
 }

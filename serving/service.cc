@@ -9,6 +9,7 @@
 #include "commands/option_checks.h"
 #include "commands/tokenize_job.h"
 #include "engine/error.h"
+#include "engine/id_range.h"
 #include "engine/model_folder.h"
 #include "models/input_rules.h"
 #include "models/pooling.h"
@@ -254,11 +255,10 @@ Sequences Service::Ids(const Inputs& in, const std::string& field, bool truncate
     given.push_back(static_cast<int64_t>(in.ids[i].size()));
     for (size_t j = 0; j < in.ids[i].size(); ++j) {
       const int64_t id = in.ids[i][j];
-      if (id < 0 || id >= vocab) {
+      if (id < 0 || id >= vocab) {  // int64 as the client sent it: OutsideRange words it
         throw ApiError{422, "Validation",
-                       name(static_cast<int64_t>(i)) + "[" + std::to_string(j) + "]: token id " +
-                           std::to_string(id) + " is outside the vocabulary [0, " +
-                           std::to_string(vocab) + ")",
+                       name(static_cast<int64_t>(i)) + "[" + std::to_string(j) +
+                           "]: " + OutsideRange(id, vocab),
                        field};
       }
       ids.push_back(static_cast<int32_t>(id));
