@@ -104,10 +104,12 @@ double RopeTheta(const CheckpointConfig& cfg, const std::string& legacy_key,
 // (default max_positions), pad_token_id.
 ModelConfig DecoderConfig(const CheckpointConfig& cfg, int64_t max_positions);
 
-// The checkpoint of a config made by DecoderConfig (and its biases): the
-// token table, the layers (TranslateDecoderLayer), the final norm; a causal
-// LM's lm_head dropped.
-TranslatedModel TranslateDecoder(const ModelFolder& folder, ModelConfig config);
+// The checkpoint of a config made by DecoderConfig from cfg (and its biases):
+// the token table, the layers (TranslateDecoderLayer), the final norm; a
+// causal LM's lm_head dropped. A warning if cfg has auto_map (the folder's
+// own modeling code, not run).
+TranslatedModel TranslateDecoder(const ModelFolder& folder, const CheckpointConfig& cfg,
+                                 ModelConfig config);
 
 // The rotation of a Llama-family decoder (Llama, Mistral, Qwen2): its base
 // (rope_theta, default fallback) and scaling (rope_scaling, "type" or

@@ -152,8 +152,15 @@ ModelConfig DecoderConfig(const CheckpointConfig& cfg, int64_t max_positions) {
   return c;
 }
 
-TranslatedModel TranslateDecoder(const ModelFolder& folder, ModelConfig config) {
+TranslatedModel TranslateDecoder(const ModelFolder& folder, const CheckpointConfig& cfg,
+                                 ModelConfig config) {
   TranslatedModel m{std::move(config), LoadCheckpointWeights(folder)};
+  if (cfg.Has("auto_map")) {  // gte-Qwen2's modeling_qwen.py, for one
+    m.warnings.push_back(cfg.source() +
+                         ": key 'auto_map' names the folder's own modeling code, which phasor "
+                         "does not run: it computes the model as transformers' own file does "
+                         "(causal attention)");
+  }
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
   const std::string pre = DecoderPrefix(w);

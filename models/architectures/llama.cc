@@ -20,7 +20,7 @@ TranslatedModel TranslateLlama(const ModelFolder& folder, const std::string& con
   const bool attention_bias = cfg.Bool("attention_bias", false);
   const bool mlp_bias = cfg.Bool("mlp_bias", false);
   c.bias = {attention_bias, attention_bias, mlp_bias, mlp_bias};
-  return TranslateDecoder(folder, std::move(c));
+  return TranslateDecoder(folder, cfg, std::move(c));
 }
 
 }  // namespace phasor

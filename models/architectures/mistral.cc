@@ -26,7 +26,7 @@ TranslatedModel TranslateMistral(const ModelFolder& folder, const std::string& c
     for (int64_t l = 0; l < c.n_layers; ++l) local.layers.push_back(l);
     local.window = {window - 1, 0};
   }
-  return TranslateDecoder(folder, std::move(c));
+  return TranslateDecoder(folder, cfg, std::move(c));
 }
 
 }  // namespace phasor

@@ -28,7 +28,7 @@ TranslatedModel TranslateQwen2(const ModelFolder& folder, const std::string& con
   }
   ModelConfig c = DecoderConfig(cfg, 32768);
   c.bias.in_proj = true;
-  return TranslateDecoder(folder, std::move(c));
+  return TranslateDecoder(folder, cfg, std::move(c));
 }
 
 }  // namespace phasor

@@ -149,6 +149,21 @@ TEST_F(RefusalTest, Qwen2) {
           "'linear' or 'llama3'");
 }
 
+// gte-Qwen2's folders name their own modeling code (auto_map): phasor loads
+// them as transformers' Qwen2Model and says so, once.
+TEST_F(RefusalTest, Qwen2OwnModelingCodeIsNamedInAWarning) {
+  CopyCase("qwen2");
+  WriteConfig("\"use_sliding_window\": false",
+              "\"auto_map\": {\"AutoModel\": \"modeling_qwen.Qwen2Model\"}, "
+              "\"use_sliding_window\": false");
+  const std::vector<std::string> warnings = Model::Load(dir_).load_warnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("config.json: key 'auto_map' names the folder's own modeling code"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_TRUE(Model::Load(HfDir("qwen2")).load_warnings().empty());
+}
+
 TEST_F(RefusalTest, LlamaRopeScaling) {
   CopyCase("llama");
   Refused("\"rope_type\": \"llama3\"", "\"rope_type\": \"longrope\"",
