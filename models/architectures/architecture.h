@@ -80,7 +80,8 @@ std::string DecoderPrefix(const Weights& w);
 // or GeGLU), and its norms: post_attention_layernorm before the MLP
 // (Qwen3), or with c.parts.sandwich after attention, with
 // pre_/post_feedforward_layernorm around the MLP (Gemma 3). Biases on q, k,
-// v, o as c.bias.in_proj says.
+// v as c.bias.in_proj says, on o as c.bias.out_proj, on up/gate and down
+// (Llama's mlp_bias) as c.bias.linear1 and linear2.
 void TranslateDecoderLayer(Weights& w, const std::string& pre, int64_t i, const ModelConfig& c);
 
 // num_key_value_heads (default num_attention_heads): Error unless it divides
@@ -93,6 +94,29 @@ int64_t KvHeads(const CheckpointConfig& cfg, int64_t n_heads);
 // "default" there.
 double RopeTheta(const CheckpointConfig& cfg, const std::string& legacy_key,
                  const std::string& layer_type, double fallback);
+
+// What Llama, Mistral and Qwen2 share (their modeling files' LlamaModel
+// shape): hidden_size, num_attention_heads, num_hidden_layers,
+// intermediate_size, vocab_size; grouped-query heads (num_key_value_heads) of
+// head_dim (default hidden_size / heads); pre-norm RMSNorm (rms_norm_eps),
+// SwiGLU (hidden_act "silu"), causal, the final norm, no bias; the rotation
+// (ReadDecoderRope, rope_theta default 10000, halves), max_position_embeddings
+// (default max_positions), pad_token_id.
+ModelConfig DecoderConfig(const CheckpointConfig& cfg, int64_t max_positions);
+
+// The checkpoint of a config made by DecoderConfig from cfg (and its biases):
+// the token table, the layers (TranslateDecoderLayer), the final norm; a
+// causal LM's lm_head dropped. A warning if cfg has auto_map (the folder's
+// own modeling code, not run).
+TranslatedModel TranslateDecoder(const ModelFolder& folder, const CheckpointConfig& cfg,
+                                 ModelConfig config);
+
+// The rotation of a Llama-family decoder (Llama, Mistral, Qwen2): its base
+// (rope_theta, default fallback) and scaling (rope_scaling, "type" or
+// "rope_type"), or transformers 5's rope_parameters holding both. Scalings
+// read: "default", "linear" (factor), "llama3" (factor, low_freq_factor,
+// high_freq_factor, original_max_position_embeddings); others refused by name.
+void ReadDecoderRope(const CheckpointConfig& cfg, double fallback, PositionalConfig& pos);
 
 // The activation a checkpoint's config names (transformers' ACT2FN keys):
 // "gelu" the erf form; "gelu_new", "gelu_pytorch_tanh" the tanh form; "silu",

@@ -54,6 +54,8 @@ bool CheckpointConfig::Has(const std::string& key) const {
   return root_->value.contains(key) && !root_->value[key].is_null();
 }
 
+bool CheckpointConfig::Present(const std::string& key) const { return root_->value.contains(key); }
+
 int64_t CheckpointConfig::Int(const std::string& key, int64_t lo, int64_t hi,
                               std::optional<int64_t> fallback) const {
   if (!Has(key)) {

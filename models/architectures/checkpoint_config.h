@@ -20,7 +20,8 @@ class CheckpointConfig {
   ~CheckpointConfig();
 
   const std::string& source() const { return source_; }
-  bool Has(const std::string& key) const;  // present and not null
+  bool Has(const std::string& key) const;      // present and not null
+  bool Present(const std::string& key) const;  // present, null or not
   // An integer in [lo, hi]; fallback when absent (none: the key is required).
   int64_t Int(const std::string& key, int64_t lo, int64_t hi,
               std::optional<int64_t> fallback = std::nullopt) const;

@@ -1,7 +1,10 @@
-// What the Llama family's checkpoints share (Qwen3, Gemma 3): their prefix,
-// their layer's tensor names, their rotary bases (architecture.h).
+// What the Llama family's checkpoints share (Qwen3, Gemma 3, Llama, Mistral,
+// Qwen2): their prefix, their layer's tensor names, their rotary bases and
+// scalings (architecture.h).
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
@@ -43,6 +46,11 @@ void TranslateDecoderLayer(Weights& w, const std::string& pre, int64_t i, const 
   w.Put(to + "linear1.weight",
         StackTensors(w, {mlp + "up_proj.weight", mlp + "gate_proj.weight"}, {ff, d}));
   MoveTensor(w, mlp + "down_proj.weight", to + "linear2.weight", {d, ff});
+  if (c.bias.linear1) {  // Llama's mlp_bias
+    w.Put(to + "linear1.bias",
+          StackTensors(w, {mlp + "up_proj.bias", mlp + "gate_proj.bias"}, {ff}));
+  }
+  if (c.bias.linear2) MoveTensor(w, mlp + "down_proj.bias", to + "linear2.bias", {d});
   MoveTensor(w, from + "input_layernorm.weight", to + "norm1.weight", {d});
   if (c.parts.sandwich) {
     MoveTensor(w, from + "post_attention_layernorm.weight", to + "sa_out_norm.weight", {d});
@@ -76,6 +84,104 @@ double RopeTheta(const CheckpointConfig& cfg, const std::string& legacy_key,
   const double theta = cfg.Number(legacy_key, fallback);
   if (!(theta > 1)) cfg.Fail(legacy_key, "expected a number > 1");
   return theta;
+}
+
+namespace {
+
+// A required number of a scaling object, > lo (named lo_name).
+double ScalingNumber(const CheckpointConfig& s, const std::string& key, double lo,
+                     const std::string& lo_name) {
+  if (!s.Has(key)) s.Fail(key, "is required by this rope type");
+  const double v = s.Number(key, 0.0);
+  if (!(v > lo)) s.Fail(key, "expected a number > " + lo_name);
+  return v;
+}
+
+// s: rope_scaling, or rope_parameters (transformers 5).
+RopeScaling DecoderScaling(const CheckpointConfig& s) {
+  const std::string key = s.Has("rope_type") ? "rope_type" : "type";
+  s.Expect(key, {"default", "linear", "llama3"});
+  const std::string type = s.String(key, "default");
+  RopeScaling sc;
+  if (type == "default") return sc;
+  sc.factor = ScalingNumber(s, "factor", 0.0, "0");
+  if (type == "linear") {
+    sc.type = RopeScalingType::kLinear;
+    return sc;
+  }
+  sc.type = RopeScalingType::kLlama3;
+  sc.low_freq_factor = ScalingNumber(s, "low_freq_factor", 0.0, "0");
+  sc.high_freq_factor = ScalingNumber(s, "high_freq_factor", sc.low_freq_factor, "low_freq_factor");
+  sc.original_max_len =
+      s.Int("original_max_position_embeddings", 1, int64_t{1} << 26, std::nullopt);
+  return sc;
+}
+
+}  // namespace
+
+ModelConfig DecoderConfig(const CheckpointConfig& cfg, int64_t max_positions) {
+  cfg.Expect("hidden_act", {"silu"});
+  ModelConfig c;
+  c.d_model = cfg.Int("hidden_size", 2, 65536);
+  c.n_heads = cfg.Int("num_attention_heads", 1, 4096);
+  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
+  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
+  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  LayerParts& p = c.parts;
+  p.n_kv_heads = KvHeads(cfg, c.n_heads);
+  const int64_t fallback_head = c.d_model % c.n_heads == 0 ? c.d_model / c.n_heads : 0;
+  p.head_dim = cfg.Int("head_dim", 2, 65536,
+                       fallback_head ? std::optional<int64_t>(fallback_head) : std::nullopt);
+  p.norm = NormKind::kRms;
+  p.causal = true;
+  c.layer_norm_eps = cfg.Number("rms_norm_eps", 1e-6);
+  c.activation = Activation::kSilu;
+  c.gated_ff = true;
+  c.norm_first = true;
+  c.final_norm = true;
+  c.bias = {false, false, false, false};
+  if (cfg.Has("pad_token_id")) {
+    c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1));
+  }
+  PositionalConfig& pos = c.positional;
+  pos.kind = PositionalKind::kRope;
+  ReadDecoderRope(cfg, 10000.0, pos);
+  pos.rope_layout = RopeLayout::kHalf;
+  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, max_positions);
+  pos.max_len = std::min<int64_t>(c.max_positions, 8192);  // the cached rows; past them, made
+  return c;
+}
+
+TranslatedModel TranslateDecoder(const ModelFolder& folder, const CheckpointConfig& cfg,
+                                 ModelConfig config) {
+  TranslatedModel m{std::move(config), LoadCheckpointWeights(folder)};
+  if (cfg.Has("auto_map")) {  // gte-Qwen2's modeling_qwen.py, for one
+    m.warnings.push_back(cfg.source() +
+                         ": key 'auto_map' names the folder's own modeling code, which phasor "
+                         "does not run: it computes the model as transformers' own file does "
+                         "(causal attention)");
+  }
+  const ModelConfig& c = m.config;
+  Weights& w = m.weights;
+  const std::string pre = DecoderPrefix(w);
+  MoveTensor(w, pre + "embed_tokens.weight", "embedding.weight", {c.vocab_size, c.d_model});
+  for (int64_t i = 0; i < c.n_layers; ++i) TranslateDecoderLayer(w, pre, i, c);
+  MoveTensor(w, pre + "norm.weight", "norm.weight", {c.d_model});
+  if (w.Has("lm_head.weight")) w.Take("lm_head.weight");  // a causal LM's head: not an embedder's
+  return m;
+}
+
+void ReadDecoderRope(const CheckpointConfig& cfg, double fallback, PositionalConfig& pos) {
+  if (cfg.Has("rope_parameters")) {
+    const CheckpointConfig r = cfg.Child("rope_parameters");
+    pos.base = r.Number("rope_theta", fallback);
+    if (!(pos.base > 1)) r.Fail("rope_theta", "expected a number > 1");
+    pos.scaling = DecoderScaling(r);
+    return;
+  }
+  pos.base = cfg.Number("rope_theta", fallback);
+  if (!(pos.base > 1)) cfg.Fail("rope_theta", "expected a number > 1");
+  if (cfg.Has("rope_scaling")) pos.scaling = DecoderScaling(cfg.Child("rope_scaling"));
 }
 
 }  // namespace phasor

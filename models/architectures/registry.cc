@@ -11,6 +11,9 @@ TranslatedModel TranslateNomicBert(const ModelFolder& folder, const std::string&
 TranslatedModel TranslateModernBert(const ModelFolder& folder, const std::string& config_text);
 TranslatedModel TranslateQwen3(const ModelFolder& folder, const std::string& config_text);
 TranslatedModel TranslateGemma3Text(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateQwen2(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateLlama(const ModelFolder& folder, const std::string& config_text);
+TranslatedModel TranslateMistral(const ModelFolder& folder, const std::string& config_text);
 TranslatedModel TranslateNewGte(const ModelFolder& folder, const std::string& config_text);
 TranslatedModel TranslateMpnet(const ModelFolder& folder, const std::string& config_text);
 
@@ -24,6 +27,9 @@ const std::vector<Architecture>& Architectures() {
       {"nomic_bert", {"nomic_bert"}, TranslateNomicBert},
       {"modernbert", {"modernbert"}, TranslateModernBert},
       {"qwen3", {"qwen3"}, TranslateQwen3},
+      {"qwen2", {"qwen2"}, TranslateQwen2},
+      {"llama", {"llama"}, TranslateLlama},
+      {"mistral", {"mistral"}, TranslateMistral},
       {"gemma3_text", {"gemma3_text"}, TranslateGemma3Text},
       {"new", {"new"}, TranslateNewGte},
       {"mpnet", {"mpnet"}, TranslateMpnet},

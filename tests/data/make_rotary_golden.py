@@ -16,6 +16,8 @@ The other rotary architectures, one file each, with the parts they share in rota
 - modernbert, modernbert_bf16: make_rotary_golden_modernbert.py (transformers'
   modeling_modernbert.py, ModernBertModel);
 - qwen3, qwen3_bf16: make_rotary_golden_qwen3.py (modeling_qwen3.py, Qwen3Model);
+- qwen2, llama, mistral (and their _bf16): make_rotary_golden_llama.py (modeling_qwen2.py,
+  modeling_llama.py, modeling_mistral.py: the qwen3 transcription with their flags);
 - new_gte, new_gte_bf16: make_rotary_golden_new.py (Alibaba-NLP/new-impl modeling.py, NewModel);
 - gemma3_text, gemma3_text_bf16: make_rotary_golden_gemma3.py (modeling_gemma3.py,
   Gemma3TextModel with use_bidirectional_attention).
@@ -168,5 +170,5 @@ if __name__ == "__main__":
     make_nomic("nomic_bert")
     make_nomic("nomic_bert_geglu_bf16", dtype="BF16", seed=32, act="geglu", biases=True,
                fraction=0.5, interleaved=True, vocab=60, multiple=64)
-    for arch in ("modernbert", "qwen3", "new", "gemma3"):
+    for arch in ("modernbert", "qwen3", "new", "gemma3", "llama"):
         importlib.import_module("make_rotary_golden_" + arch).main()

@@ -15,8 +15,12 @@ Qwen3DecoderLayer, Qwen3Attention, Qwen3MLP, Qwen3RMSNorm, Qwen3RotaryEmbedding)
 Qwen3RMSNorm: x in float32, x · rsqrt(mean(x²) + rms_norm_eps), cast back to the input dtype,
 then times weight (weight · x.to(dtype): in bf16 the normalised value is rounded before the
 product); float64 here.
+
+Llama, Mistral and Qwen2 (make_rotary_golden_llama.py) are this layer without q_norm and k_norm,
+with their own biases, head_dim default, rotary scaling and window: decoder_parts says which.
 """
 import json
+import math
 
 import numpy as np
 
@@ -25,49 +29,104 @@ from rotary_parts import (Tensors, attention, default_inv_freq, random_lines, rm
                           store, torch_dtype, write_case)
 
 
-def qwen3_forward(t, cfg, ids, positions=None):
-    h, kv, dh = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+def decoder_parts(cfg):
+    """What the Llama family's decoders differ in, read from config.json as each modeling file
+    reads it: qwen3 (q_norm, k_norm; q/k/v/o biases iff attention_bias), qwen2 (modeling_qwen2.py:
+    q/k/v biases always, none on o), llama (modeling_llama.py: q/k/v/o biases iff
+    attention_bias, gate/up/down iff mlp_bias), mistral (modeling_mistral.py: no biases, every
+    layer windowed by sliding_window, MistralConfig's default 4096 when absent). head_dim: the
+    key, else hidden_size / num_attention_heads."""
+    mt, bias = cfg["model_type"], cfg.get("attention_bias", False)
+    return {"qk_norm": mt == "qwen3",
+            "qkv_bias": mt == "qwen2" or (mt != "mistral" and bias),
+            "o_bias": mt in ("qwen3", "llama") and bias,
+            "mlp_bias": mt == "llama" and cfg.get("mlp_bias", False),
+            "head_dim": cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"],
+            "window": cfg.get("sliding_window", 4096) if mt == "mistral" else None}
+
+
+def decoder_mask(n, window):
+    """masking_utils' causal_mask_function, and with a window sliding_window_overlay: query i
+    sees key j iff j <= i and j > i - window."""
+    i = np.arange(n)
+    allowed = i[None, :] <= i[:, None]
+    if window is not None:
+        allowed &= i[None, :] > i[:, None] - window
+    return allowed
+
+
+def rope_inv_freq(cfg, dh):
+    """modeling_rope_utils: the default ladder over head_dim with rope_theta, then the scaling of
+    rope_scaling (or transformers 5's rope_parameters): linear (inv / factor) or llama3
+    (_compute_llama3_parameters: wavelengths below original / high_freq_factor kept, above
+    original / low_freq_factor divided by factor, between them the smooth mix)."""
+    inv = default_inv_freq(dh, rope_theta(cfg))
+    sc = cfg.get("rope_parameters") or cfg.get("rope_scaling") or {}
+    kind = sc.get("rope_type", sc.get("type", "default"))
+    if kind == "linear":
+        return inv / sc["factor"]
+    if kind == "llama3":
+        factor, old = sc["factor"], sc["original_max_position_embeddings"]
+        low, high = sc["low_freq_factor"], sc["high_freq_factor"]
+        wavelen = 2 * math.pi / inv
+        scaled = np.where(wavelen > old / low, inv / factor, inv)
+        smooth = (old / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        medium = ~(wavelen < old / high) & ~(wavelen > old / low)
+        return np.where(medium, smoothed, scaled)
+    assert kind == "default", kind
+    return inv
+
+
+def qwen3_forward(t, cfg, ids, positions=None, window=-1):
+    """window: -1 the config's, else the one given (None: none)."""
+    parts = decoder_parts(cfg)
+    h, kv, dh = cfg["num_attention_heads"], cfg["num_key_value_heads"], parts["head_dim"]
     eps, n = cfg["rms_norm_eps"], len(ids)
     positions = np.arange(n) if positions is None else positions
-    inv = default_inv_freq(dh, rope_theta(cfg))
+    inv = rope_inv_freq(cfg, dh)
     norm = lambda x, name: rms_norm(x, t[name + ".weight"], eps)  # noqa: E731
-    bias = cfg["attention_bias"]
+    qkv_b, o_b, mlp_b = parts["qkv_bias"], parts["o_bias"], parts["mlp_bias"]
     lin = lambda x, name, b=False: x @ t[name + ".weight"].T + (t[name + ".bias"] if b else 0)  # noqa: E731
+    qk_norm = (lambda x, name: norm(x, name)) if parts["qk_norm"] else (lambda x, name: x)  # noqa: E731
     act = ACT[cfg["hidden_act"]]
-    causal = np.tril(np.ones((n, n), bool))
+    allowed = decoder_mask(n, parts["window"] if window == -1 else window)
     x = t["embed_tokens.weight"][ids]
     for i in range(cfg["num_hidden_layers"]):
         p = f"layers.{i}."
         y = norm(x, p + "input_layernorm")
-        q = norm(lin(y, p + "self_attn.q_proj", bias).reshape(n, h, dh), p + "self_attn.q_norm")
-        k = norm(lin(y, p + "self_attn.k_proj", bias).reshape(n, kv, dh), p + "self_attn.k_norm")
-        v = lin(y, p + "self_attn.v_proj", bias).reshape(n, kv, dh)
+        q = qk_norm(lin(y, p + "self_attn.q_proj", qkv_b).reshape(n, h, dh), p + "self_attn.q_norm")
+        k = qk_norm(lin(y, p + "self_attn.k_proj", qkv_b).reshape(n, kv, dh), p + "self_attn.k_norm")
+        v = lin(y, p + "self_attn.v_proj", qkv_b).reshape(n, kv, dh)
         q, k = rope_half(q, positions, inv), rope_half(k, positions, inv)
-        x = x + lin(attention(q, k, v, causal, dh ** -0.5), p + "self_attn.o_proj", bias)
+        x = x + lin(attention(q, k, v, allowed, dh ** -0.5), p + "self_attn.o_proj", o_b)
         y = norm(x, p + "post_attention_layernorm")
-        x = x + lin(act(lin(y, p + "mlp.gate_proj")) * lin(y, p + "mlp.up_proj"), p + "mlp.down_proj")
+        y = act(lin(y, p + "mlp.gate_proj", mlp_b)) * lin(y, p + "mlp.up_proj", mlp_b)
+        x = x + lin(y, p + "mlp.down_proj", mlp_b)
     return norm(x, "norm")
 
 
 def random_qwen3(rng, cfg):
+    parts = decoder_parts(cfg)
     d, ff = cfg["hidden_size"], cfg["intermediate_size"]
-    h, kv, dh = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
-    b = cfg["attention_bias"]
+    h, kv, dh = cfg["num_attention_heads"], cfg["num_key_value_heads"], parts["head_dim"]
+    qkv_b, o_b, mlp_b = parts["qkv_bias"], parts["o_bias"], parts["mlp_bias"]
     r = Tensors(rng)
     r.add("embed_tokens.weight", cfg["vocab_size"], d, scale=0.5)
     for i in range(cfg["num_hidden_layers"]):
         p = f"layers.{i}."
         r.norm(p + "input_layernorm", d)
-        r.linear(p + "self_attn.q_proj", h * dh, d, b)
-        r.linear(p + "self_attn.k_proj", kv * dh, d, b)
-        r.linear(p + "self_attn.v_proj", kv * dh, d, b)
-        r.linear(p + "self_attn.o_proj", d, h * dh, b)
-        r.norm(p + "self_attn.q_norm", dh)
-        r.norm(p + "self_attn.k_norm", dh)
+        r.linear(p + "self_attn.q_proj", h * dh, d, qkv_b)
+        r.linear(p + "self_attn.k_proj", kv * dh, d, qkv_b)
+        r.linear(p + "self_attn.v_proj", kv * dh, d, qkv_b)
+        r.linear(p + "self_attn.o_proj", d, h * dh, o_b)
+        if parts["qk_norm"]:
+            r.norm(p + "self_attn.q_norm", dh)
+            r.norm(p + "self_attn.k_norm", dh)
         r.norm(p + "post_attention_layernorm", d)
-        r.linear(p + "mlp.gate_proj", ff, d)
-        r.linear(p + "mlp.up_proj", ff, d)
-        r.linear(p + "mlp.down_proj", d, ff)
+        r.linear(p + "mlp.gate_proj", ff, d, mlp_b)
+        r.linear(p + "mlp.up_proj", ff, d, mlp_b)
+        r.linear(p + "mlp.down_proj", d, ff, mlp_b)
     r.norm("norm", d)
     return r.t
 
@@ -98,15 +157,15 @@ def qwen3_config(dtype, causal_lm, v5):
 
 
 def rope_theta(cfg):
-    return cfg["rope_parameters"]["rope_theta"] if "rope_parameters" in cfg else cfg["rope_theta"]
+    if "rope_parameters" in cfg:
+        return cfg["rope_parameters"]["rope_theta"]
+    return cfg.get("rope_theta", 10000.0)
 
 
-def make_qwen3(name, dtype="F32", seed=51, causal_lm=False, v5=False, st=False,
-               lengths=(7, 3, 12, 1, 9, 40)):
-    """causal_lm: Qwen3ForCausalLM's checkpoint (model. prefix, lm_head tied so not stored),
-    else Qwen3Model's (no prefix). st: Qwen3-Embedding's sentence-transformers modules (last
-    token pooling, Normalize, max_seq_length 32768) and expected_pooled.npy."""
-    cfg = qwen3_config(dtype, causal_lm, v5)
+def make_decoder(name, cfg, dtype, seed, causal_lm, lengths):
+    """tests/data/hf/<name> for a decoder of the Llama family (decoder_parts): random weights
+    from seed, lines of the given lengths, the reference rows. causal_lm: a *ForCausalLM
+    checkpoint (model. prefix, lm_head tied so not stored), else the *Model's (no prefix)."""
     rng = np.random.default_rng(seed)
     stored, exact = store(random_qwen3(rng, cfg), dtype, "model." if causal_lm else "")
     lines = random_lines(rng, lengths, cfg["vocab_size"], set())
@@ -114,6 +173,15 @@ def make_qwen3(name, dtype="F32", seed=51, causal_lm=False, v5=False, st=False,
     for b, ids in enumerate(lines):
         expected[b, :len(ids)] = qwen3_forward(exact, cfg, ids)
     write_case(name, cfg, stored, dtype, lines, [len(ids) for ids in lines], expected)
+    return exact, lines
+
+
+def make_qwen3(name, dtype="F32", seed=51, causal_lm=False, v5=False, st=False,
+               lengths=(7, 3, 12, 1, 9, 40)):
+    """causal_lm: Qwen3ForCausalLM's checkpoint, else Qwen3Model's (make_decoder). st: Qwen3-Embedding's sentence-transformers modules (last
+    token pooling, Normalize, max_seq_length 32768) and expected_pooled.npy."""
+    cfg = qwen3_config(dtype, causal_lm, v5)
+    exact, lines = make_decoder(name, cfg, dtype, seed, causal_lm, lengths)
     if st:
         d = OUT / name
         write_sentence_transformers(d, "lasttoken", cfg["hidden_size"])
@@ -126,7 +194,8 @@ def make_qwen3(name, dtype="F32", seed=51, causal_lm=False, v5=False, st=False,
 
 def self_check(cfg, exact, lines):
     """Causal: a line's first k rows are those of its first k tokens alone. Rotary: shifting
-    every position (left padding) leaves the rows as they are."""
+    every position (left padding) leaves the rows as they are (scaled or not, the angles of a
+    pair depend on its distance alone)."""
     ids = max(lines, key=len)
     full = qwen3_forward(exact, cfg, ids)
     for k in (1, 5):

@@ -72,7 +72,8 @@ TEST_P(HfGoldenTest, NarrowPrecisionsKeepTheirCosineGates) {
   const std::string dir = HfDir(GetParam());
   const NpyArray want = ReadNpy(dir + "/expected.npy");
   const bool decoder_family =
-      GetParam().rfind("qwen3", 0) == 0 || GetParam().rfind("gemma3", 0) == 0;
+      GetParam().rfind("qwen", 0) == 0 || GetParam().rfind("gemma3", 0) == 0 ||
+      GetParam().rfind("llama", 0) == 0 || GetParam().rfind("mistral", 0) == 0;
   for (const auto& [precision, gate] :
        {std::pair{Precision::kBf16, 0.9995}, {Precision::kInt8, decoder_family ? 0.998 : 0.999}}) {
     LoadOptions lo;
@@ -114,7 +115,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "distilbert_seqcls", "st_dense", "marian", "marian_gelu",
                       "bert_gelu_pytorch_tanh", "nomic_bert", "nomic_bert_geglu_bf16", "modernbert",
                       "modernbert_bf16", "qwen3", "qwen3_bf16", "gemma3_text", "gemma3_text_bf16",
-                      "new_gte", "new_gte_bf16", "mpnet", "mpnet_bf16"));
+                      "new_gte", "new_gte_bf16", "mpnet", "mpnet_bf16", "qwen2", "qwen2_bf16",
+                      "llama", "llama_bf16", "mistral", "mistral_bf16"));
 
 // The heads of *ForSequenceClassification checkpoints (and BERT's pooler):
 // one row per line from its first token, within 1e-4 of the reference's

@@ -1,5 +1,6 @@
 // The layers' later parts (config.json "parts", models/config_parts.h) and the
-// architectures built on them (modernbert, qwen3, gemma3_text, new): the
+// architectures built on them (modernbert, qwen3, gemma3_text, new, qwen2,
+// llama, mistral): the
 // object read, written back and checked; what each checkpoint reader refuses
 // by name; and properties that hold whatever the weights: under a causal mask
 // a line's first k rows are those of its first k tokens alone, under a window
@@ -133,6 +134,66 @@ TEST_F(RefusalTest, ModernBertAndGte) {
           "key 'position_embedding_type'");
 }
 
+TEST_F(RefusalTest, Qwen2) {
+  CopyCase("qwen2");
+  Refused("\"use_sliding_window\": false", "\"use_sliding_window\": true",
+          "config.json: key 'use_sliding_window': true is not supported");
+  Refused("\"use_sliding_window\": false", "\"is_causal\": false",
+          "key 'is_causal': false is not supported");
+  Refused("\"rope_theta\": 1000000.0", "\"rope_theta\": 1.0", "key 'rope_theta': expected");
+  CopyCase("qwen2_bf16");
+  Refused("\"full_attention\",", "\"sliding_attention\",",
+          "key 'layer_types': 'sliding_attention' is not supported");
+  Refused("\"rope_type\": \"default\"", "\"rope_type\": \"yarn\"",
+          "key 'rope_parameters.rope_type': 'yarn' is not supported, expected 'default', "
+          "'linear' or 'llama3'");
+}
+
+// gte-Qwen2's folders name their own modeling code (auto_map): phasor loads
+// them as transformers' Qwen2Model and says so, once.
+TEST_F(RefusalTest, Qwen2OwnModelingCodeIsNamedInAWarning) {
+  CopyCase("qwen2");
+  WriteConfig("\"use_sliding_window\": false",
+              "\"auto_map\": {\"AutoModel\": \"modeling_qwen.Qwen2Model\"}, "
+              "\"use_sliding_window\": false");
+  const std::vector<std::string> warnings = Model::Load(dir_).load_warnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("config.json: key 'auto_map' names the folder's own modeling code"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_TRUE(Model::Load(HfDir("qwen2")).load_warnings().empty());
+}
+
+TEST_F(RefusalTest, LlamaRopeScaling) {
+  CopyCase("llama");
+  Refused("\"rope_type\": \"llama3\"", "\"rope_type\": \"longrope\"",
+          "key 'rope_scaling.rope_type': 'longrope' is not supported");
+  Refused("\"rope_type\": \"llama3\"", "\"type\": \"dynamic\"",
+          "key 'rope_scaling.type': 'dynamic' is not supported");
+  Refused("\"low_freq_factor\": 1.0,", "",
+          "key 'rope_scaling.low_freq_factor': is required by this rope type");
+  Refused("\"high_freq_factor\": 4.0", "\"high_freq_factor\": 0.5",
+          "key 'rope_scaling.high_freq_factor': expected a number > low_freq_factor");
+  Refused("\"original_max_position_embeddings\": 64", "\"original_max_position_embeddings\": 0",
+          "key 'rope_scaling.original_max_position_embeddings': 0 is out of range");
+  Refused("\"factor\": 8.0", "\"factor\": -8.0", "key 'rope_scaling.factor': expected");
+  Refused("\"hidden_act\": \"silu\"", "\"hidden_act\": \"gelu\"", "key 'hidden_act'");
+  Refused("\"mlp_bias\": false", "\"mlp_bias\": true", "layers.0.mlp.up_proj.bias");
+  CopyCase("llama_bf16");
+  Refused("\"rope_type\": \"linear\"", "\"rope_type\": \"yarn\"",
+          "key 'rope_parameters.rope_type': 'yarn' is not supported");
+}
+
+TEST_F(RefusalTest, Mistral) {
+  CopyCase("mistral");
+  Refused("\"sliding_window\": 6", "\"sliding_window\": 0",
+          "key 'sliding_window': 0 is out of range");
+  Refused("\"sliding_window\": 6", "\"sliding_window\": \"6\"",
+          "key 'sliding_window': expected an integer");
+  Refused("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3",
+          "key 'num_key_value_heads': 3 does not divide num_attention_heads (4)");
+}
+
 // Rows [b, j] of model's encoding of ids (one line).
 std::vector<float> Encode(const Model& m, const std::vector<int32_t>& ids) {
   std::vector<float> out(ids.size() * static_cast<size_t>(m.d_model()));
@@ -158,6 +219,40 @@ TEST(MaskProperties, CausalRowsDoNotSeeLaterTokens) {
   for (size_t i = 0; i < first.size(); ++i)
     diff = std::max(diff, double{std::abs(first[i] - all[i])});
   EXPECT_GT(diff, 1e-3);
+}
+
+// Mistral's window (sliding_window 6): query i sees keys i - 5 .. i. A
+// window of the line's length, a null one and an absent one (MistralConfig's
+// 4096) are causal attention alike; sliding_window 6 leaves a line's first 6
+// rows as they are and changes later ones.
+class MistralWindowTest : public testing::HfCopyTest {
+ protected:
+  std::vector<float> EncodeWith(const std::string& to, const std::vector<int32_t>& line) {
+    WriteConfig("\"sliding_window\": 6,", to);
+    return Encode(Model::Load(dir_), line);
+  }
+};
+
+TEST_F(MistralWindowTest, AWindowOfTheLineIsCausalAttention) {
+  CopyCase("mistral");
+  std::vector<int32_t> line(20);
+  for (size_t i = 0; i < line.size(); ++i) line[i] = static_cast<int32_t>(i * 13 % 60);
+  const std::vector<float> wide = EncodeWith("\"sliding_window\": 20,", line);
+  EXPECT_EQ(EncodeWith("\"sliding_window\": null,", line), wide);
+  EXPECT_EQ(EncodeWith("", line), wide);
+  const std::vector<float> narrow = Encode(Model::Load(HfDir("mistral")), line);
+  const size_t d = narrow.size() / line.size();
+  double first = 0, later = 0;  // the largest differences of rows 0-5 and of the others
+  for (size_t i = 0; i < narrow.size(); ++i) {
+    const double e = std::abs(narrow[i] - wide[i]);
+    if (i < 6 * d) {
+      first = std::max(first, e);
+    } else {
+      later = std::max(later, e);
+    }
+  }
+  EXPECT_LT(first, 1e-5);
+  EXPECT_GT(later, 1e-3);
 }
 
 // phasor's own format with every part set, random weights of that shape
