@@ -105,15 +105,7 @@ ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
 
 TranslatedModel TranslateGemma3Text(const ModelFolder& folder, const std::string& config_text) {
   const CheckpointConfig cfg(config_text, folder.Path("config.json"));
-  TranslatedModel m{GemmaConfig(cfg), LoadCheckpointWeights(folder)};
-  const ModelConfig& c = m.config;
-  Weights& w = m.weights;
-  const std::string pre = DecoderPrefix(w);
-  MoveTensor(w, pre + "embed_tokens.weight", "embedding.weight", {c.vocab_size, c.d_model});
-  for (int64_t i = 0; i < c.n_layers; ++i) TranslateDecoderLayer(w, pre, i, c);
-  MoveTensor(w, pre + "norm.weight", "norm.weight", {c.d_model});
-  if (w.Has("lm_head.weight")) w.Take("lm_head.weight");
-  return m;
+  return TranslateDecoder(folder, cfg, GemmaConfig(cfg));
 }
 
 }  // namespace phasor

@@ -105,7 +105,7 @@ class RefusalTest : public testing::HfCopyTest {
 TEST_F(RefusalTest, Qwen3) {
   CopyCase("qwen3");
   Refused("\"rope_scaling\": null", "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0}",
-          "config.json: key 'rope_scaling': is not supported yet");
+          "config.json: key 'rope_scaling.type': 'yarn' is not supported");
   Refused("\"use_sliding_window\": false", "\"use_sliding_window\": true",
           "key 'use_sliding_window': true is not supported");
   Refused("\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3",
