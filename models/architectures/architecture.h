@@ -84,6 +84,19 @@ std::string DecoderPrefix(const Weights& w);
 // (Llama's mlp_bias) as c.bias.linear1 and linear2.
 void TranslateDecoderLayer(Weights& w, const std::string& pre, int64_t i, const ModelConfig& c);
 
+// What every rotary checkpoint sets the same way: positions kind rope at
+// base, layout half (rotate_half), max_positions from max_position_embeddings
+// (fallback when absent), the cached rows at most 8,192 of them (past them,
+// rows are made as needed); and pad_token_id when the config has one.
+void RotaryPositions(const CheckpointConfig& cfg, double base, int64_t fallback_positions,
+                     ModelConfig& c);
+
+// The layers a config names local: layer_types' "sliding_attention" entries
+// (Error for a count other than n_layers, or a type other than it and
+// "full_attention"), else those for which local_by_default(i) says so.
+std::vector<int64_t> SlidingLayers(const CheckpointConfig& cfg, int64_t n_layers,
+                                   bool (*local_by_default)(const CheckpointConfig&, int64_t));
+
 // num_key_value_heads (default num_attention_heads): Error unless it divides
 // n_heads.
 int64_t KvHeads(const CheckpointConfig& cfg, int64_t n_heads);

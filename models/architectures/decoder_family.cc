@@ -70,6 +70,39 @@ int64_t KvHeads(const CheckpointConfig& cfg, int64_t n_heads) {
   return kv;
 }
 
+void RotaryPositions(const CheckpointConfig& cfg, double base, int64_t fallback_positions,
+                     ModelConfig& c) {
+  if (cfg.Has("pad_token_id")) {
+    c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1));
+  }
+  PositionalConfig& pos = c.positional;
+  pos.kind = PositionalKind::kRope;
+  pos.base = base;
+  pos.rope_layout = RopeLayout::kHalf;
+  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, fallback_positions);
+  pos.max_len = std::min<int64_t>(c.max_positions, 8192);
+}
+
+std::vector<int64_t> SlidingLayers(const CheckpointConfig& cfg, int64_t n_layers,
+                                   bool (*local_by_default)(const CheckpointConfig&, int64_t)) {
+  const std::vector<std::string> types = cfg.StringList("layer_types");
+  if (!types.empty() && static_cast<int64_t>(types.size()) != n_layers) {
+    cfg.Fail("layer_types", "names " + std::to_string(types.size()) + " layers, expected " +
+                                std::to_string(n_layers));
+  }
+  std::vector<int64_t> local;
+  for (int64_t i = 0; i < n_layers; ++i) {
+    const std::string t = types.empty() ? "" : types[static_cast<size_t>(i)];
+    if (!types.empty() && t != "sliding_attention" && t != "full_attention") {
+      cfg.Fail("layer_types", "'" + t +
+                                  "' is not a layer type phasor reads, expected "
+                                  "'sliding_attention' or 'full_attention'");
+    }
+    if (types.empty() ? local_by_default(cfg, i) : t == "sliding_attention") local.push_back(i);
+  }
+  return local;
+}
+
 double RopeTheta(const CheckpointConfig& cfg, const std::string& legacy_key,
                  const std::string& layer_type, double fallback) {
   if (cfg.Has("rope_parameters")) {
@@ -140,15 +173,8 @@ ModelConfig DecoderConfig(const CheckpointConfig& cfg, int64_t max_positions) {
   c.norm_first = true;
   c.final_norm = true;
   c.bias = {false, false, false, false};
-  if (cfg.Has("pad_token_id")) {
-    c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1));
-  }
-  PositionalConfig& pos = c.positional;
-  pos.kind = PositionalKind::kRope;
-  ReadDecoderRope(cfg, 10000.0, pos);
-  pos.rope_layout = RopeLayout::kHalf;
-  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, max_positions);
-  pos.max_len = std::min<int64_t>(c.max_positions, 8192);  // the cached rows; past them, made
+  RotaryPositions(cfg, 10000.0, max_positions, c);
+  ReadDecoderRope(cfg, 10000.0, c.positional);
   return c;
 }
 

@@ -35,28 +35,10 @@ void RefuseUnsupported(const CheckpointConfig& cfg) {
   }
 }
 
-// The sliding layers: layer_types, else every layer but each
-// _sliding_window_pattern-th (transformers' default 6).
-std::vector<int64_t> SlidingLayers(const CheckpointConfig& cfg, int64_t n_layers) {
-  std::vector<int64_t> local;
-  const std::vector<std::string> types = cfg.StringList("layer_types");
-  if (!types.empty() && static_cast<int64_t>(types.size()) != n_layers) {
-    cfg.Fail("layer_types", "names " + std::to_string(types.size()) + " layers, expected " +
-                                std::to_string(n_layers));
-  }
-  const int64_t pattern = cfg.Int("_sliding_window_pattern", 1, 1024, 6);
-  for (int64_t i = 0; i < n_layers; ++i) {
-    const std::string t = types.empty() ? ((i + 1) % pattern ? "sliding_attention" : "")
-                                        : types[static_cast<size_t>(i)];
-    if (t == "sliding_attention") {
-      local.push_back(i);
-    } else if (!types.empty() && t != "full_attention") {
-      cfg.Fail("layer_types", "'" + t +
-                                  "' is not a layer type phasor reads, expected "
-                                  "'sliding_attention' or 'full_attention'");
-    }
-  }
-  return local;
+// Without layer_types: every layer but each _sliding_window_pattern-th
+// (transformers' default 6) is sliding.
+bool SlidingByDefault(const CheckpointConfig& cfg, int64_t i) {
+  return (i + 1) % cfg.Int("_sliding_window_pattern", 1, 1024, 6) != 0;
 }
 
 ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
@@ -85,19 +67,11 @@ ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
   const double scalar = cfg.Number("query_pre_attn_scalar", static_cast<double>(p.head_dim));
   if (!(scalar > 0)) cfg.Fail("query_pre_attn_scalar", "expected a number > 0");
   p.attention_scale = 1.0 / std::sqrt(scalar);
-  p.local.layers = SlidingLayers(cfg, c.n_layers);
+  p.local.layers = SlidingLayers(cfg, c.n_layers, SlidingByDefault);
   const int64_t radius = cfg.Int("sliding_window", 1, int64_t{1} << 26, 512) / 2;
   p.local.window = {radius, radius};
   p.local.base = RopeTheta(cfg, "rope_local_base_freq", "sliding_attention", 10000.0);
-  if (cfg.Has("pad_token_id")) {
-    c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1));
-  }
-  PositionalConfig& pos = c.positional;
-  pos.kind = PositionalKind::kRope;
-  pos.base = RopeTheta(cfg, "rope_theta", "full_attention", 1000000.0);
-  pos.rope_layout = RopeLayout::kHalf;
-  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 2048);
-  pos.max_len = std::min<int64_t>(c.max_positions, 8192);
+  RotaryPositions(cfg, RopeTheta(cfg, "rope_theta", "full_attention", 1000000.0), 2048, c);
   return c;
 }
 

@@ -22,25 +22,9 @@
 namespace phasor {
 namespace {
 
-std::vector<int64_t> LocalLayers(const CheckpointConfig& cfg, int64_t n_layers) {
-  const std::vector<std::string> types = cfg.StringList("layer_types");
-  if (!types.empty() && static_cast<int64_t>(types.size()) != n_layers) {
-    cfg.Fail("layer_types", "names " + std::to_string(types.size()) + " layers, expected " +
-                                std::to_string(n_layers));
-  }
-  const int64_t every = cfg.Int("global_attn_every_n_layers", 1, 1024, 3);
-  std::vector<int64_t> local;
-  for (int64_t i = 0; i < n_layers; ++i) {
-    const bool sliding =
-        types.empty() ? i % every != 0 : types[static_cast<size_t>(i)] == "sliding_attention";
-    if (!types.empty() && !sliding && types[static_cast<size_t>(i)] != "full_attention") {
-      cfg.Fail("layer_types", "'" + types[static_cast<size_t>(i)] +
-                                  "' is not a layer type phasor reads, expected "
-                                  "'sliding_attention' or 'full_attention'");
-    }
-    if (sliding) local.push_back(i);
-  }
-  return local;
+// Layer i is global when i % global_attn_every_n_layers == 0.
+bool LocalByDefault(const CheckpointConfig& cfg, int64_t i) {
+  return i % cfg.Int("global_attn_every_n_layers", 1, 1024, 3) != 0;
 }
 
 ModelConfig ModernBertConfig(const CheckpointConfig& cfg) {
@@ -63,19 +47,11 @@ ModelConfig ModernBertConfig(const CheckpointConfig& cfg) {
   LayerParts& p = c.parts;
   p.norm_bias = cfg.Bool("norm_bias", false);
   p.first_attention_norm = false;
-  p.local.layers = LocalLayers(cfg, c.n_layers);
+  p.local.layers = SlidingLayers(cfg, c.n_layers, LocalByDefault);
   const int64_t radius = cfg.Int("local_attention", 2, int64_t{1} << 26, 128) / 2;
   p.local.window = {radius, radius};
   p.local.base = RopeTheta(cfg, "local_rope_theta", "sliding_attention", 10000.0);
-  if (cfg.Has("pad_token_id")) {
-    c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1));
-  }
-  PositionalConfig& pos = c.positional;
-  pos.kind = PositionalKind::kRope;
-  pos.base = RopeTheta(cfg, "global_rope_theta", "full_attention", 160000.0);
-  pos.rope_layout = RopeLayout::kHalf;
-  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 8192);
-  pos.max_len = std::min<int64_t>(c.max_positions, 8192);
+  RotaryPositions(cfg, RopeTheta(cfg, "global_rope_theta", "full_attention", 160000.0), 8192, c);
   return c;
 }
 

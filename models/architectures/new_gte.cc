@@ -61,16 +61,8 @@ ModelConfig GteConfig(const CheckpointConfig& cfg) {
   c.token_types = cfg.Int("type_vocab_size", 0, 1024, 0);
   c.embedding_norm = true;
   c.bias = {true, true, false, true};
-  if (cfg.Has("pad_token_id")) {
-    c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1));
-  }
-  PositionalConfig& p = c.positional;
-  p.kind = PositionalKind::kRope;
-  p.base = cfg.Number("rope_theta", 10000.0);
-  p.rope_layout = RopeLayout::kHalf;
-  p.scaling = GteScaling(cfg);
-  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 8192);
-  p.max_len = std::min<int64_t>(c.max_positions, 8192);
+  RotaryPositions(cfg, cfg.Number("rope_theta", 10000.0), 8192, c);
+  c.positional.scaling = GteScaling(cfg);
   return c;
 }
 
