@@ -21,11 +21,12 @@ W // 2 + 1 when bidirectional, as transformers PR 40700 fixed it):
 - norm (final Gemma3RMSNorm).
 Gemma3RMSNorm: in float32, x · rsqrt(mean(x²) + rms_norm_eps) · (1 + weight), then cast.
 """
+import json
 import math
 
 import numpy as np
 
-from make_hf_golden import ACT
+from make_hf_golden import ACT, OUT, write_safetensors
 from rotary_parts import (Tensors, attention, default_inv_freq, gemma_rms_norm, random_lines,
                           rope_half, store, torch_dtype, window_mask, write_case)
 
@@ -130,8 +131,78 @@ def self_check(cfg, exact, lines):
     assert not np.allclose(gemma3_forward(exact, cfg, long)[0], gemma3_forward(exact, cfg, long[:1])[0])
 
 
+# EmbeddingGemma's sentence-transformers modules after the model: mean pooling, two Dense
+# modules without bias or activation (768 -> 3072 -> 768 there; 32 -> 64 -> 32 here), then
+# Normalize; and its config_sentence_transformers.json prompts.
+EMBEDDING_GEMMA_PROMPTS = {
+    "query": "task: search result | query: ", "document": "title: none | text: ",
+    "BitextMining": "task: search result | query: ", "Clustering": "task: clustering | query: ",
+    "Classification": "task: classification | query: ",
+    "InstructionRetrieval": "task: code retrieval | query: ",
+    "MultilabelClassification": "task: classification | query: ",
+    "PairClassification": "task: sentence similarity | query: ",
+    "Reranking": "task: search result | query: ", "Retrieval": "task: search result | query: ",
+    "Retrieval-query": "task: search result | query: ", "Retrieval-document": "title: none | text: ",
+    "STS": "task: sentence similarity | query: ", "Summarization": "task: summarization | query: "}
+
+
+def write_embedding_gemma_modules(d, hidden, denses):
+    """modules.json, 1_Pooling (mean), 2_Dense, 3_Dense, 4_Normalize and
+    config_sentence_transformers.json, as EmbeddingGemma-300m's folder holds them."""
+    modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+               {"idx": 1, "name": "1", "path": "1_Pooling",
+                "type": "sentence_transformers.models.Pooling"}]
+    for k, weight in enumerate(denses):
+        path = f"{k + 2}_Dense"
+        modules.append({"idx": k + 2, "name": str(k + 2), "path": path,
+                        "type": "sentence_transformers.models.Dense"})
+        (d / path).mkdir(exist_ok=True)
+        cfg = {"in_features": weight.shape[1], "out_features": weight.shape[0], "bias": False,
+               "activation_function": "torch.nn.modules.linear.Identity"}
+        (d / path / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+        write_safetensors(d / path / "model.safetensors", {"linear.weight": weight}, "F32")
+    last = len(modules)
+    modules.append({"idx": last, "name": str(last), "path": f"{last}_Normalize",
+                    "type": "sentence_transformers.models.Normalize"})
+    (d / f"{last}_Normalize").mkdir(exist_ok=True)
+    (d / "modules.json").write_text(json.dumps(modules, indent=2) + "\n")
+    (d / "1_Pooling").mkdir(exist_ok=True)
+    modes = ["cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens",
+             "weightedmean_tokens", "lasttoken"]
+    pooling = {"word_embedding_dimension": hidden}
+    pooling.update({f"pooling_mode_{m}": m == "mean_tokens" for m in modes})
+    pooling["include_prompt"] = True
+    (d / "1_Pooling" / "config.json").write_text(json.dumps(pooling, indent=4) + "\n")
+    (d / "sentence_bert_config.json").write_text(
+        json.dumps({"max_seq_length": 2048, "do_lower_case": False}, indent=2) + "\n")
+    st = {"model_type": "SentenceTransformer", "prompts": EMBEDDING_GEMMA_PROMPTS,
+          "default_prompt_name": None, "similarity_fn_name": "cosine",
+          "__version__": {"sentence_transformers": "5.1.0", "transformers": "4.57.0.dev0",
+                          "pytorch": "2.8.0"}}
+    (d / "config_sentence_transformers.json").write_text(json.dumps(st, indent=2) + "\n")
+
+
+def make_st_gemma3(name="st_gemma3", seed=63):
+    """The gemma3_text model with EmbeddingGemma's modules; expected_pooled.npy: per line the
+    mean of its rows, then each Dense product (float64), then division by the norm."""
+    cfg, exact, lines = make_gemma3(name, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    d = cfg["hidden_size"]
+    denses = [(rng.standard_normal((2 * d, d)) / math.sqrt(d)).astype(np.float32),
+              (rng.standard_normal((d, 2 * d)) / math.sqrt(2 * d)).astype(np.float32)]
+    write_embedding_gemma_modules(OUT / name, d, denses)
+    pooled = np.zeros((len(lines), d), dtype=np.float32)
+    for b, ids in enumerate(lines):
+        v = gemma3_forward(exact, cfg, ids).mean(0)
+        for weight in denses:
+            v = v @ weight.astype(np.float64).T
+        pooled[b] = v / max(np.linalg.norm(v), 1e-12)
+    np.save(OUT / name / "expected_pooled.npy", pooled)
+
+
 def main():
     self_check(*make_gemma3("gemma3_text"))
+    make_st_gemma3()
     self_check(*make_gemma3("gemma3_text_bf16", dtype="BF16", seed=62, layers=3, pattern=2,
                             window=10, heads=4, kv_heads=2))
 

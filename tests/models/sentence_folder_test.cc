@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -104,6 +105,44 @@ TEST_P(SentenceDenseTest, DenseRunsBetweenPoolingAndNormalize) {
 
 INSTANTIATE_TEST_SUITE_P(NamedAndDefaultActivation, SentenceDenseTest,
                          ::testing::Values("st_dense", "st_dense_default_tanh"));
+
+// EmbeddingGemma's folder: the gemma3_text model, mean pooling, two Dense
+// modules without bias or activation (32 -> 64 -> 32), Normalize; and its
+// prompts, read from config_sentence_transformers.json.
+TEST(SentenceTransformersTest, EmbeddingGemmaFolder) {
+  const std::string dir = HfDir("st_gemma3");
+  const std::shared_ptr<const ModelFolder> folder = ModelFolder::Open(dir);
+  const PoolSpec declared = DeclaredPooling(*folder);
+  EXPECT_EQ(declared.pooling, Pooling::kMean);
+  EXPECT_TRUE(declared.dense);
+  EXPECT_TRUE(declared.normalize);
+  EXPECT_EQ(folder->Prompt("query"), "task: search result | query: ");
+  EXPECT_EQ(folder->Prompt("document"), "title: none | text: ");
+  EXPECT_EQ(folder->Prompt("STS"), "task: sentence similarity | query: ");
+  const Model model = Model::Load(dir);
+  const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
+  EncodeOptions o;
+  o.pool = declared.pooling;
+  o.normalize = declared.normalize;
+  o.sentence_dense = declared.dense;
+  ASSERT_EQ(model.output_dim(o), 32);
+  const NpyArray want = ReadNpy(dir + "/expected_pooled.npy");
+  ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, 32}));
+  std::vector<float> got(static_cast<size_t>(tb.batch * 32));
+  model.EncodePacked(tb.ids.data(), tb.offsets.data(), tb.batch, got.data(), o);
+  testing::MaxError err(32);
+  for (size_t i = 0; i < got.size(); ++i) err.Add(static_cast<int64_t>(i), got[i], want.data[i]);
+  EXPECT_TRUE(err <= testing::kGoldenOutputTol) << err;
+  // Each line alone gives the same bits as in the batch.
+  for (int64_t b = 0; b < tb.batch; ++b) {
+    const int64_t begin = tb.offsets[static_cast<size_t>(b)];
+    const int64_t end = tb.offsets[static_cast<size_t>(b) + 1];
+    const std::vector<int64_t> one = {0, end - begin};
+    std::vector<float> alone(32);
+    model.EncodePacked(tb.ids.data() + begin, one.data(), 1, alone.data(), o);
+    EXPECT_TRUE(std::equal(alone.begin(), alone.end(), got.begin() + b * 32)) << "line " << b;
+  }
+}
 
 // A Dense module phasor cannot apply as declared: the file and key, value or
 // tensor named, at load.
