@@ -8,13 +8,19 @@
 //   BM_WindowLayer/<window>    the same layer with RoPE on 8,192 tokens, every
 //                              key seen (-1) or 64 either side (ModernBERT's
 //                              local_attention 128)
+//   BM_WindowAttention/<window> that layer's attention alone (q|k|v product,
+//                              rotation, scores, output product) on the same
+//                              8,192 tokens: the part a window changes
 //   BM_Qwen3Layer              a Qwen3-Embedding-0.6B layer (d_model 1024, 16
 //                              heads, 8 kv heads, d_head 128, SwiGLU d_ff 3072,
 //                              RMSNorm, q/k norms, causal, RoPE base 1e6) on
 //                              16 sequences of 50 .. 500 tokens packed back to
 //                              back; GFLOP/s counts its four products alone,
 //                              to be read against BM_Fp32Peak/2
-//   build/bin/phasor_bench --benchmark_filter='BM_(RotaryLayer|WindowLayer|Qwen3Layer|Fp32Peak/2)'
+//   BM_Qwen3Products           that layer's four products alone (q|k|v, output,
+//                              gate|up, down; Linear::Forward as the layer
+//                              runs them) on the same rows: their own rate
+//   build/bin/phasor_bench --benchmark_filter='BM_(RotaryLayer|Window|Qwen3|Fp32Peak/2)'
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -24,7 +30,9 @@
 #include <vector>
 
 #include "engine/parallel.h"
+#include "layers/attention.h"
 #include "layers/encoder_layer.h"
+#include "layers/linear.h"
 #include "layers/rope.h"
 #include "layers/spans.h"
 
@@ -196,25 +204,100 @@ void BM_WindowLayer(benchmark::State& state) {
   SetNumThreads(0);
 }
 
-void BM_Qwen3Layer(benchmark::State& state) {
+// Arg: keys seen either side of a query (-1: all); the attention sublayer of
+// BM_WindowLayer's layer alone.
+void BM_WindowAttention(benchmark::State& state) {
   SetNumThreads(kThreads);
+  constexpr int64_t kSeq = 8192;
+  const Rope rope(ModernBertRope(kSeq));
+  const EncoderLayerOptions layer =
+      ModernBertBase(&rope, KeyWindow{state.range(0), state.range(0)});
+  AttentionOptions o = WidthsOf(layer);
+  o.rotation = layer.rotation;
+  o.in_bias = o.out_bias = false;
+  o.window = layer.attention.window;
+  const int64_t d = o.d_model;
+  Weights w("random weights");
+  AddLinear(w, "in_proj_weight", o.qkv_width(), d, 1);     // [qkv_width, d_model]
+  AddLinear(w, "out_proj.weight", d, o.heads_width(), 2);  // [d_model, heads_width]
+  const MultiHeadSelfAttention attention(w, "", o);
+  AttentionWorkspace ws(kSeq, o);
+  const std::vector<float> x = Uniform(kSeq * d, -1.0f, 1.0f, 20);  // [seq, d_model]
+  std::vector<float> out(x.size());                                 // [seq, d_model]
+  for (auto _ : state) {
+    attention.Forward(x.data(), Padded{1, kSeq, nullptr}, out.data(), ws);
+    benchmark::DoNotOptimize(out.data());
+  }
+  CheckFinite(state, out);
+  state.SetItemsProcessed(state.iterations() * kSeq);
+  SetNumThreads(0);
+}
+
+// 16 sequences of 50 .. 500 tokens packed back to back (seed 30): [batch]
+// starts and lengths, and their rows in all.
+struct RaggedRows {
+  std::vector<int64_t> start, length;
+  int64_t rows = 0;
+};
+RaggedRows Ragged16() {
+  constexpr int64_t kBatch = 16;
+  std::mt19937 rng(30);
+  std::uniform_int_distribution<int64_t> length_of(50, 500);
+  RaggedRows r{std::vector<int64_t>(kBatch), std::vector<int64_t>(kBatch), 0};
+  for (int64_t b = 0; b < kBatch; ++b) {
+    r.start[b] = r.rows;
+    r.length[b] = length_of(rng);
+    r.rows += r.length[b];
+  }
+  return r;
+}
+
+RopeOptions Qwen3Rope() {
   RopeOptions r;
   r.d_head = 128;
   r.base = 1e6;
   r.layout = RopeLayout::kHalf;
-  const Rope rope(r);
-  const EncoderLayerOptions o = Qwen3Embedding06B(&rope);
-  constexpr int64_t kBatch = 16;
-  std::mt19937 rng(30);
-  std::uniform_int_distribution<int64_t> length_of(50, 500);
-  std::vector<int64_t> start(kBatch), length(kBatch);  // [batch] each, packed back to back
-  int64_t rows = 0;
-  for (int64_t b = 0; b < kBatch; ++b) {
-    start[b] = rows;
-    length[b] = length_of(rng);
-    rows += length[b];
+  return r;
+}
+
+// The layer's four products alone, each over all rows as Linear::Forward
+// runs it (activation on the gated product's rows as none: the layer applies
+// the gate in its own pass).
+void BM_Qwen3Products(benchmark::State& state) {
+  SetNumThreads(kThreads);
+  const EncoderLayerOptions o = Qwen3Embedding06B(nullptr);
+  const AttentionOptions a = WidthsOf(o);
+  const RaggedRows ragged = Ragged16();
+  const int64_t rows = ragged.rows, d = o.d_model;
+  const Weights w = LayerWeights(o);
+  const Linear products[] = {
+      {w, "self_attn.in_proj_weight", "", a.qkv_width(), d, Precision::kFp32},
+      {w, "self_attn.out_proj.weight", "", d, a.heads_width(), Precision::kFp32},
+      {w, "linear1.weight", "", 2 * o.d_ff, d, Precision::kFp32},
+      {w, "linear2.weight", "", d, o.d_ff, Precision::kFp32}};
+  const std::vector<float> x = Uniform(rows * 2 * o.d_ff, -1.0f, 1.0f, 31);  // [rows, widest in]
+  std::vector<float> y(static_cast<size_t>(rows * 2 * o.d_ff));              // [rows, widest out]
+  for (auto _ : state) {
+    for (const Linear& p : products) {
+      p.Forward(x.data(), rows, y.data(), kernels::Activation::kIdentity, nullptr);
+    }
+    benchmark::DoNotOptimize(y.data());
   }
-  const Spans spans{start.data(), length.data(), kBatch};
+  state.SetItemsProcessed(state.iterations() * rows);
+  state.counters["tokens"] = static_cast<double>(rows);
+  state.counters["GFLOP/s"] = benchmark::Counter(ProductFlops(o, rows) * 1e-9 * state.iterations(),
+                                                 benchmark::Counter::kIsRate);
+  SetNumThreads(0);
+}
+
+void BM_Qwen3Layer(benchmark::State& state) {
+  SetNumThreads(kThreads);
+  const Rope rope(Qwen3Rope());
+  const EncoderLayerOptions o = Qwen3Embedding06B(&rope);
+  const RaggedRows ragged = Ragged16();
+  const int64_t rows = ragged.rows;
+  const Spans spans{ragged.start.data(), ragged.length.data(),
+                    static_cast<int64_t>(ragged.start.size())};
   const Weights w = LayerWeights(o);
   const EncoderLayer layer(w, "", o);
   EncoderLayerWorkspace ws(rows, o);
@@ -235,7 +318,9 @@ void BM_Qwen3Layer(benchmark::State& state) {
 
 BENCHMARK(BM_RotaryLayer)->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WindowLayer)->Arg(-1)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WindowAttention)->Arg(-1)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Qwen3Layer)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Qwen3Products)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace phasor
