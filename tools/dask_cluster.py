@@ -15,6 +15,7 @@ import re
 import signal
 import stat
 import sys
+import time
 
 import cloudpickle
 from distributed import Client, LocalCluster, WorkerPlugin, get_worker, wait
@@ -151,6 +152,42 @@ def clear_previous_run(out_dir, pattern):
     for old in list(out_dir.glob(pattern)) + [out_dir / "index.json"] + leftovers:
         if old.is_file():
             old.unlink()
+
+
+def prepare_out_dir(out_dir, given, pattern):
+    """Creates out_dir and clears an earlier run's files (clear_previous_run); None, or 1
+    after an error line naming --out-dir as given."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        clear_previous_run(out_dir, pattern)
+    except OSError as e:
+        return fail(f"--out-dir {given}: {e}")
+    return None
+
+
+def run_on_cluster(args, make, make_args, work):
+    """Connects (add_cluster_arguments' options), builds make(*make_args) on every worker
+    (install_state), runs work(client, workers), which submits the tasks and returns their
+    gathered results, and closes the client and any LocalCluster. Returns (results,
+    workers, threads, seconds), or 1 after one error line: phasor.Error from a worker, a
+    timeout, a ValueError of work's, or a task's result {"error": ...}."""
+    t0 = time.perf_counter()
+    client, cluster, threads = connect(args)
+    try:
+        install_state(client, make, make_args, threads)
+        workers = len(client.scheduler_info()["workers"])
+        results = work(client, workers)
+    except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
+        return fail(e if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    seconds = time.perf_counter() - t0
+    for r in results:
+        if "error" in r:
+            return fail(r["error"])
+    return results, workers, threads, seconds
 
 
 def add_cluster_arguments(parser):

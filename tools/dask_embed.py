@@ -21,7 +21,6 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -102,36 +101,23 @@ def main(argv=None):
                 f"--seq-len x --d-model is {args.seq_len * args.d_model}")
     max_len = args.seq_len if args.pe_mode == "cached" else args.max_len
     out_dir = Path(args.out_dir).resolve() if args.out_dir else None
-    if out_dir:
-        try:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            dask_cluster.clear_previous_run(out_dir, "range_*.npy")
-        except OSError as e:
-            return dask_cluster.fail(f"--out-dir {args.out_dir}: {e}")
+    if out_dir and dask_cluster.prepare_out_dir(out_dir, args.out_dir, "range_*.npy"):
+        return 1
 
-    t0 = time.perf_counter()
-    client, cluster, threads = dask_cluster.connect(args)
-    try:
-        dask_cluster.install_state(client, make_sequence,
-                                   (args.d_model, args.vocab, args.pe_mode, max_len), threads)
-        workers = len(client.scheduler_info()["workers"])
+    def work(client, workers):
         k = args.ranges or 4 * workers
         cuts = [args.seq_len * i // k for i in range(k + 1)]
         futures = [client.submit(embed_range, a, b - a,
                                  str(out_dir / f"range_{i:05d}.npy") if out_dir else None,
                                  pure=False)
                    for i, (a, b) in enumerate(zip(cuts, cuts[1:])) if b > a]
-        results = dask_cluster.gather(client, futures, args.timeout)
-    except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
-        return dask_cluster.fail(e if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-    seconds = time.perf_counter() - t0
-    for r in results:
-        if "error" in r:
-            return dask_cluster.fail(r["error"])
+        return dask_cluster.gather(client, futures, args.timeout)
+
+    ran = dask_cluster.run_on_cluster(args, make_sequence,
+                                      (args.d_model, args.vocab, args.pe_mode, max_len), work)
+    if isinstance(ran, int):
+        return ran
+    results, workers, threads, seconds = ran
     used = sorted({r["worker"] for r in results})
     print(f"dask_embed: {args.seq_len} tokens x d_model {args.d_model} ({args.pe_mode}) in "
           f"{len(results)} ranges on {len(used)} of {workers} workers ({threads} threads each), "

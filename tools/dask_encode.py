@@ -41,7 +41,6 @@ import argparse
 import json
 import re
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -316,17 +315,10 @@ def main(argv=None):
     except phasor.Error as e:
         return dask_cluster.fail(e)
     out_dir = Path(args.out_dir).resolve()
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        dask_cluster.clear_previous_run(out_dir, "shard_*.npy")
-    except OSError as e:
-        return dask_cluster.fail(f"--out-dir {args.out_dir}: {e}")
+    if dask_cluster.prepare_out_dir(out_dir, args.out_dir, "shard_*.npy"):
+        return 1
 
-    t0 = time.perf_counter()
-    client, cluster, threads = dask_cluster.connect(args)
-    try:
-        dask_cluster.install_state(client, load_model, (str(model_dir), args.pe_mode), threads)
-        workers = len(client.scheduler_info()["workers"])
+    def work(client, _workers):
         # Text is cut (or refused) at the folder's limit already; ids at the positions.
         rules = client.submit(resolve_lines, [ids for _, ids, _ in lines], rules_pad, source_name,
                               [n for n, _, _ in lines], args.truncate, pure=False)
@@ -344,17 +336,12 @@ def main(argv=None):
             futures.append(client.submit(encode_shard, shard, real[first:first + args.shard_lines],
                                          seq, pad_id, args.stage, args.pool, args.normalize,
                                          str(path), types, pure=False))
-        results = dask_cluster.gather(client, futures, args.timeout)
-    except Exception as e:  # noqa: BLE001 - phasor.Error from a worker, a timeout, ...
-        return dask_cluster.fail(e if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-    seconds = time.perf_counter() - t0
-    for r in results:
-        if "error" in r:
-            return dask_cluster.fail(r["error"])
+        return dask_cluster.gather(client, futures, args.timeout)
+
+    ran = dask_cluster.run_on_cluster(args, load_model, (str(model_dir), args.pe_mode), work)
+    if isinstance(ran, int):
+        return ran
+    results, workers, threads, seconds = ran
 
     shards, first = [], 0
     for r in results:
