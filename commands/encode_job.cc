@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "commands/option_checks.h"
+#include "commands/output_choice.h"
 #include "commands/timing.h"
 #include "commands/tokenize_job.h"
 #include "engine/memory_limit.h"
@@ -14,7 +15,6 @@
 #include "models/corpus.h"
 #include "models/heads.h"
 #include "models/length_rule.h"
-#include "models/sentence_transformers.h"
 #include "models/toy.h"
 
 namespace phasor {
@@ -70,36 +70,10 @@ std::string Dims(const std::vector<int64_t>& shape) {
 
 // --pool, or the folder's default: model for a sentence-transformers folder
 // at stage final, layout padded (as sentence-transformers pools it), else none.
-void ChoosePooling(const EncodeRequest& r, EncoderStage stage, EncodeChoices& c) {
-  c.pool_option = r.pool;
-  if (c.pool_option.empty()) {  // the folder's: pooled as sentence-transformers pools it
-    const bool st = IsSentenceTransformersFolder(c.folder.get());
-    c.pool_option = st && stage == EncoderStage::kFinal && r.layout == "padded" ? "model" : "none";
-  }
-  if (c.pool_option == "model") {  // what a sentence-transformers folder declares
-    if (r.model.empty())
-      throw UsageError("--pool model needs --model, a sentence-transformers folder");
-    PoolSpec declared;
-    try {
-      declared = DeclaredPooling(*c.folder);
-    } catch (const Error& e) {
-      if (!r.pool.empty()) throw;
-      throw Error(std::string(e.what()) +
-                  " (--pool model is the default for a sentence-transformers folder; --pool "
-                  "none gives every row)");
-    }
-    c.pool = declared.pooling;
-    c.normalize = declared.normalize || r.normalize;
-    c.sentence_dense = declared.dense;
-  } else {
-    try {
-      c.pool = ParsePooling(c.pool_option);
-    } catch (const Error&) {
-      throw UsageError("--pool must be none, mean, cls, max, last, mean_sqrt_len or model, got '" +
-                       c.pool_option + "'");
-    }
-    c.normalize = r.normalize;
-  }
+std::string PoolOption(const EncodeRequest& r, EncoderStage stage, const ModelFolder* folder) {
+  if (!r.pool.empty()) return r.pool;
+  const bool st = IsSentenceTransformersFolder(folder);
+  return st && stage == EncoderStage::kFinal && r.layout == "padded" ? "model" : "none";
 }
 
 }  // namespace
@@ -143,22 +117,16 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   if (!r.pe_mode.empty()) c.pe_mode = ParseOption("--pe-mode", r.pe_mode, ParsePeMode);
   c.precision = ParseOption("--precision", r.precision, ParsePrecision);
   if (!r.model.empty()) c.folder = ModelFolder::Open(r.model);
-  ChoosePooling(r, stage, c);
-  const bool head = stage == EncoderStage::kPooler || stage == EncoderStage::kLogits;
-  if (head && c.pool != Pooling::kNone) {
-    throw UsageError("--stage " + r.stage + " and --pool " + c.pool_option +
-                     " do not go together: the head reads each line's first token (give --pool "
-                     "none)");
+  c.pool_option = PoolOption(r, stage, c.folder.get());
+  if (c.pool_option == "model" && r.model.empty()) {
+    throw UsageError("--pool model needs --model, a sentence-transformers folder");
   }
-  if (r.normalize && c.pool == Pooling::kNone) throw UsageError("--normalize needs --pool");
-  c.packed = r.layout == "packed";
-  if (head && c.packed) {
-    throw UsageError("--stage " + r.stage +
-                     " and --layout packed do not go together: a head gives one row a line");
-  }
-  if (c.packed && c.pool != Pooling::kNone) {
-    throw UsageError("--layout packed and --pool do not go together: pooled rows are one a line");
-  }
+  OutputAsk ask{stage, r.stage, c.pool_option, r.pool.empty(), r.normalize, r.layout == "packed"};
+  const OutputChoice out = ResolveOutput(ask, c.folder.get(), kCliSpelling);
+  c.pool = out.pool;
+  c.normalize = out.normalize;
+  c.sentence_dense = out.sentence_dense;
+  c.packed = out.packed;
   if (!r.offsets.empty() && !c.packed) throw UsageError("--offsets needs --layout packed");
   CheckOutputs(r, c.packed, OneRowEach(c));
   if (c.packed && !r.output.empty()) c.offsets_path = OffsetsPath(r);

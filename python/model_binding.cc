@@ -9,6 +9,7 @@
 
 #include "commands/encode_job.h"
 #include "commands/option_checks.h"
+#include "commands/output_choice.h"
 #include "engine/model_folder.h"
 #include "models/input_rules.h"
 #include "models/length_rule.h"
@@ -57,42 +58,20 @@ Model LoadModel(py::handle path, py::handle pe_mode, py::handle precision) {
   return model;
 }
 
+// The options of r that do not depend on the input: stage, pooling, budget.
 // pool: None or "none" (every row), "mean", "cls", "max", "last",
 // "mean_sqrt_len", or "model" (what a sentence-transformers folder declares).
-PoolSpec ToPooling(const Model& model, py::handle pool, bool normalize) {
-  if (pool.is_none()) return PoolSpec{Pooling::kNone, normalize};
-  const std::string name = ToStr(pool, "pool");
-  if (name == "model") {
-    PoolSpec declared = DeclaredPooling(*model.folder());
-    declared.normalize = declared.normalize || normalize;
-    return declared;
-  }
-  return PoolSpec{ParseOption("pool", name, ParsePooling), normalize};
-}
-
-// The options of r that do not depend on the input: stage, pooling, budget.
 EncodeOptions OptionsOf(const Model& model, const EncodeRequest& r) {
-  EncodeOptions options;
   const EncoderStage stage = ParseStage("stage", r.stage);
+  const std::string pool = r.pool.is_none() ? "none" : ToStr(r.pool, "pool");
+  const OutputChoice c = ResolveOutput({stage, r.stage, pool, false, r.normalize, r.packed},
+                                       model.folder(), kPythonSpelling);
+  EncodeOptions options;
   options.embeddings_only = stage == EncoderStage::kEmbeddings;
-  options.head = stage == EncoderStage::kPooler   ? HeadOutput::kPooler
-                 : stage == EncoderStage::kLogits ? HeadOutput::kLogits
-                                                  : HeadOutput::kNone;
-  const PoolSpec pooling = ToPooling(model, r.pool, r.normalize);
-  options.pool = pooling.pooling;
-  options.normalize = pooling.normalize;
-  options.sentence_dense = pooling.dense;
-  if (options.head != HeadOutput::kNone && options.pool != Pooling::kNone) {
-    throw Error("stage='" + r.stage + "' and pool='" + ToStr(r.pool, "pool") +
-                "' do not go together: the head reads each sequence's first token");
-  }
-  if (options.normalize && options.pool == Pooling::kNone) {
-    throw Error(
-        "normalize=True (normalize_embeddings=True) needs a pool ('mean', 'cls', 'max', "
-        "'last', 'mean_sqrt_len' or 'model'): without one every token's row is returned");
-  }
-  if (r.packed && (options.pool != Pooling::kNone || options.head != HeadOutput::kNone))
-    throw Error("packed=True and pool do not go together: pooled rows are one a sequence");
+  options.head = c.head();
+  options.pool = c.pool;
+  options.normalize = c.normalize;
+  options.sentence_dense = c.sentence_dense;
   options.truncate = r.truncate.value_or(false);
   options.batch_tokens = r.batch_tokens;
   CheckRange("batch_tokens", options.batch_tokens, 0, kMaxTokens);

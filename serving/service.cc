@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "commands/option_checks.h"
+#include "commands/output_choice.h"
 #include "commands/tokenize_job.h"
 #include "engine/error.h"
 #include "engine/id_range.h"
@@ -96,26 +97,19 @@ Service::Service(const ServeOptions& options, const JobEvents& events) : options
 }
 
 void Service::ResolvePooling(BatcherOptions& b) {
+  // The server's default: the folder's own pooling, else mean; one vector a
+  // sequence, so never none.
   const bool declared = IsSentenceTransformersFolder(model_->folder());
-  if (options_.pool.empty() || options_.pool == "model") {
-    if (!declared && options_.pool == "model")
-      throw UsageError("--pool model: " + options_.model +
-                       " has no modules.json (not a "
-                       "sentence-transformers folder); give --pool mean, cls, ...");
-    if (declared) {
-      const PoolSpec spec = DeclaredPooling(*model_->folder());
-      b.embedding.pool = spec.pooling;
-      b.embedding.sentence_dense = spec.dense;
-      folder_normalizes_ = spec.normalize;
-    } else {
-      b.embedding.pool = Pooling::kMean;
-    }
-  } else {
-    b.embedding.pool = ParseOption("--pool", options_.pool, ParsePooling);
-    if (b.embedding.pool == Pooling::kNone)
-      throw UsageError(
-          "--pool none: the server answers one vector a sequence; give mean, cls, ...");
+  const std::string pool = !options_.pool.empty() ? options_.pool : declared ? "model" : "mean";
+  if (pool == "none") {
+    throw UsageError("--pool none: the server answers one vector a sequence; give mean, cls, ...");
   }
+  OutputAsk ask;
+  ask.pool = pool;  // the folder's errors as they are: no way to every row here
+  const OutputChoice c = ResolveOutput(ask, model_->folder(), kCliSpelling);
+  b.embedding.pool = c.pool;
+  b.embedding.sentence_dense = c.sentence_dense;
+  folder_normalizes_ = c.normalize;
   pooling_name_ = ToString(b.embedding.pool);
 }
 

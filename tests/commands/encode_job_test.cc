@@ -38,7 +38,9 @@ TEST(CheckEncodeRequest, NamesTheOptionAtFault) {
             "give exactly one of --tokens, --tokens-file and --text-file");
   EncodeRequest r = Tokens("1 2");
   r.normalize = true;
-  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }), "--normalize needs --pool");
+  EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }),
+            "--normalize needs a pool (--pool mean, cls, max, last, mean_sqrt_len or model): "
+            "without one every token's row is returned");
   r = Tokens("1 2");
   r.pe_mode = "sometimes";
   EXPECT_EQ(UsageErrorOf([&] { phasor::CheckEncodeRequest(r); }).rfind("--pe-mode: ", 0), 0u);

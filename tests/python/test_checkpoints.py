@@ -36,7 +36,8 @@ def test_pool_model_is_the_cli_and_the_folder_declares_it(tmp_path):
     assert got.tobytes() == np.load(out).tobytes()
     assert got.tobytes() == model.encode(sequences, pool="mean", normalize=True).tobytes()
     assert np.max(np.abs(got - np.load(folder / "expected_pooled.npy"))) <= 1e-4
-    with pytest.raises(phasor.Error, match="has no modules.json"):
+    with pytest.raises(phasor.Error, match=r"pool='model' needs a sentence-transformers folder "
+                                           r"\(one with modules.json\), .*bert has none"):
         phasor.Model(HF / "bert").encode(sequences, pool="model")
 
 

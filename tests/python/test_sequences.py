@@ -133,7 +133,8 @@ def test_pad_only_and_empty_sequences_are_refused_as_the_cli_refuses_them(toy_di
             model.encode(ids)
     with pytest.raises(phasor.Error, match="sequence 1 is empty: nothing to encode"):
         model.encode([[5, 7, 9], []])
-    with pytest.raises(phasor.Error, match="pool: unknown pooling 'sum'"):
+    with pytest.raises(phasor.Error, match="pool must be none, mean, cls, max, last, "
+                                           "mean_sqrt_len or model, got 'sum'"):
         model.encode(RAGGED, pool="sum")
     with pytest.raises(phasor.Error, match=r"token budget of a batch \(3\) is smaller than "
                                            r"the longest sequence \(7 tokens\)"):
