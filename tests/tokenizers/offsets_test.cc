@@ -188,7 +188,7 @@ TEST_P(TokenizerOffsets, MatchRustLineByLine) {
 std::vector<OffsetsCase> OffsetsCases() {
   std::vector<OffsetsCase> cases;
   for (const char* folder : {"bert-uncased", "bert-cased", "roberta-bpe", "xlmr-unigram",
-                             "mpnet-wordpiece", "modernbert-bpe"}) {
+                             "mpnet-wordpiece", "mpnet-vocab-only", "modernbert-bpe"}) {
     for (const char* kind : {"single", "pairs", "added"}) cases.push_back({folder, kind});
   }
   return cases;

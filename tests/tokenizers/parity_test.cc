@@ -184,10 +184,10 @@ TEST_P(TokenizerParity, MatchesHuggingFaceLineByLine) {
 std::vector<ParityCase> AllCases() {
   // bert-vocab-only (vocab.txt alone) is read as bert-uncased's pipeline.
   const std::pair<const char*, const char*> folders[] = {
-      {"bert-uncased", "bert-uncased"},    {"bert-cased", "bert-cased"},
-      {"bert-vocab-only", "bert-uncased"}, {"roberta-bpe", "roberta-bpe"},
-      {"xlmr-unigram", "xlmr-unigram"},    {"mpnet-wordpiece", "mpnet-wordpiece"},
-      {"modernbert-bpe", "modernbert-bpe"}};
+      {"bert-uncased", "bert-uncased"},         {"bert-cased", "bert-cased"},
+      {"bert-vocab-only", "bert-uncased"},      {"roberta-bpe", "roberta-bpe"},
+      {"xlmr-unigram", "xlmr-unigram"},         {"mpnet-wordpiece", "mpnet-wordpiece"},
+      {"mpnet-vocab-only", "mpnet-vocab-only"}, {"modernbert-bpe", "modernbert-bpe"}};
   std::vector<ParityCase> cases;
   for (const auto& [folder, golden] : folders) {
     for (const char* kind : {"single", "pairs", "added"}) {

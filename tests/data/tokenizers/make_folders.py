@@ -17,6 +17,7 @@ Folders (README.md says where each source comes from):
                    sentencepiece.bpe.model + tokenizer.json as XLMRobertaConverter writes it
   mpnet-wordpiece  bert-base-uncased's vocabulary in all-mpnet-base-v2's layout (fairseq's
                    four tokens first, <mask> last), tokenizer.json as MPNetConverter writes it
+  mpnet-vocab-only the same vocab.txt with MPNetTokenizer's tokenizer_config.json only
   modernbert-bpe   GPT-2's byte-level BPE in ModernBERT's layout (GPT-NeoX/OLMo added
                    tokens, runs of spaces among them; [CLS] $A [SEP] template)
 """
@@ -32,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = os.path.join(HERE, "sources")
 
 FOLDERS = ["bert-uncased", "bert-cased", "bert-vocab-only", "roberta-bpe", "xlmr-unigram",
-           "mpnet-wordpiece", "modernbert-bpe"]
+           "mpnet-wordpiece", "mpnet-vocab-only", "modernbert-bpe"]
 
 
 def write_json(path, obj):
@@ -368,6 +369,24 @@ MPNET_ADDED = [("<s>", 0, False, False), ("<pad>", 1, False, False), ("</s>", 2,
                ("<mask>", 30526, True, False)]
 
 
+def write_mpnet_vocab_only(out, bert):
+    """The older layout of an MPNet folder: vocab.txt and the configs, read as
+    transformers reads them (MPNetTokenizer, then MPNetConverter)."""
+    vocab = ["<s>", "<pad>", "</s>", "<unk>"] + bert + ["<mask>"]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "vocab.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(t + "\n" for t in vocab))
+    config = {"bos_token": "<s>", "cls_token": "<s>", "do_lower_case": True, "eos_token": "</s>",
+              "mask_token": "<mask>", "model_max_length": 512, "pad_token": "<pad>",
+              "sep_token": "</s>", "strip_accents": None, "tokenize_chinese_chars": True,
+              "tokenizer_class": "MPNetTokenizer", "unk_token": "[UNK]"}
+    write_json(os.path.join(out, "tokenizer_config.json"), config)
+    write_json(os.path.join(out, "special_tokens_map.json"),
+               {"bos_token": "<s>", "cls_token": "<s>", "eos_token": "</s>",
+                "mask_token": "<mask>", "pad_token": "<pad>", "sep_token": "</s>",
+                "unk_token": "[UNK]"})
+
+
 def write_mpnet(out, bert):
     vocab = ["<s>", "<pad>", "</s>", "<unk>"] + bert + ["<mask>"]
     assert len(vocab) == 30527 and len(set(vocab)) == 30527
@@ -481,6 +500,7 @@ def main():
         "roberta-bpe": write_roberta,
         "xlmr-unigram": write_xlmr,
         "mpnet-wordpiece": lambda d: write_mpnet(d, vocab),
+        "mpnet-vocab-only": lambda d: write_mpnet_vocab_only(d, vocab),
         "modernbert-bpe": write_modernbert,
     }
     for name in FOLDERS:

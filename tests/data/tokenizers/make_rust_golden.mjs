@@ -1,6 +1,6 @@
 // Writes the ids and offsets goldens of the folders whose goldens come from
 // the Rust crate `tokenizers` itself (its official Node bindings, npm
-// `tokenizers` 0.23.2), mpnet-wordpiece and modernbert-bpe: the formats of
+// `tokenizers` 0.23.2), mpnet-wordpiece, mpnet-vocab-only and modernbert-bpe: the formats of
 // make_golden.mjs (golden/FOLDER.KIND.SPECIAL.txt) and make_offsets_golden.mjs
 // (golden/FOLDER.offsets.KIND.txt, special tokens on, code points). Run by
 // hand, not in CI; besides the corpus, corpus/added.txt (single texts: the
@@ -33,7 +33,7 @@ const arg = (name, fallback) => {
 };
 const folders = arg("--folders", "/tmp/tokenizer_folders");
 const lib = arg("--lib", "node_modules");
-const only = arg("--only", "mpnet-wordpiece,modernbert-bpe").split(",");
+const only = arg("--only", "mpnet-wordpiece,mpnet-vocab-only,modernbert-bpe").split(",");
 const kinds = arg("--kinds", "single,pairs,added").split(",");
 const require = createRequire(path.resolve(lib) + "/");
 const version = JSON.parse(fs.readFileSync(path.join(lib, "tokenizers/package.json"), "utf8")).version;
@@ -62,10 +62,61 @@ function pairStart(e, special, where) {
   return at;
 }
 
+// mpnet-vocab-only has no tokenizer.json: the reference is the one
+// transformers makes of its vocab.txt and configs (MPNetTokenizer, then
+// MPNetConverter): BertNormalizer from do_lower_case / tokenize_chinese_chars /
+// strip_accents, BertPreTokenizer, WordPiece with the unk token, the template
+// "cls:0 $A:0 sep:0" / "cls:0 $A:0 sep:0 sep:0 $B:1 sep:1", and the special
+// tokens of the configs that the vocabulary has as added tokens (normalized
+// false; <mask> with lstrip, as MPNetTokenizer makes it whatever the file says).
+function mpnetFromVocab(dir) {
+  const read = (name) => JSON.parse(fs.readFileSync(path.join(dir, name), "utf8"));
+  const config = { ...read("special_tokens_map.json"), ...read("tokenizer_config.json") };
+  const content = (v) => (typeof v === "string" ? v : v.content);
+  const words = fs.readFileSync(path.join(dir, "vocab.txt"), "utf8").split("\n");
+  if (words.pop() !== "") throw new Error("vocab.txt: no final newline");
+  const vocab = {};
+  words.forEach((w, i) => { if (!(w in vocab)) vocab[w] = i; });
+  const keys = ["bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token"];
+  const added = [];
+  for (const key of keys) {
+    const t = content(config[key]);
+    if (t in vocab && !added.some((a) => a.content === t)) {
+      added.push({ id: vocab[t], content: t, single_word: false, lstrip: key === "mask_token",
+                   rstrip: false, normalized: false, special: true });
+    }
+  }
+  const [cls, sep] = [content(config.cls_token), content(config.sep_token)];
+  const item = (id, type_id) => (id === "A" || id === "B" ? { Sequence: { id, type_id } } : { SpecialToken: { id, type_id } });
+  return {
+    version: "1.0", truncation: null, padding: null, added_tokens: added,
+    normalizer: { type: "BertNormalizer", clean_text: true,
+                  handle_chinese_chars: config.tokenize_chinese_chars ?? true,
+                  strip_accents: config.strip_accents ?? null, lowercase: config.do_lower_case ?? true },
+    pre_tokenizer: { type: "BertPreTokenizer" },
+    post_processor: {
+      type: "TemplateProcessing",
+      single: [item(cls, 0), item("A", 0), item(sep, 0)],
+      pair: [item(cls, 0), item("A", 0), item(sep, 0), item(sep, 0), item("B", 1), item(sep, 1)],
+      special_tokens: { [cls]: { id: cls, ids: [vocab[cls]], tokens: [cls] },
+                        [sep]: { id: sep, ids: [vocab[sep]], tokens: [sep] } },
+    },
+    decoder: { type: "WordPiece", prefix: "##", cleanup: true },
+    model: { type: "WordPiece", unk_token: content(config.unk_token), continuing_subword_prefix: "##",
+             max_input_chars_per_word: 100, vocab },
+  };
+}
+
+function load(folder) {
+  const dir = path.join(folders, folder);
+  if (folder === "mpnet-vocab-only") return Tokenizer.fromString(JSON.stringify(mpnetFromVocab(dir)));
+  return Tokenizer.fromFile(path.join(dir, "tokenizer.json"));
+}
+
 const join = (items, at) => (at < 0 ? items.join(" ") : items.slice(0, at).join(" ") + "\t" + items.slice(at).join(" "));
 
 for (const folder of only) {
-  const tokenizer = Tokenizer.fromFile(path.join(folders, folder, "tokenizer.json"));
+  const tokenizer = load(folder);
   for (const kind of kinds) {
     const corpus = lines(kind);
     for (const special of [true, false]) {
