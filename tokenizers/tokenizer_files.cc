@@ -97,7 +97,9 @@ json SpecialTokens(const json& config, const json& vocab,
   json added = json::array();
   for (const auto& [key, fallback] : keys) {
     const std::string content = TokenString(config, key).value_or(fallback);
-    if (vocab.contains(content))
+    const bool listed = std::any_of(added.begin(), added.end(),
+                                    [&content](const json& a) { return a["content"] == content; });
+    if (vocab.contains(content) && !listed)
       added.push_back(AddedTokenJson(content, vocab[content].get<int32_t>(), key == lstrip_key));
   }
   return added;
@@ -117,8 +119,59 @@ void CheckUtf8(const std::string& line, const fs::path& path, size_t number) {
   }
 }
 
-// vocab.txt (BERT): one token a line, its id the line's index; as
-// transformers' BertConverter makes the fast tokenizer of it.
+// tokenizer_config.json's tokenizer_class names MPNet's tokenizer: a BERT
+// vocabulary with fairseq's special tokens, as MPNetTokenizer reads vocab.txt.
+bool IsMPNet(const json& config) {
+  const std::optional<std::string> name = TokenString(config, "tokenizer_class");
+  return name == "MPNetTokenizer" || name == "MPNetTokenizerFast";
+}
+
+// The post-processor and added tokens of a vocab.txt folder, as transformers'
+// converters make them. BERT (BertConverter): "[CLS] A [SEP]" and
+// "[CLS] A [SEP] B [SEP]", B's part of type 1. MPNet (MPNetConverter):
+// "<s> A </s>" and "<s> A </s> </s> B </s>", B and its </s> of type 1, and
+// <mask> matched with the whitespace before it (lstrip), as MPNetTokenizer
+// makes it whatever the files say.
+void WordPieceSpecials(const json& config, const json& vocab, const std::string& file, json& post,
+                       json& added) {
+  const bool mpnet = IsMPNet(config);
+  const std::string cls = TokenString(config, "cls_token").value_or(mpnet ? "<s>" : "[CLS]");
+  const std::string sep = TokenString(config, "sep_token").value_or(mpnet ? "</s>" : "[SEP]");
+  const int32_t cls_id = VocabId(vocab, cls, file), sep_id = VocabId(vocab, sep, file);
+  if (!mpnet) {
+    added = SpecialTokens(config, vocab,
+                          {{"pad_token", "[PAD]"},
+                           {"unk_token", "[UNK]"},
+                           {"cls_token", "[CLS]"},
+                           {"sep_token", "[SEP]"},
+                           {"mask_token", "[MASK]"}});
+    post = {{"type", "BertProcessing"}, {"sep", {sep, sep_id}}, {"cls", {cls, cls_id}}};
+    return;
+  }
+  added = SpecialTokens(config, vocab,
+                        {{"bos_token", "<s>"},
+                         {"eos_token", "</s>"},
+                         {"unk_token", "[UNK]"},
+                         {"sep_token", "</s>"},
+                         {"pad_token", "<pad>"},
+                         {"cls_token", "<s>"},
+                         {"mask_token", "<mask>"}},
+                        "mask_token");
+  auto item = [](const std::string& id, int type_id) {
+    const bool text = id == "A" || id == "B";
+    return json{{text ? "Sequence" : "SpecialToken", {{"id", id}, {"type_id", type_id}}}};
+  };
+  post = {{"type", "TemplateProcessing"},
+          {"single", {item(cls, 0), item("A", 0), item(sep, 0)}},
+          {"pair",
+           {item(cls, 0), item("A", 0), item(sep, 0), item(sep, 0), item("B", 1), item(sep, 1)}},
+          {"special_tokens",
+           {{cls, {{"id", cls}, {"ids", {cls_id}}, {"tokens", {cls}}}},
+            {sep, {{"id", sep}, {"ids", {sep_id}}, {"tokens", {sep}}}}}}};
+}
+
+// vocab.txt (BERT, MPNet): one token a line, its id the line's index; as
+// transformers' BertConverter (or MPNetConverter) makes the fast tokenizer of it.
 json FromVocabTxt(const fs::path& dir, const json& config) {
   const fs::path path = dir / "vocab.txt";
   const std::string text = ReadText(path);
@@ -136,26 +189,18 @@ json FromVocabTxt(const fs::path& dir, const json& config) {
   }
   const std::string file = path.string();
   const std::string unk = TokenString(config, "unk_token").value_or("[UNK]");
-  const std::string cls = TokenString(config, "cls_token").value_or("[CLS]");
-  const std::string sep = TokenString(config, "sep_token").value_or("[SEP]");
+  json post, added;
+  WordPieceSpecials(config, vocab, file, post, added);
   json normalizer = {
       {"type", "BertNormalizer"},
       {"clean_text", true},
       {"handle_chinese_chars", BoolOr(config, "tokenize_chinese_chars", true)},
       {"strip_accents", config.contains("strip_accents") ? config["strip_accents"] : json(nullptr)},
       {"lowercase", BoolOr(config, "do_lower_case", true)}};
-  return {{"added_tokens", SpecialTokens(config, vocab,
-                                         {{"pad_token", "[PAD]"},
-                                          {"unk_token", "[UNK]"},
-                                          {"cls_token", "[CLS]"},
-                                          {"sep_token", "[SEP]"},
-                                          {"mask_token", "[MASK]"}})},
+  return {{"added_tokens", added},
           {"normalizer", normalizer},
           {"pre_tokenizer", {{"type", "BertPreTokenizer"}}},
-          {"post_processor",
-           {{"type", "BertProcessing"},
-            {"sep", {sep, VocabId(vocab, sep, file)}},
-            {"cls", {cls, VocabId(vocab, cls, file)}}}},
+          {"post_processor", post},
           {"model",
            {{"type", "WordPiece"},
             {"vocab", vocab},

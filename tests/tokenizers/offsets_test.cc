@@ -134,20 +134,19 @@ std::string ToBytes(const std::string& golden, const std::string& a, const std::
 
 struct OffsetsCase {
   const char* folder;
-  bool pairs;
+  const char* kind;  // corpus/KIND.txt: "single", "pairs" or "added" (single texts)
+  bool pairs() const { return std::string_view(kind) == "pairs"; }
 };
 
 // gtest's name of a case in messages, instead of its bytes.
-void PrintTo(const OffsetsCase& c, std::ostream* os) {
-  *os << c.folder << (c.pairs ? " pairs" : " single");
-}
+void PrintTo(const OffsetsCase& c, std::ostream* os) { *os << c.folder << " " << c.kind; }
 
 class TokenizerOffsets : public ::testing::TestWithParam<OffsetsCase> {};
 
 TEST_P(TokenizerOffsets, MatchRustLineByLine) {
   const OffsetsCase& p = GetParam();
   const std::string data = std::string(PHASOR_TEST_DATA) + "/tokenizers";
-  const std::string kind = p.pairs ? "pairs" : "single";
+  const std::string kind = p.kind;
   const auto corpus = ReadLines(data + "/corpus/" + kind + ".txt");
   const auto golden = ReadLines(data + "/golden/" + p.folder + ".offsets." + kind + ".txt");
   ASSERT_EQ(corpus.size(), golden.size());
@@ -158,13 +157,13 @@ TEST_P(TokenizerOffsets, MatchRustLineByLine) {
   int same = 0, reported = 0, trimmed = 0;
   for (size_t n = 0; n < corpus.size(); ++n) {
     std::string a = corpus[n], b;
-    if (p.pairs) {
+    if (p.pairs()) {
       const size_t tab = a.find('\t');
       b = a.substr(tab + 1);
       a.resize(tab);
     }
     auto run = [&](const TokenizeOptions& o) {
-      return p.pairs ? tok->EncodePair(a, b, o) : tok->Encode(a, o);
+      return p.pairs() ? tok->EncodePair(a, b, o) : tok->Encode(a, o);
     };
     const Encoding c = run(chars), y = run(bytes), ids = run(plain);
     const bool ok = Format(c) == golden[n] && SameInBytes(golden[n], y, a, b, trimmed) &&
@@ -186,18 +185,23 @@ TEST_P(TokenizerOffsets, MatchRustLineByLine) {
   EXPECT_EQ(same, static_cast<int>(corpus.size()));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Corpus, TokenizerOffsets,
-    ::testing::Values(OffsetsCase{"bert-uncased", false}, OffsetsCase{"bert-uncased", true},
-                      OffsetsCase{"bert-cased", false}, OffsetsCase{"bert-cased", true},
-                      OffsetsCase{"roberta-bpe", false}, OffsetsCase{"roberta-bpe", true},
-                      OffsetsCase{"xlmr-unigram", false}, OffsetsCase{"xlmr-unigram", true}),
-    [](const auto& info) {
-      std::string name = std::string(info.param.folder) + (info.param.pairs ? "_pairs" : "_single");
-      for (char& ch : name)
-        if (ch == '-') ch = '_';
-      return name;
-    });
+std::vector<OffsetsCase> OffsetsCases() {
+  std::vector<OffsetsCase> cases;
+  for (const char* folder : {"bert-uncased", "bert-cased", "roberta-bpe", "xlmr-unigram",
+                             "mpnet-wordpiece", "mpnet-vocab-only", "modernbert-bpe"}) {
+    for (const char* kind : {"single", "pairs", "added"}) cases.push_back({folder, kind});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, TokenizerOffsets, ::testing::ValuesIn(OffsetsCases()),
+                         [](const auto& info) {
+                           std::string name =
+                               std::string(info.param.folder) + "_" + info.param.kind;
+                           for (char& ch : name)
+                             if (ch == '-') ch = '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace phasor::tokenizers

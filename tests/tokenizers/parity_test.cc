@@ -106,18 +106,19 @@ std::string FirstDifference(const std::string& got, const std::string& want) {
 struct ParityCase {
   std::string folder;  // under PHASOR_TOKENIZER_FOLDERS
   std::string golden;  // the folder whose golden files hold its ids
-  bool pairs;
+  const char* kind;    // corpus/KIND.txt: "single", "pairs" or "added" (single texts)
   bool add_special_tokens;
+  bool pairs() const { return std::string_view(kind) == "pairs"; }
 };
 
 // gtest's name of a case in messages, instead of its bytes.
 void PrintTo(const ParityCase& p, std::ostream* os) {
-  *os << p.folder << (p.pairs ? " pairs" : " single")
-      << (p.add_special_tokens ? " with" : " without") << " special tokens";
+  *os << p.folder << " " << p.kind << (p.add_special_tokens ? " with" : " without")
+      << " special tokens";
 }
 
 std::string CaseName(const ::testing::TestParamInfo<ParityCase>& info) {
-  std::string name = info.param.folder + (info.param.pairs ? "_pairs" : "_single") +
+  std::string name = info.param.folder + "_" + info.param.kind +
                      (info.param.add_special_tokens ? "_special" : "_no_special");
   for (char& c : name) {
     if (c == '-') c = '_';
@@ -130,7 +131,7 @@ class TokenizerParity : public ::testing::TestWithParam<ParityCase> {};
 TEST_P(TokenizerParity, MatchesHuggingFaceLineByLine) {
   const ParityCase& p = GetParam();
   const std::string folder = std::string(PHASOR_TOKENIZER_FOLDERS) + "/" + p.folder;
-  const std::string kind = p.pairs ? "pairs" : "single";
+  const std::string kind = p.kind;
   const std::string golden_name =
       p.golden + "." + kind + (p.add_special_tokens ? ".special" : ".no_special") + ".txt";
   const std::vector<std::string> corpus = ReadLines(DataDir() + "/corpus/" + kind + ".txt");
@@ -155,7 +156,7 @@ TEST_P(TokenizerParity, MatchesHuggingFaceLineByLine) {
     const std::string& line = corpus[i];
     std::string got;
     try {
-      if (p.pairs) {
+      if (p.pairs()) {
         const size_t tab = line.find('\t');
         ASSERT_NE(tab, std::string::npos) << "corpus/pairs.txt line " << i + 1 << " has no tab";
         got = Format(tok->EncodePair(std::string_view(line).substr(0, tab),
@@ -182,15 +183,15 @@ TEST_P(TokenizerParity, MatchesHuggingFaceLineByLine) {
 
 std::vector<ParityCase> AllCases() {
   // bert-vocab-only (vocab.txt alone) is read as bert-uncased's pipeline.
-  const std::pair<const char*, const char*> folders[] = {{"bert-uncased", "bert-uncased"},
-                                                         {"bert-cased", "bert-cased"},
-                                                         {"bert-vocab-only", "bert-uncased"},
-                                                         {"roberta-bpe", "roberta-bpe"},
-                                                         {"xlmr-unigram", "xlmr-unigram"}};
+  const std::pair<const char*, const char*> folders[] = {
+      {"bert-uncased", "bert-uncased"},         {"bert-cased", "bert-cased"},
+      {"bert-vocab-only", "bert-uncased"},      {"roberta-bpe", "roberta-bpe"},
+      {"xlmr-unigram", "xlmr-unigram"},         {"mpnet-wordpiece", "mpnet-wordpiece"},
+      {"mpnet-vocab-only", "mpnet-vocab-only"}, {"modernbert-bpe", "modernbert-bpe"}};
   std::vector<ParityCase> cases;
   for (const auto& [folder, golden] : folders) {
-    for (bool pairs : {false, true}) {
-      for (bool special : {true, false}) cases.push_back({folder, golden, pairs, special});
+    for (const char* kind : {"single", "pairs", "added"}) {
+      for (bool special : {true, false}) cases.push_back({folder, golden, kind, special});
     }
   }
   return cases;

@@ -1,8 +1,9 @@
 // Reading a tokenizer folder's files (tokenizer_files.cc, json_reader.cc):
 // a broken tokenizer.json or vocab.txt is one message naming the file and the
 // key, line or place; what nlohmann reads and simdjson alone does not (an
-// integer past 64 bits) still loads. The files are the hand tokenizer of
-// tests/data/tokenizers/hand, edited as text.
+// integer past 64 bits) still loads; a vocab.txt of MPNetTokenizer reads as
+// MPNet's. The files are the hand tokenizer of tests/data/tokenizers/hand,
+// edited as text, or small files written here.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -122,6 +123,37 @@ TEST(TokenizerFilesTest, AVocabTxtLineThatIsNotUtf8IsNamed) {
   const std::string dir = Folder("vocab_txt", "vocab.txt", "[PAD]\n[UNK]\nab\xff\n[CLS]\n[SEP]\n");
   EXPECT_EQ(ErrorOf([&] { Tokenizer::Load(dir); }),
             dir + "/vocab.txt: line 3, byte offset 2: invalid UTF-8");
+}
+
+// vocab.txt with tokenizer_class MPNetTokenizer: MPNetConverter's template
+// ("<s> A </s> </s> B </s>", B and its </s> of type 1) and <mask> taking the
+// space before it, although the config writes it as a plain string.
+TEST(TokenizerFilesTest, AnMPNetVocabTxtTakesMPNetsTemplate) {
+  const std::string dir = Folder("mpnet_vocab_txt", "vocab.txt",
+                                 "<s>\n<pad>\n</s>\n<unk>\n[PAD]\n[UNK]\nhello\nworld\n<mask>\n");
+  std::ofstream(dir + "/tokenizer_config.json")
+      << R"({"tokenizer_class": "MPNetTokenizer", "do_lower_case": true, "bos_token": "<s>",
+            "eos_token": "</s>", "cls_token": "<s>", "sep_token": "</s>", "unk_token": "[UNK]",
+            "pad_token": "<pad>", "mask_token": "<mask>"})";
+  const auto t = Tokenizer::Load(dir);
+  const Encoding pair = t->EncodePair("Hello", "world", TokenizeOptions{});
+  EXPECT_EQ(pair.ids, (std::vector<int32_t>{0, 6, 2, 2, 7, 2}));
+  EXPECT_EQ(pair.types, (std::vector<int32_t>{0, 0, 0, 0, 1, 1}));
+  EXPECT_EQ(pair.pair_start, 4);
+  EXPECT_EQ(t->Encode("hello", TokenizeOptions{}).ids, (std::vector<int32_t>{0, 6, 2}));
+  TokenizeOptions offsets;
+  offsets.offsets = OffsetUnit::kCodePoints;
+  const Encoding mask = t->Encode("hello <mask>", offsets);
+  EXPECT_EQ(mask.ids, (std::vector<int32_t>{0, 6, 8, 2}));
+  ASSERT_EQ(mask.offsets.size(), 4u);
+  EXPECT_EQ(mask.offsets[2], (std::pair<int64_t, int64_t>{5, 12}));  // lstrip: the space too
+}
+
+TEST(TokenizerFilesTest, AnMPNetVocabTxtWithoutItsSepTokenIsNamed) {
+  const std::string dir =
+      Folder("mpnet_vocab_txt_no_sep", "vocab.txt", "<s>\n<pad>\n<unk>\n[UNK]\nhello\n");
+  std::ofstream(dir + "/tokenizer_config.json") << R"({"tokenizer_class": "MPNetTokenizer"})";
+  EXPECT_EQ(ErrorOf([&] { Tokenizer::Load(dir); }), dir + "/vocab.txt: has no token \"</s>\"");
 }
 
 }  // namespace

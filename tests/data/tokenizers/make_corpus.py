@@ -174,6 +174,36 @@ def pair_hard_cases():
     return pairs
 
 
+def added_token_cases():
+    """The added tokens' corpus (corpus/added.txt): added tokens of every folder
+    (special and not, normalized and not, lstrip) in and around text, and runs
+    of 1 to 30 spaces, which ModernBERT's tokenizer matches as added tokens."""
+    lines = []
+    for n in range(1, 31):
+        sp = " " * n
+        lines += [sp, "a" + sp + "b", sp + "a", "a" + sp, "x" + sp + "[MASK]", "[CLS]" + sp + "y"]
+    tokens = ["|||IP_ADDRESS|||", "|||EMAIL_ADDRESS|||", "|||PHONE_NUMBER|||", "<|padding|>",
+              "<|endoftext|>", "[MASK]", "[CLS]", "[SEP]", "[PAD]", "[UNK]", "<unk>", "<UNK>",
+              "<s>", "</s>", "<pad>", "<mask>"]
+    for t in tokens:
+        lines += [t, "a" + t + "b", " " + t + " ", "   " + t + "   ", "x\u00a0" + t, t + t,
+                  "a \t " + t, t.lower(), t.upper()]
+    lines += [
+        "ip |||IP_ADDRESS||| and mail |||EMAIL_ADDRESS||| or call |||PHONE_NUMBER|||",
+        "||||IP_ADDRESS||||", "|||IP_ADDRESS", "IP_ADDRESS|||", "|||ip_address|||",
+        "|||IP_ADDRESS|||  |||EMAIL_ADDRESS|||", "<|padding|><|endoftext|>", "<|padding|>  x",
+        "<unk\u0301>", "<UNK\u0301>", "<\u00fcnk>", "<U\u0308NK>", "[unk]", "[Mask]",
+        "a  e\u0301  b", "\u212b  \u212b", "A\u030a   b", "\u1e9b\u0323  x",
+        "  \t  ", "a \t\t  b", "   \r   ", "  \u2028  ", "  \u00a0  ", "\u3000  \u3000",
+        "\u2003   \u2003", "  \u200b  ", "  \u0000  ", "\ufeff   x",
+        "a" + " " * 48 + "b", " " * 50, " " * 24 + "\t" + " " * 24, "x" + " " * 25,
+        "def f():    return 1", "        if x:            y()",
+        "[CLS]  [SEP]   [PAD]    [MASK]     [UNK]", "<s>  </s>   <pad>    <mask>",
+        "word   [MASK]   word", "word\u00a0\u00a0[MASK]", "[MASK]\u3000x",
+    ]
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default=os.path.join(HERE, "corpus"))
@@ -185,12 +215,13 @@ def main():
     pairs = [a + "\t" + b for a, b in pair_hard_cases()]
     while len(pairs) < 1500:
         pairs.append(generated_line(rng, False) + "\t" + generated_line(rng, False))
-    for line in single + pairs:
+    added = added_token_cases()
+    for line in single + pairs + added:
         assert "\n" not in line and not line.endswith("\r"), repr(line)
     for line in pairs:
         assert line.count("\t") == 1, repr(line)
     os.makedirs(args.out, exist_ok=True)
-    for name, lines in (("single.txt", single), ("pairs.txt", pairs)):
+    for name, lines in (("single.txt", single), ("pairs.txt", pairs), ("added.txt", added)):
         with open(os.path.join(args.out, name), "w", encoding="utf-8", newline="") as f:
             f.write("".join(line + "\n" for line in lines))
 

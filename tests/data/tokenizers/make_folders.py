@@ -15,6 +15,11 @@ Folders (README.md says where each source comes from):
                    + vocab.json + merges.txt
   xlmr-unigram     a SentencePiece Unigram model laid out as XLM-R:
                    sentencepiece.bpe.model + tokenizer.json as XLMRobertaConverter writes it
+  mpnet-wordpiece  bert-base-uncased's vocabulary in all-mpnet-base-v2's layout (fairseq's
+                   four tokens first, <mask> last), tokenizer.json as MPNetConverter writes it
+  mpnet-vocab-only the same vocab.txt with MPNetTokenizer's tokenizer_config.json only
+  modernbert-bpe   GPT-2's byte-level BPE in ModernBERT's layout (GPT-NeoX/OLMo added
+                   tokens, runs of spaces among them; [CLS] $A [SEP] template)
 """
 import argparse
 import base64
@@ -27,7 +32,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCES = os.path.join(HERE, "sources")
 
-FOLDERS = ["bert-uncased", "bert-cased", "bert-vocab-only", "roberta-bpe", "xlmr-unigram"]
+FOLDERS = ["bert-uncased", "bert-cased", "bert-vocab-only", "roberta-bpe", "xlmr-unigram",
+           "mpnet-wordpiece", "mpnet-vocab-only", "modernbert-bpe"]
 
 
 def write_json(path, obj):
@@ -163,7 +169,8 @@ def roberta_added():
     return [added_token(i, t, lstrip=(t == "<mask>")) for t, i in ROBERTA_SPECIALS]
 
 
-def write_roberta(out):
+def gpt2_files():
+    """GPT-2's vocabulary (piece -> id) and merges ("a b" lines, in rank order)."""
     with open(os.path.join(SOURCES, "gpt2.encoder.json"), encoding="utf-8") as f:
         encoder = json.load(f)
     with open(os.path.join(SOURCES, "gpt2.vocab.bpe"), encoding="utf-8") as f:
@@ -173,6 +180,11 @@ def write_roberta(out):
     assert len(merges) == 50000 and all(len(m.split(" ")) == 2 for m in merges)
     assert len(encoder) == 50257 and sorted(encoder.values()) == list(range(50257))
     assert encoder["<|endoftext|>"] == 50256 and encoder["\u0120the"] == 262
+    return encoder, merges
+
+
+def write_roberta(out):
+    encoder, merges = gpt2_files()
     vocab = dict(encoder)
     for t, i in ROBERTA_SPECIALS:
         assert t not in vocab
@@ -329,6 +341,150 @@ def write_xlmr(out):
                 "pad_token": "<pad>", "sep_token": "</s>", "unk_token": "<unk>"})
 
 
+# ---------------------------------------------------------------------------
+# all-mpnet-base-v2's layout and ModernBERT's: TemplateProcessing with type ids
+
+
+def template(first, last, pair):
+    """A TemplateProcessing post-processor: single "first:0 $A:0 last:0"; pair
+    the given [(token or "A"/"B", type_id)] items; first and last are (token, id)."""
+    def item(name, type_id):
+        if name in ("A", "B"):
+            return {"Sequence": {"id": name, "type_id": type_id}}
+        return {"SpecialToken": {"id": name, "type_id": type_id}}
+    return {
+        "type": "TemplateProcessing",
+        "single": [item(first[0], 0), item("A", 0), item(last[0], 0)],
+        "pair": [item(n, t) for n, t in pair],
+        "special_tokens": {t: {"id": t, "ids": [i], "tokens": [t]} for t, i in (first, last)},
+    }
+
+
+# all-mpnet-base-v2: MPNetTokenizer's vocab.txt is fairseq's four tokens, then
+# bert-base-uncased's 30,522 lines at id + 4 ([UNK] 104), then <mask> 30526.
+# Its tokenizer.json lists these six as added tokens (<unk> normalized true,
+# as the published file has it; the declared unk token is [UNK]).
+MPNET_ADDED = [("<s>", 0, False, False), ("<pad>", 1, False, False), ("</s>", 2, False, False),
+               ("<unk>", 3, False, True), ("[UNK]", 104, False, False),
+               ("<mask>", 30526, True, False)]
+
+
+def write_mpnet_vocab_only(out, bert):
+    """The older layout of an MPNet folder: vocab.txt and the configs, read as
+    transformers reads them (MPNetTokenizer, then MPNetConverter)."""
+    vocab = ["<s>", "<pad>", "</s>", "<unk>"] + bert + ["<mask>"]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "vocab.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(t + "\n" for t in vocab))
+    config = {"bos_token": "<s>", "cls_token": "<s>", "do_lower_case": True, "eos_token": "</s>",
+              "mask_token": "<mask>", "model_max_length": 512, "pad_token": "<pad>",
+              "sep_token": "</s>", "strip_accents": None, "tokenize_chinese_chars": True,
+              "tokenizer_class": "MPNetTokenizer", "unk_token": "[UNK]"}
+    write_json(os.path.join(out, "tokenizer_config.json"), config)
+    write_json(os.path.join(out, "special_tokens_map.json"),
+               {"bos_token": "<s>", "cls_token": "<s>", "eos_token": "</s>",
+                "mask_token": "<mask>", "pad_token": "<pad>", "sep_token": "</s>",
+                "unk_token": "[UNK]"})
+
+
+def write_mpnet(out, bert):
+    vocab = ["<s>", "<pad>", "</s>", "<unk>"] + bert + ["<mask>"]
+    assert len(vocab) == 30527 and len(set(vocab)) == 30527
+    added = [added_token(i, t, lstrip=l, normalized=n) for t, i, l, n in MPNET_ADDED]
+    assert all(vocab[t["id"]] == t["content"] for t in added)
+    tokenizer = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+                       "strip_accents": None, "lowercase": True},
+        "pre_tokenizer": {"type": "BertPreTokenizer"},
+        # MPNetConverter: "<s>:0 $A:0 </s>:0" / "<s>:0 $A:0 </s>:0 </s>:0 $B:1 </s>:1".
+        "post_processor": template(("<s>", 0), ("</s>", 2),
+                                   [("<s>", 0), ("A", 0), ("</s>", 0), ("</s>", 0), ("B", 1),
+                                    ("</s>", 1)]),
+        "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                  "max_input_chars_per_word": 100,
+                  "vocab": {t: i for i, t in enumerate(vocab)}},
+    }
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "vocab.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(t + "\n" for t in vocab))
+    write_json(os.path.join(out, "tokenizer.json"), tokenizer)
+    specials = {"bos_token": "<s>", "cls_token": "<s>", "eos_token": "</s>",
+                "mask_token": {"content": "<mask>", "lstrip": True, "normalized": False,
+                               "rstrip": False, "single_word": False},
+                "pad_token": "<pad>", "sep_token": "</s>", "unk_token": "[UNK]"}
+    config = {"added_tokens_decoder": added_tokens_decoder(added), "bos_token": "<s>",
+              "clean_up_tokenization_spaces": True, "cls_token": "<s>", "do_lower_case": True,
+              "eos_token": "</s>", "mask_token": "<mask>", "max_length": 128,
+              "model_max_length": 384, "pad_to_multiple_of": None, "pad_token": "<pad>",
+              "pad_token_type_id": 0, "padding_side": "right", "sep_token": "</s>",
+              "stride": 0, "strip_accents": None, "tokenize_chinese_chars": True,
+              "tokenizer_class": "MPNetTokenizer", "truncation_side": "right",
+              "truncation_strategy": "longest_first", "unk_token": "[UNK]"}
+    write_json(os.path.join(out, "tokenizer_config.json"), config)
+    write_json(os.path.join(out, "special_tokens_map.json"), specials)
+
+
+def modernbert_added():
+    """ModernBERT's added tokens (OLMo's GPT-NeoX-20B tokenizer with PII
+    placeholders, then BERT's five), renumbered after GPT-2's 50,257 ids:
+    (content, id, special, normalized, lstrip). <|endoftext|> keeps GPT-2's id.
+    The runs of 24 down to 2 spaces are normalized, non-special tokens, as in
+    GPT-NeoX: matched in the normalized text, kept without special tokens."""
+    added = [("<|endoftext|>", 50256, True, False, False),
+             ("|||IP_ADDRESS|||", 50257, False, True, False),
+             ("<|padding|>", 50258, True, False, False)]
+    added += [(" " * n, 50259 + 24 - n, False, True, False) for n in range(24, 1, -1)]
+    added += [("|||EMAIL_ADDRESS|||", 50282, False, True, False),
+              ("|||PHONE_NUMBER|||", 50283, False, True, False)]
+    added += [(t, 50284 + k, True, False, t == "[MASK]")
+              for k, t in enumerate(["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"])]
+    assert [a[1] for a in added] == list(range(50256, 50289))
+    return [added_token(i, t, lstrip=l, special=sp, normalized=n) for t, i, sp, n, l in added]
+
+
+def write_modernbert(out):
+    encoder, merges = gpt2_files()
+    added = modernbert_added()
+    vocab = dict(encoder)
+    for t in added:
+        assert vocab.get(t["content"], t["id"]) == t["id"], t
+        vocab[t["content"]] = t["id"]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                  "use_regex": True}
+    tokenizer = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": {"type": "NFC"},
+        "pre_tokenizer": byte_level,
+        "post_processor": template(("[CLS]", 50285), ("[SEP]", 50286),
+                                   [("[CLS]", 0), ("A", 0), ("[SEP]", 0), ("B", 1), ("[SEP]", 1)]),
+        "decoder": dict(byte_level),
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                  "ignore_merges": False, "vocab": vocab, "merges": merges},
+    }
+    os.makedirs(out, exist_ok=True)
+    write_json(os.path.join(out, "tokenizer.json"), tokenizer)
+    specials = {"cls_token": "[CLS]", "mask_token": {"content": "[MASK]", "lstrip": True,
+                                                     "normalized": False, "rstrip": False,
+                                                     "single_word": False},
+                "pad_token": "[PAD]", "sep_token": "[SEP]", "unk_token": "[UNK]"}
+    config = {"added_tokens_decoder": added_tokens_decoder(added),
+              "clean_up_tokenization_spaces": True, "cls_token": "[CLS]", "mask_token": "[MASK]",
+              "model_input_names": ["input_ids", "attention_mask"],
+              "model_max_length": 8192, "pad_token": "[PAD]", "sep_token": "[SEP]",
+              "tokenizer_class": "PreTrainedTokenizerFast", "unk_token": "[UNK]"}
+    write_json(os.path.join(out, "tokenizer_config.json"), config)
+    write_json(os.path.join(out, "special_tokens_map.json"), specials)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True, help="directory that receives the folders")
@@ -343,6 +499,9 @@ def main():
         "bert-vocab-only": lambda d: write_bert(d, vocab, True, False),
         "roberta-bpe": write_roberta,
         "xlmr-unigram": write_xlmr,
+        "mpnet-wordpiece": lambda d: write_mpnet(d, vocab),
+        "mpnet-vocab-only": lambda d: write_mpnet_vocab_only(d, vocab),
+        "modernbert-bpe": write_modernbert,
     }
     for name in FOLDERS:
         final = os.path.join(args.out, name)
