@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "engine/size_limits.h"
+
 namespace phasor {
 class Model;
 }
@@ -34,6 +36,6 @@ void ApplyNumThreads();
 void Warn(const std::string& message);
 
 // Values in one returned array at most: 2^31 float32 (8 GiB), as Model::Encode.
-constexpr int64_t kMaxOutputValues = int64_t{1} << 31;
+constexpr int64_t kMaxOutputValues = kMaxBatchValues;
 
 }  // namespace phasor::python

@@ -11,6 +11,7 @@
 #include "commands/option_checks.h"
 #include "commands/output_choice.h"
 #include "engine/model_folder.h"
+#include "engine/size_limits.h"
 #include "models/input_rules.h"
 #include "models/length_rule.h"
 #include "models/phasor.h"
@@ -27,10 +28,6 @@ namespace phasor::python {
 py::dict ModelTokenize(py::handle self, const py::args& args, const py::kwargs& kwargs);
 
 namespace {
-
-// Largest batch of one call, as Model::Encode's (checked here before the
-// output is allocated).
-constexpr int64_t kMaxTokens = int64_t{1} << 26;
 
 Model LoadModel(py::handle path, py::handle pe_mode, py::handle precision) {
   std::string dir;
@@ -74,7 +71,7 @@ EncodeOptions OptionsOf(const Model& model, const EncodeRequest& r) {
   options.sentence_dense = c.sentence_dense;
   options.truncate = r.truncate.value_or(false);
   options.batch_tokens = r.batch_tokens;
-  CheckRange("batch_tokens", options.batch_tokens, 0, kMaxTokens);
+  CheckRange("batch_tokens", options.batch_tokens, 0, kMaxBatchTokens);
   return options;
 }
 
@@ -106,7 +103,7 @@ Ids TextIds(const Model& model, const EncodeRequest& r, std::vector<int32_t>& ty
   Texts texts = ToTexts(r.input);
   texts.first = r.first_index;
   TokenizedLines lines = TokenizeTexts(*tokenizer, texts, o);
-  CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1, kMaxTokens);
+  CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1, kMaxBatchTokens);
   for (int64_t b = 0; b < lines.batch.batch && !rule.truncate && rule.limit > 0; ++b) {
     if (lines.batch.lengths[b] <= rule.limit) continue;
     throw Error(TooLongMessage(texts.Name(b), lines.batch.lengths[b], rule,
@@ -185,7 +182,7 @@ LengthRule TextLengthRule(const Model& model, const tokenizers::Tokenizer* token
 }
 
 py::object CutOf(const LengthRule& rule) {
-  if (!rule.truncate || rule.limit <= 0 || rule.limit > kMaxTokens) return py::none();
+  if (!rule.truncate || rule.limit <= 0 || rule.limit > kMaxBatchTokens) return py::none();
   return py::int_(rule.limit);
 }
 
@@ -201,7 +198,7 @@ py::object EncodeModel(const Model& model, const EncodeRequest& r) {
   } else {
     if (!r.prompt.is_none() || !r.prefix.is_none())
       throw Error("prompt and prefix go with texts, not with ids");
-    ids = ToIds(r.input, model.vocab_size(), d, kMaxTokens, kMaxOutputValues, pooled);
+    ids = ToIds(r.input, model.vocab_size(), d, kMaxBatchTokens, kMaxOutputValues, pooled);
     if (!r.lengths.is_none()) lengths = ToLengths(r.lengths, ids);
     if (!r.token_type_ids.is_none()) {
       types = ToTokenTypes(r.token_type_ids, ids, std::max<int64_t>(model.token_types(), 1));
