@@ -16,13 +16,14 @@
 
 #include "engine/memory_limit.h"
 #include "tests/fuzz/harness.h"
+#include "tests/support/paths.h"
 
 namespace phasor::fuzz {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kFuzzDir = std::string(PHASOR_TEST_DATA) + "/../fuzz";
+const std::string kFuzzDir = std::string(phasor::testing::kTestDataDir) + "/../fuzz";
 
 using Target = std::function<Outcome(const uint8_t*, size_t)>;
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "tests/support/paths.h"
 #include "tests/support/rope_reference.h"
 
 namespace phasor {
@@ -86,7 +87,8 @@ TEST(RopeTest, ScalingsChangeWhatTheyShould) {
 // Golden numbers from tests/data/make_golden.py: HF's own functions
 // (_compute_*_parameters, transcribed, in float64) for the same cases.
 TEST(RopeTest, InverseFrequenciesMatchHuggingFaceFormulasFromPython) {
-  const std::string path = std::string(PHASOR_TEST_DATA) + "/golden/rope_inv_freq/inv_freq.txt";
+  const std::string path =
+      std::string(phasor::testing::kTestDataDir) + "/golden/rope_inv_freq/inv_freq.txt";
   FILE* f = std::fopen(path.c_str(), "rb");
   ASSERT_NE(f, nullptr) << path;
   std::string text;

@@ -14,12 +14,15 @@
 #include "models/tokens.h"
 #include "tests/support/error_of.h"
 #include "tests/support/golden.h"
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 
 namespace phasor {
 namespace {
 
-std::string HfDir(const std::string& name) { return std::string(PHASOR_TEST_DATA) + "/hf/" + name; }
+std::string HfDir(const std::string& name) {
+  return std::string(phasor::testing::kTestDataDir) + "/hf/" + name;
+}
 
 using testing::ErrorOf;
 

@@ -19,6 +19,7 @@
 #include "models/encoder.h"
 #include "models/tokens.h"
 #include "tests/support/max_error.h"
+#include "tests/support/paths.h"
 
 namespace phasor::testing {
 
@@ -27,7 +28,7 @@ constexpr double kGoldenEmbeddingTol = 2e-6;
 constexpr double kGoldenOutputTol = 1e-4;
 
 inline std::string GoldenDir(const std::string& name) {
-  return std::string(PHASOR_TEST_DATA) + "/golden/" + name;
+  return std::string(phasor::testing::kTestDataDir) + "/golden/" + name;
 }
 
 // The error over the real (unpadded) tokens of a batch: got and want are

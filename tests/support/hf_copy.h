@@ -12,11 +12,12 @@
 
 #include "engine/error.h"
 #include "models/phasor.h"
+#include "tests/support/paths.h"
 
 namespace phasor::testing {
 
 inline std::string HfDir(const std::string& name) {
-  return std::string(PHASOR_TEST_DATA) + "/hf/" + name;
+  return std::string(phasor::testing::kTestDataDir) + "/hf/" + name;
 }
 
 class HfCopyTest : public ::testing::Test {

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/paths.h"
+
 namespace phasor::testing {
 
 struct RunResult {
@@ -37,8 +39,8 @@ inline RunResult RunPhasor(const std::string& args) {
   // Process id and a counter: tests may run in parallel processes.
   const std::string base = ::testing::TempDir() + "phasor_run_" + std::to_string(getpid()) + "_" +
                            std::to_string(++counter);
-  const std::string cmd =
-      std::string(PHASOR_CLI) + " " + args + " > " + base + ".out 2> " + base + ".err < /dev/null";
+  const std::string cmd = std::string(phasor::testing::kCliPath) + " " + args + " > " + base +
+                          ".out 2> " + base + ".err < /dev/null";
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 
 namespace phasor::testing {
@@ -18,12 +19,13 @@ namespace phasor::testing {
 // sentence_bert_config.json; st false: no modules.json (a plain Hugging Face
 // folder).
 inline std::string MakeStFolder(const std::string& name, int max_seq_length, bool st = true) {
-  const std::string src = std::string(PHASOR_TEST_DATA) + "/hf/st_mean";
+  const std::string src = std::string(phasor::testing::kTestDataDir) + "/hf/st_mean";
   const std::string dir = ::testing::TempDir() + "st_folder_" + name;
   const std::string cmd = "rm -rf " + dir + " && mkdir -p " + dir + " && cp -r " + src +
                           "/config.json " + src + "/model.safetensors " + src + "/1_Pooling " +
                           (st ? src + "/modules.json " : std::string()) + dir + "/ && cp " +
-                          PHASOR_TEST_DATA + "/tokenizers/hand/tokenizer.json " + dir + "/";
+                          phasor::testing::kTestDataDir + "/tokenizers/hand/tokenizer.json " + dir +
+                          "/";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   if (max_seq_length > 0) {
     WriteFile(dir + "/sentence_bert_config.json",
@@ -36,7 +38,7 @@ inline std::string MakeStFolder(const std::string& name, int max_seq_length, boo
 // (for pipes and process substitution: bash).
 inline RunResult RunShell(std::string command) {
   for (size_t at; (at = command.find("PHASOR")) != std::string::npos;)
-    command.replace(at, 6, PHASOR_CLI);
+    command.replace(at, 6, phasor::testing::kCliPath);
   static int counter = 0;
   const std::string base = ::testing::TempDir() + "phasor_shell_" + std::to_string(getpid()) + "_" +
                            std::to_string(++counter);

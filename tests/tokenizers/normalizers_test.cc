@@ -15,6 +15,7 @@
 #include <string>
 
 #include "tests/support/error_of.h"
+#include "tests/support/paths.h"
 #include "tokenizers/normalizer.h"
 
 namespace phasor::tokenizers {
@@ -169,7 +170,8 @@ TEST(NormalizersTest, SequenceRunsInOrder) {
 }
 
 std::string Charsmap() {
-  std::ifstream f(std::string(PHASOR_TEST_DATA) + "/tokenizers/unit/charsmap_rules.b64");
+  std::ifstream f(std::string(phasor::testing::kTestDataDir) +
+                  "/tokenizers/unit/charsmap_rules.b64");
   std::string b64;
   f >> b64;
   EXPECT_FALSE(b64.empty());

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/support/lines.h"
+#include "tests/support/paths.h"
 #include "tokenizers/tokenizer.h"
 #include "tokenizers/utf8.h"
 
@@ -145,12 +146,13 @@ class TokenizerOffsets : public ::testing::TestWithParam<OffsetsCase> {};
 
 TEST_P(TokenizerOffsets, MatchRustLineByLine) {
   const OffsetsCase& p = GetParam();
-  const std::string data = std::string(PHASOR_TEST_DATA) + "/tokenizers";
+  const std::string data = std::string(phasor::testing::kTestDataDir) + "/tokenizers";
   const std::string kind = p.kind;
   const auto corpus = ReadLines(data + "/corpus/" + kind + ".txt");
   const auto golden = ReadLines(data + "/golden/" + p.folder + ".offsets." + kind + ".txt");
   ASSERT_EQ(corpus.size(), golden.size());
-  const auto tok = Tokenizer::Load(std::string(PHASOR_TOKENIZER_FOLDERS) + "/" + p.folder);
+  const auto tok =
+      Tokenizer::Load(std::string(phasor::testing::kTokenizerFoldersDir) + "/" + p.folder);
   TokenizeOptions chars, bytes, plain;
   chars.offsets = OffsetUnit::kCodePoints;
   bytes.offsets = OffsetUnit::kBytes;

@@ -1,6 +1,6 @@
 // Token ids against Hugging Face's tokenizers, line by line: the folders of
 // tests/data/tokenizers/make_folders.py (written at build time under
-// PHASOR_TOKENIZER_FOLDERS from real vocabularies) on the corpus of
+// the build's tokenizer folders, from real vocabularies) on the corpus of
 // make_corpus.py, against the golden ids make_golden.mjs made with Hugging
 // Face's own implementation (tests/data/tokenizers/README.md). Every line must
 // match; a failure names the folder, golden file, line, text and the first
@@ -19,12 +19,13 @@
 
 #include "engine/error.h"
 #include "tests/support/lines.h"
+#include "tests/support/paths.h"
 #include "tokenizers/tokenizer.h"
 
 namespace phasor::tokenizers {
 namespace {
 
-std::string DataDir() { return std::string(PHASOR_TEST_DATA) + "/tokenizers"; }
+std::string DataDir() { return std::string(phasor::testing::kTestDataDir) + "/tokenizers"; }
 
 // The lines of a file split on '\n' only (a line may hold '\r', '\v', U+2028...).
 using testing::ReadLines;
@@ -104,7 +105,7 @@ std::string FirstDifference(const std::string& got, const std::string& want) {
 }
 
 struct ParityCase {
-  std::string folder;  // under PHASOR_TOKENIZER_FOLDERS
+  std::string folder;  // under phasor::testing::kTokenizerFoldersDir
   std::string golden;  // the folder whose golden files hold its ids
   const char* kind;    // corpus/KIND.txt: "single", "pairs" or "added" (single texts)
   bool add_special_tokens;
@@ -130,7 +131,7 @@ class TokenizerParity : public ::testing::TestWithParam<ParityCase> {};
 
 TEST_P(TokenizerParity, MatchesHuggingFaceLineByLine) {
   const ParityCase& p = GetParam();
-  const std::string folder = std::string(PHASOR_TOKENIZER_FOLDERS) + "/" + p.folder;
+  const std::string folder = std::string(phasor::testing::kTokenizerFoldersDir) + "/" + p.folder;
   const std::string kind = p.kind;
   const std::string golden_name =
       p.golden + "." + kind + (p.add_special_tokens ? ".special" : ".no_special") + ".txt";

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/paths.h"
 #include "tokenizers/tokenizer.h"
 #include "tokenizers/utf8.h"
 
@@ -93,11 +94,12 @@ class TokenizerSweepTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TokenizerSweepTest, EveryCodePointAsTheRustCrate) {
   const std::string name = GetParam();
-  const std::string data = std::string(PHASOR_TEST_DATA) + "/tokenizers";
+  const std::string data = std::string(phasor::testing::kTestDataDir) + "/tokenizers";
   const std::string own = data + "/sweep/" + name;
-  const auto tok = Tokenizer::Load(std::filesystem::is_directory(own)
-                                       ? own
-                                       : std::string(PHASOR_TOKENIZER_FOLDERS) + "/" + name);
+  const auto tok =
+      Tokenizer::Load(std::filesystem::is_directory(own)
+                          ? own
+                          : std::string(phasor::testing::kTokenizerFoldersDir) + "/" + name);
   std::vector<std::string> forms;
   const std::vector<GoldenRun> runs = ReadRuns(data + "/golden/sweep." + name + ".txt", forms);
   ASSERT_FALSE(runs.empty());

@@ -12,6 +12,7 @@
 
 #include "engine/error.h"
 #include "tests/support/error_of.h"
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 #include "tokenizers/tokenizer.h"
 
@@ -21,7 +22,8 @@ namespace {
 using testing::ErrorOf;
 
 std::string HandText() {
-  return testing::ReadFile(std::string(PHASOR_TEST_DATA) + "/tokenizers/hand/tokenizer.json");
+  return testing::ReadFile(std::string(phasor::testing::kTestDataDir) +
+                           "/tokenizers/hand/tokenizer.json");
 }
 
 // text with its first from replaced by to (which must be there).

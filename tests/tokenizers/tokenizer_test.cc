@@ -14,6 +14,7 @@
 
 #include "engine/error.h"
 #include "models/text_input.h"
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 #include "tokenizers/utf8.h"
 
@@ -25,8 +26,8 @@ using Ids = std::vector<int32_t>;
 // The hand tokenizer, with added tokens appended to its list.
 std::shared_ptr<const Tokenizer> HandTokenizer(
     const std::string& name, const nlohmann::json& added = nlohmann::json::array()) {
-  auto spec = nlohmann::json::parse(
-      testing::ReadFile(std::string(PHASOR_TEST_DATA) + "/tokenizers/hand/tokenizer.json"));
+  auto spec = nlohmann::json::parse(testing::ReadFile(std::string(phasor::testing::kTestDataDir) +
+                                                      "/tokenizers/hand/tokenizer.json"));
   for (const auto& a : added) spec["added_tokens"].push_back(a);
   const std::string dir = ::testing::TempDir() + "tokenizer_test_" + name;
   std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/paths.h"
 #include "tokenizers/tokenizer.h"
 
 namespace phasor::tokenizers {
@@ -23,8 +24,10 @@ std::string Words(int n) {
 }
 
 TEST(TokenizerTruncationTest, PairsAreCutAsTheRustCrateCutsThem) {
-  const auto tok = Tokenizer::Load(std::string(PHASOR_TOKENIZER_FOLDERS) + "/bert-uncased");
-  const std::string path = std::string(PHASOR_TEST_DATA) + "/tokenizers/golden/truncation.txt";
+  const auto tok =
+      Tokenizer::Load(std::string(phasor::testing::kTokenizerFoldersDir) + "/bert-uncased");
+  const std::string path =
+      std::string(phasor::testing::kTestDataDir) + "/tokenizers/golden/truncation.txt";
   std::ifstream in(path);
   ASSERT_TRUE(in) << "cannot read " << path;
   std::string line;

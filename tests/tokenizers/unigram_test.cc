@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/support/error_of.h"
+#include "tests/support/paths.h"
 #include "tokenizers/model.h"
 
 namespace phasor::tokenizers {
@@ -22,7 +23,7 @@ namespace {
 
 using testing::ErrorOf;
 
-const std::string kData = std::string(PHASOR_TEST_DATA) + "/tokenizers/spm_unit/";
+const std::string kData = std::string(phasor::testing::kTestDataDir) + "/tokenizers/spm_unit/";
 
 nlohmann::json ReadJson(const std::string& path) {
   std::ifstream file(path);

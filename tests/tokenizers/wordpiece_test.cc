@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/support/error_of.h"
+#include "tests/support/paths.h"
 #include "tokenizers/model.h"
 
 namespace phasor::tokenizers {
@@ -18,7 +19,8 @@ namespace {
 using testing::ErrorOf;
 
 nlohmann::json Cases() {
-  std::ifstream file(std::string(PHASOR_TEST_DATA) + "/tokenizers/spm_unit/cases.json");
+  std::ifstream file(std::string(phasor::testing::kTestDataDir) +
+                     "/tokenizers/spm_unit/cases.json");
   return nlohmann::json::parse(file);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 
 namespace phasor {
@@ -174,7 +175,7 @@ TEST(CliInputsTest, MakeToyKeepsAModelUnlessForced) {
 // Without NumPy or PyTorch, --help still works and anything else is one line.
 TEST(CliInputsTest, ExportTorchHelpNeedsNoNumpy) {
   if (std::system("python3 -c '' > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
-  const std::string script = std::string(PHASOR_SOURCE_DIR) + "/tools/export_torch.py";
+  const std::string script = std::string(phasor::testing::kSourceDir) + "/tools/export_torch.py";
   const std::string out = ::testing::TempDir() + "export_torch_help.txt";
   // Hide NumPy and PyTorch whether or not they are installed.
   const std::string blocked = ::testing::TempDir() + "no_numpy_" + std::to_string(getpid());

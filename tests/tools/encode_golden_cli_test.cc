@@ -14,6 +14,7 @@
 #include "engine/npy.h"
 #include "models/config.h"
 #include "models/tokens.h"
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 
 namespace phasor {
@@ -69,7 +70,7 @@ TEST(EncodeGoldenMeasureTest, FailsOnNanAndNamesThePosition) {
 class EncodeGoldenCliTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(EncodeGoldenCliTest, MatchesPyTorch) {
-  const std::string dir = std::string(PHASOR_TEST_DATA) + "/golden/" + GetParam();
+  const std::string dir = std::string(phasor::testing::kTestDataDir) + "/golden/" + GetParam();
   const std::string out = ::testing::TempDir() + "encode_golden_" + std::to_string(getpid()) + "_" +
                           GetParam() + ".npy";
   for (const char* stage : {"final", "embeddings"}) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/npy.h"
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 
 namespace phasor {
@@ -18,7 +19,9 @@ using testing::RunPhasor;
 
 constexpr double kOutputTol = 1e-4;  // the contract's parity bound
 
-std::string HfDir(const std::string& name) { return std::string(PHASOR_TEST_DATA) + "/hf/" + name; }
+std::string HfDir(const std::string& name) {
+  return std::string(phasor::testing::kTestDataDir) + "/hf/" + name;
+}
 
 struct StageCase {
   const char* model;

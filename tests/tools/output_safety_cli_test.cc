@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 
 namespace phasor {
@@ -83,7 +84,7 @@ pid_t Start(const std::vector<std::string>& args, const OwnDir& dir, int commit_
             rlim_t file_limit = 0) {
   // Everything the child needs is made here: after fork, a process that had
   // threads may only make async-signal-safe calls.
-  std::vector<std::string> strings = {PHASOR_CLI};
+  std::vector<std::string> strings = {phasor::testing::kCliPath};
   strings.insert(strings.end(), args.begin(), args.end());
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);

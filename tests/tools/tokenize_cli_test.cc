@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/paths.h"
 #include "tests/support/run.h"
 
 namespace phasor {
@@ -21,7 +22,7 @@ using testing::WriteFile;
 // the 12, caf 13, ##e 14; BertNormalizer (lowercase, accents stripped),
 // BertPreTokenizer, WordPiece, [CLS] A [SEP] B [SEP] with B of type 1.
 const std::string kTokenizerJson =
-    ReadFile(std::string(PHASOR_TEST_DATA) + "/tokenizers/hand/tokenizer.json");
+    ReadFile(std::string(phasor::testing::kTestDataDir) + "/tokenizers/hand/tokenizer.json");
 
 // A folder with only the tokenizer's files.
 std::string TokenizerFolder(const std::string& name, const std::string& config = "") {
