@@ -23,7 +23,8 @@ MPNetOutput), as all-mpnet-base-v2 runs it:
 
 The torch code takes the log in float32; check_bucket_float32 shows that the float32 and float64
 forms give the same bucket for every distance below 4096. mpnet: MPNetModel's own names (as
-all-mpnet-base-v2 stores them: the pooler, the integer embeddings.position_ids buffer); mpnet_bf16:
+all-mpnet-base-v2 stores them: the pooler, its output in expected_pooler.npy, the integer
+embeddings.position_ids buffer); mpnet_bf16:
 MPNetForMaskedLM's (mpnet. before each name, lm_head.* beside, no pooler), as microsoft/mpnet-base;
 mpnet_seqcls: MPNetForSequenceClassification's (mpnet. before each name, no pooler) with
 MPNetClassificationHead: out_proj(tanh(dense(x[:, 0]))) (classifier.dense, classifier.out_proj;
@@ -153,6 +154,10 @@ def make_mpnet(name, dtype, seed, lengths, max_positions, masked_lm):
     for b, ids in enumerate(lines):
         expected[b, :len(ids)] = mpnet_forward(exact, cfg, ids)
     write_case(name, cfg, stored, dtype, lines, [len(ids) for ids in lines], expected)
+    if not masked_lm:  # MPNetPooler: tanh(dense(x[:, 0]))
+        pooler = [np.tanh(exact["pooler.dense.weight"] @ mpnet_forward(exact, cfg, ids)[0]
+                          + exact["pooler.dense.bias"]) for ids in lines]
+        np.save(OUT / name / "expected_pooler.npy", np.array(pooler, dtype=np.float32))
     return cfg, exact, lines
 
 

@@ -204,6 +204,7 @@ INSTANTIATE_TEST_SUITE_P(
                       HeadCase{"bert_seqcls", HeadOutput::kPooler, "expected_pooler.npy"},
                       HeadCase{"roberta_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
                       HeadCase{"distilbert_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
+                      HeadCase{"mpnet", HeadOutput::kPooler, "expected_pooler.npy"},
                       HeadCase{"mpnet_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
                       // ModernBERT: mean pooling (bias-free head), and cls (biases).
                       HeadCase{"modernbert_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
