@@ -7,12 +7,36 @@
 #include "engine/error.h"
 
 namespace phasor {
+namespace {
+
+// The product's own epilogue for every activation but tanh (applied after).
+kernels::Activation KernelActivation(HeadActivation a) {
+  switch (a) {
+    case HeadActivation::kRelu:
+      return kernels::Activation::kRelu;
+    case HeadActivation::kGelu:
+      return kernels::Activation::kGelu;
+    case HeadActivation::kGeluTanh:
+      return kernels::Activation::kGeluTanh;
+    case HeadActivation::kSilu:
+      return kernels::Activation::kSilu;
+    case HeadActivation::kIdentity:
+    case HeadActivation::kTanh:
+      break;
+  }
+  return kernels::Activation::kIdentity;
+}
+
+}  // namespace
 
 HeadActivation ParseHeadActivation(const std::string& name) {
-  if (name == "identity") return HeadActivation::kIdentity;
-  if (name == "tanh") return HeadActivation::kTanh;
-  if (name == "relu") return HeadActivation::kRelu;
-  throw Error("unknown head activation '" + name + "', expected identity, tanh or relu");
+  for (HeadActivation a :
+       {HeadActivation::kIdentity, HeadActivation::kTanh, HeadActivation::kRelu,
+        HeadActivation::kGelu, HeadActivation::kGeluTanh, HeadActivation::kSilu}) {
+    if (name == ToString(a)) return a;
+  }
+  throw Error("unknown head activation '" + name +
+              "', expected identity, tanh, relu, gelu, gelu_tanh or silu");
 }
 
 const char* ToString(HeadActivation activation) {
@@ -23,6 +47,12 @@ const char* ToString(HeadActivation activation) {
       return "tanh";
     case HeadActivation::kRelu:
       return "relu";
+    case HeadActivation::kGelu:
+      return "gelu";
+    case HeadActivation::kGeluTanh:
+      return "gelu_tanh";
+    case HeadActivation::kSilu:
+      return "silu";
   }
   return "?";
 }
@@ -32,10 +62,19 @@ DenseHead::DenseHead(const Weights& weights, const std::string& prefix, int64_t 
     : prefix_(prefix), in_(in), max_width_(in), products_(products) {
   int64_t width = in;
   for (size_t i = 0; i < products.size(); ++i) {
-    const std::string p = prefix + std::to_string(i) + ".";
-    linears_.emplace_back(weights, p + "weight", p + "bias", products[i].out, width,
+    const DenseProduct& p = products[i];
+    const std::string at = prefix + std::to_string(i) + ".";
+    linears_.emplace_back(weights, at + "weight", p.bias ? at + "bias" : "", p.out, width,
                           Precision::kFp32);
-    width = products[i].out;
+    norms_.emplace_back();
+    if (p.norm) {
+      LayerNormOptions o;
+      o.d_model = p.out;
+      o.eps = static_cast<float>(p.norm->eps);
+      o.bias = p.norm->bias;
+      norms_.back().emplace(weights, at + "norm.", o);
+    }
+    width = p.out;
     max_width_ = std::max(max_width_, width);
   }
 }
@@ -49,7 +88,7 @@ std::vector<std::string> DenseHead::TensorNames() const {
   std::vector<std::string> names;
   for (size_t i = 0; i < products_.size(); ++i) {
     names.push_back(prefix_ + std::to_string(i) + ".weight");
-    names.push_back(prefix_ + std::to_string(i) + ".bias");
+    if (products_[i].bias) names.push_back(prefix_ + std::to_string(i) + ".bias");
   }
   return names;
 }
@@ -61,14 +100,13 @@ void DenseHead::Forward(const float* x, int64_t rows, int64_t n, float* out, flo
     // The last product lands in out; the ones before alternate so that each
     // reads the other buffer.
     float* to = (n - 1 - i) % 2 == 0 ? out : scratch;  // [rows, out_i]
-    const DenseProduct& p = products_[static_cast<size_t>(i)];
-    const bool relu = p.activation == HeadActivation::kRelu;
-    linears_[static_cast<size_t>(i)].Forward(
-        from, rows, to, relu ? kernels::Activation::kRelu : kernels::Activation::kIdentity,
-        nullptr);
+    const auto at = static_cast<size_t>(i);
+    const DenseProduct& p = products_[at];
+    linears_[at].Forward(from, rows, to, KernelActivation(p.activation), nullptr);
     if (p.activation == HeadActivation::kTanh) {
       for (int64_t k = 0; k < rows * p.out; ++k) to[k] = std::tanh(to[k]);
     }
+    if (norms_[at]) norms_[at]->Forward(to, rows, to);
     from = to;
   }
 }

@@ -17,6 +17,7 @@
 #include "engine/model_folder.h"
 #include "engine/size_limits.h"
 #include "layers/positional.h"
+#include "models/config_head.h"
 #include "models/config_parts.h"
 #include "models/presets.h"
 
@@ -280,7 +281,6 @@ PositionalConfig ParsePositional(const std::string& source, const Reader& r, con
   return p;
 }
 
-// "head": {"pooler": 1, "products": [{"out": 256, "activation": "tanh"}, ...]}.
 // The "bias" object: which products carry a bias (each key optional, true by default).
 LayerBiases ParseBias(const std::string& source, const Reader& r, const Json& obj) {
   if (!obj.is_object()) r.Fail("bias", "expected an object, found " + Found(obj));
@@ -295,51 +295,7 @@ LayerBiases ParseBias(const std::string& source, const Reader& r, const Json& ob
   return b;
 }
 
-void ParseHead(const Reader& r, const Json& obj, ModelConfig& c) {
-  if (!obj.is_object()) r.Fail("head", "expected an object, found " + Found(obj));
-  for (const auto& item : obj.items()) {
-    if (item.key() != "pooler" && item.key() != "products") {
-      r.Fail("head." + item.key(), "unknown key, expected pooler or products");
-    }
-  }
-  if (obj.contains("pooler")) c.pooler_products = r.Int(obj["pooler"], "head.pooler");
-  if (!obj.contains("products")) return;
-  const Json& list = obj["products"];
-  if (!list.is_array()) r.Fail("head.products", "expected an array, found " + Found(list));
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string name = "head.products[" + std::to_string(i) + "]";
-    const Json& p = list[i];
-    if (!p.is_object() || !p.contains("out")) {
-      r.Fail(name, "expected an object with \"out\" and \"activation\"");
-    }
-    for (const auto& item : p.items()) {
-      if (item.key() != "out" && item.key() != "activation") {
-        r.Fail(name + "." + item.key(), "unknown key, expected out or activation");
-      }
-    }
-    DenseProduct d;
-    d.out = r.Int(p["out"], name + ".out");
-    if (p.contains("activation")) {
-      d.activation = r.Enum(p["activation"], name + ".activation", ParseHeadActivation);
-    }
-    c.head.push_back(d);
-  }
-}
-
 std::string Str(int64_t v) { return std::to_string(v); }
-
-void ValidateHead(const Reader& r, const ModelConfig& c) {
-  const auto check = [&](const std::string& name, int64_t v, int64_t lo, int64_t hi) {
-    if (v < lo || v > hi) {
-      r.Fail(name, Str(v) + " is out of range, expected " + Str(lo) + " to " + Str(hi));
-    }
-  };
-  for (size_t i = 0; i < c.head.size(); ++i) {
-    check("head.products[" + Str(static_cast<int64_t>(i)) + "].out", c.head[i].out, 1, kMaxDModel);
-  }
-  for (const DenseProduct& p : c.sentence_dense) check("out_features", p.out, 1, kMaxDModel);
-  check("head.pooler", c.pooler_products, 0, static_cast<int64_t>(c.head.size()));
-}
 
 // The shortest text that reads back as v (as in ConfigToJson).
 std::string Str(double v) { return Json(v).dump(); }
@@ -457,7 +413,7 @@ ModelConfig ParseConfig(const std::string& json_text, const std::string& source)
   if (root.contains("positional")) {
     c.positional = ParsePositional(source, r, root["positional"], c.pad_token_id);
   }
-  if (root.contains("head")) ParseHead(r, root["head"], c);
+  if (root.contains("head")) ParseHeadConfig(source, root["head"], c);
   if (root.contains("parts")) c.parts = ParseLayerParts(source, root["parts"]);
   ValidateConfig(c, source);
   return c;
@@ -519,7 +475,7 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
     r.Fail("positional.denominator",
            "half_minus_one needs d_model >= 4, found d_model " + Str(c.d_model));
   }
-  ValidateHead(r, c);  // the head's products
+  ValidateHeadConfig(source, c);  // the head's products
   ValidateSizes(r, c);
 }
 

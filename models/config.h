@@ -11,6 +11,7 @@
 #include "layers/encoder_layer.h"
 #include "layers/rope.h"
 #include "layers/sinusoidal.h"
+#include "models/pooling.h"
 
 namespace phasor {
 
@@ -101,12 +102,16 @@ struct ModelConfig {
   bool embedding_norm = false;
   std::optional<int32_t> pad_token_id;
   PositionalConfig positional;
-  // Products over each sequence's first final row (layers/dense_head.h,
-  // tensors head.{i}.weight / .bias): the first pooler_products give the
-  // pooler output (BERT's), all of them the logits of a classification head
-  // when there are more. Empty: neither.
+  // Products over one row per sequence (layers/dense_head.h, tensors
+  // head.{i}.weight / .bias, a norm's head.{i}.norm.weight / .bias): the
+  // first pooler_products give the pooler output (BERT's), all of them the
+  // logits of a classification head when there are more. Empty: neither.
   std::vector<DenseProduct> head;
   int64_t pooler_products = 0;
+  // The row the head reads: the sequence's first final row (kCls), or the
+  // mean of its final rows over its real tokens (kMean: ModernBERT's
+  // classifier_pooling "mean"). config.json "head.pooling".
+  Pooling head_pooling = Pooling::kCls;
   // A sentence-transformers folder's Dense modules (modules.json), applied
   // between its pooling and its Normalize (tensors sentence_dense.{i}.weight /
   // .bias). Not a config.json key: read from the folder with its weights.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/config.h"
+#include "models/config_head.h"
 #include "models/config_parts.h"
 
 namespace phasor {
@@ -73,13 +74,7 @@ std::string ConfigToJson(const ModelConfig& c) {
                  {"linear1", b.linear1},
                  {"linear2", b.linear2}};
   }
-  if (!c.head.empty()) {
-    nlohmann::ordered_json products = nlohmann::ordered_json::array();
-    for (const DenseProduct& h : c.head) {
-      products.push_back({{"out", h.out}, {"activation", ToString(h.activation)}});
-    }
-    j["head"] = {{"pooler", c.pooler_products}, {"products", products}};
-  }
+  if (const auto head = HeadConfigToJson(c); !head.is_null()) j["head"] = head;
   return j.dump(2) + "\n";
 }
 

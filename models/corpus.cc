@@ -84,8 +84,10 @@ void CorpusEncoder::Reserve(int64_t budget, bool types, CorpusWorkspace& ws) con
 const float* CorpusEncoder::Finish(const int64_t* offsets, int64_t k, CorpusWorkspace& ws) const {
   const int64_t d = encoder_.config().d_model;
   if (options_.pool == Pooling::kNone && head_ == nullptr) return ws.rows.data();
-  // A head reads each sequence's first row; Dense modules come before the norm.
-  const PoolSpec spec{head_ && options_.pool == Pooling::kNone ? Pooling::kCls : options_.pool,
+  // A head reads each sequence's first row or the mean of its rows
+  // (ModelConfig::head_pooling); Dense modules come before the norm.
+  const Pooling head_pooling = encoder_.config().head_pooling;
+  const PoolSpec spec{head_ && options_.pool == Pooling::kNone ? head_pooling : options_.pool,
                       options_.normalize && head_ == nullptr};
   PoolRows(ws.rows.data(), offsets, k, d, spec, ws.pooled.data());
   if (head_ == nullptr) return ws.pooled.data();

@@ -37,7 +37,8 @@ struct CorpusOptions {
   // sequence is an error.
   int64_t batch_tokens = 0;
   // kPooler, kLogits: one row a sequence, the model's head on its first final
-  // row (models/heads.h); pool must be kNone.
+  // row or their mean (ModelConfig::head_pooling, models/heads.h); pool must be
+  // kNone.
   EncoderStage stage = EncoderStage::kFinal;
   Pooling pool = Pooling::kNone;  // kNone: every row; else one row a sequence
   bool normalize = false;         // with pool: unit L2 norm

@@ -53,7 +53,7 @@ enum class EncoderStage {
   kEmbeddings,  // the encoder's input x (embedding + PE)
   kFinal,       // the final hidden states
   // The final hidden states from Forward; per sequence, the model's head on its
-  // first row (models/heads.h, applied by CorpusEncoder): its pooler output, or
+  // first row or their mean (models/heads.h, applied by CorpusEncoder): its pooler output, or
   // the logits of its classification head.
   kPooler,
   kLogits,

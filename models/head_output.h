@@ -1,6 +1,7 @@
 // What a model's head gives for each sequence, from its first token's final
-// row (README "Hugging Face checkpoints"): BERT's pooler output, or the logits
-// of a *ForSequenceClassification checkpoint's classification head.
+// row or the mean of its rows as the model says (ModelConfig::head_pooling;
+// README "Hugging Face checkpoints"): BERT's pooler output, or the logits of
+// a *ForSequenceClassification checkpoint's classification head.
 #pragma once
 
 namespace phasor {

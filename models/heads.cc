@@ -30,9 +30,9 @@ int64_t HeadProducts(const ModelConfig& c, EncoderStage stage, const std::string
     if (products <= c.pooler_products) {
       throw Error(source +
                   ": stage 'logits' needs a classification head, and the model has none (no "
-                  "tensor 'classifier.weight' (BERT), 'classifier.out_proj.weight' (RoBERTa) or "
-                  "'pre_classifier.weight' (DistilBERT) of a *ForSequenceClassification "
-                  "checkpoint)");
+                  "tensor 'classifier.weight' (BERT, ModernBERT), 'classifier.out_proj.weight' "
+                  "(RoBERTa, MPNet) or 'pre_classifier.weight' (DistilBERT) of a "
+                  "*ForSequenceClassification checkpoint)");
     }
     return products;
   }

@@ -37,7 +37,7 @@ uint64_t ModelBytes(const ModelConfig& c) {
   for (const auto* products : {&c.head, &c.sentence_dense}) {
     uint64_t in = d;
     for (const DenseProduct& h : *products) {
-      floats += (in + 1) * static_cast<uint64_t>(h.out);
+      floats += (in + 1 + (h.norm ? 2 : 0)) * static_cast<uint64_t>(h.out);
       in = static_cast<uint64_t>(h.out);
     }
   }

@@ -92,7 +92,8 @@ struct EncodeOptions {
   // out is then [batch, output_dim(options)]. Error if the model has none.
   bool sentence_dense = false;
   // kPooler or kLogits: one row per sequence, the model's head on its first
-  // token's final row (BERT's pooler output; a *ForSequenceClassification
+  // token's final row, or on the mean of its rows where the model's head
+  // pools so (BERT's pooler output; a *ForSequenceClassification
   // checkpoint's logits): out is [batch, output_dim(options)]. Needs pool
   // kNone and not embeddings_only (UsageError); Error naming the stage and the
   // missing tensor if the model has no such head.

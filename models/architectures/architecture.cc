@@ -129,12 +129,40 @@ void TranslateLayer(Weights& w, const std::string& from, int64_t i, const LayerN
 
 void AddHeadProduct(TranslatedModel& m, const std::string& from, int64_t out,
                     HeadActivation activation) {
+  AddHeadProduct(m, from, DenseProduct{out, activation});
+}
+
+void AddHeadProduct(TranslatedModel& m, const std::string& from, const DenseProduct& product) {
   ModelConfig& c = m.config;
-  const int64_t in = c.head.empty() ? c.d_model : c.head.back().out;
+  const int64_t in = c.head.empty() ? c.d_model : c.head.back().out, out = product.out;
   const std::string to = "head." + std::to_string(c.head.size()) + ".";
   MoveTensor(m.weights, from + "weight", to + "weight", {out, in});
-  MoveTensor(m.weights, from + "bias", to + "bias", {out});
-  c.head.push_back(DenseProduct{out, activation});
+  if (product.bias) MoveTensor(m.weights, from + "bias", to + "bias", {out});
+  c.head.push_back(product);
+}
+
+void AddHeadNorm(TranslatedModel& m, const std::string& from, const HeadNorm& norm) {
+  ModelConfig& c = m.config;
+  const int64_t out = c.head.back().out;
+  const std::string to = "head." + std::to_string(c.head.size() - 1) + ".norm.";
+  MoveTensor(m.weights, from + "weight", to + "weight", {out});
+  if (norm.bias) MoveTensor(m.weights, from + "bias", to + "bias", {out});
+  c.head.back().norm = norm;
+}
+
+void AddRobertaClassificationHead(TranslatedModel& m, const CheckpointConfig& cfg,
+                                  const std::string& from, const std::string& pooler) {
+  AddHeadProduct(m, from + "dense.", m.config.d_model, HeadActivation::kTanh);
+  AddHeadProduct(m, from + "out_proj.", NumLabels(cfg), HeadActivation::kIdentity);
+  for (const std::string& name : {pooler + "weight", pooler + "bias"}) {
+    if (m.weights.Has(name)) m.weights.Take(name);
+  }
+}
+
+bool HasSequenceClassifier(const CheckpointConfig& cfg, const Weights& w,
+                           const std::string& tensor) {
+  if (!IsSequenceClassifier(cfg)) return false;
+  return !cfg.StringList("architectures").empty() || w.Has(tensor);
 }
 
 bool IsSequenceClassifier(const CheckpointConfig& cfg) {

@@ -156,11 +156,32 @@ void TranslateLayer(Weights& w, const std::string& from, int64_t i, const LayerN
                     int64_t d_model, int64_t d_ff);
 
 // Appends one product to m's head (ModelConfig::head): the checkpoint's
-// from + "weight" [out, in] and from + "bias" [out], renamed to phasor's
-// head.{i}.weight / .bias, their shapes checked in the checkpoint's names; in
-// is d_model for the first product, the previous one's out after.
+// from + "weight" [out, in] and from + "bias" [out] (product.bias only),
+// renamed to phasor's head.{i}.weight / .bias, their shapes checked in the
+// checkpoint's names; in is d_model for the first product, the previous one's
+// out after. The first form: a product with a bias.
 void AddHeadProduct(TranslatedModel& m, const std::string& from, int64_t out,
                     HeadActivation activation);
+void AddHeadProduct(TranslatedModel& m, const std::string& from, const DenseProduct& product);
+
+// A LayerNorm after the head's last product (ModernBERT's head.norm): the
+// checkpoint's from + "weight" [out] and, with norm.bias, from + "bias" into
+// head.{i}.norm.*, shapes checked in the checkpoint's names.
+void AddHeadNorm(TranslatedModel& m, const std::string& from, const HeadNorm& norm);
+
+// RobertaClassificationHead and its copies (MPNetClassificationHead): from +
+// "dense." (d_model → d_model, tanh) on the first token's final row, then
+// from + "out_proj." (→ NumLabels(cfg)); a pooler's pooler + "weight" /
+// "bias", which it does not read, dropped.
+void AddRobertaClassificationHead(TranslatedModel& m, const CheckpointConfig& cfg,
+                                  const std::string& from, const std::string& pooler);
+
+// Whether the checkpoint's classification head is to be read: cfg's
+// "architectures" name a *ForSequenceClassification (its head then
+// required: a missing tensor is an error naming it), or name nothing and the
+// folder holds tensor.
+bool HasSequenceClassifier(const CheckpointConfig& cfg, const Weights& w,
+                           const std::string& tensor);
 
 // Whether a checkpoint is a *ForSequenceClassification one: its
 // "architectures" name one, or it names none (other task heads, e.g.

@@ -66,12 +66,7 @@ void TranslateBertHead(const CheckpointConfig& cfg, bool roberta, const std::str
   const std::string pooler = pre + "pooler.dense.";
   const bool classifier = IsSequenceClassifier(cfg);
   if (roberta && classifier && w.Has("classifier.out_proj.weight")) {
-    // RobertaClassificationHead: dense + tanh on the first token, then out_proj.
-    AddHeadProduct(m, "classifier.dense.", m.config.d_model, HeadActivation::kTanh);
-    AddHeadProduct(m, "classifier.out_proj.", NumLabels(cfg), HeadActivation::kIdentity);
-    for (const std::string& name : {pooler + "weight", pooler + "bias"}) {
-      if (w.Has(name)) w.Take(name);  // a pooler the classification does not use
-    }
+    AddRobertaClassificationHead(m, cfg, "classifier.", pooler);
     return;
   }
   if (w.Has(pooler + "weight")) {

@@ -10,7 +10,8 @@
 // say. Layer i is global when i % global_attn_every_n_layers == 0 (or as
 // layer_types names it): its queries see every key and rotate with
 // global_rope_theta; the others see the keys within local_attention / 2 on
-// either side and rotate with local_rope_theta.
+// either side and rotate with local_rope_theta. ModernBertForSequenceClassification's
+// head (TranslateClassifier) on the first row or the mean of the rows.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -90,6 +91,42 @@ void TranslateLayer(Weights& w, const std::string& pre, int64_t i, const ModelCo
   }
 }
 
+// classifier_activation (ACT2FN's names) as a head's activation.
+HeadActivation ClassifierActivation(const CheckpointConfig& cfg) {
+  cfg.Expect("classifier_activation",
+             {"gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu", "swish", "tanh", "linear"});
+  const std::string name = cfg.String("classifier_activation", "gelu");
+  if (name == "tanh") return HeadActivation::kTanh;
+  if (name == "linear") return HeadActivation::kIdentity;
+  switch (CheckpointActivation(name)) {
+    case Activation::kRelu:
+      return HeadActivation::kRelu;
+    case Activation::kGeluTanh:
+      return HeadActivation::kGeluTanh;
+    case Activation::kSilu:
+      return HeadActivation::kSilu;
+    default:
+      return HeadActivation::kGelu;
+  }
+}
+
+// ModernBertForSequenceClassification's head over the final norm's rows,
+// pooled as classifier_pooling says (cls: the first row; mean: the mean over
+// the real tokens): head.dense (bias as classifier_bias says), the
+// activation, head.norm (the model's LayerNorm: norm_eps, norm_bias), then
+// classifier (with its bias, whatever classifier_bias says).
+void TranslateClassifier(const CheckpointConfig& cfg, TranslatedModel& m) {
+  cfg.Expect("classifier_pooling", {"cls", "mean"});
+  ModelConfig& c = m.config;
+  c.head_pooling =
+      cfg.String("classifier_pooling", "cls") == "mean" ? Pooling::kMean : Pooling::kCls;
+  DenseProduct dense{c.d_model, ClassifierActivation(cfg)};
+  dense.bias = cfg.Bool("classifier_bias", false);
+  AddHeadProduct(m, "head.dense.", dense);
+  AddHeadNorm(m, "head.norm.", HeadNorm{c.layer_norm_eps, c.parts.norm_bias});
+  AddHeadProduct(m, "classifier.", DenseProduct{NumLabels(cfg), HeadActivation::kIdentity});
+}
+
 void MoveNorm(Weights& w, const std::string& from, const std::string& to, const ModelConfig& c) {
   MoveTensor(w, from + "weight", to + "weight", {c.d_model});
   if (c.parts.norm_bias) MoveTensor(w, from + "bias", to + "bias", {c.d_model});
@@ -108,9 +145,13 @@ TranslatedModel TranslateModernBert(const ModelFolder& folder, const std::string
   MoveNorm(w, pre + "embeddings.norm.", "embedding_norm.", c);
   for (int64_t i = 0; i < c.n_layers; ++i) TranslateLayer(w, pre, i, c);
   MoveNorm(w, pre + "final_norm.", "norm.", c);
+  const bool classifier = HasSequenceClassifier(cfg, w, "classifier.weight");
+  if (classifier) TranslateClassifier(cfg, m);
   // A masked LM's head and decoder: not an encoder's output.
   for (const std::string& name : w.Names()) {
-    if (name.rfind("head.", 0) == 0 || name.rfind("decoder.", 0) == 0) w.Take(name);
+    if ((!classifier && name.rfind("head.", 0) == 0) || name.rfind("decoder.", 0) == 0) {
+      w.Take(name);
+    }
   }
   return m;
 }

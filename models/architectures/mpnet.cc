@@ -8,7 +8,10 @@
 // encoder.relative_attention_bias.weight [32, heads], T5's bidirectional
 // buckets (16 a side, exact below 8, logarithmic up to distance 128). phasor
 // writes it once as a bias by distance (parts.distance_bias_radius 128: every
-// distance past it falls in the last bucket). MPNetPooler as BERT's pooler.
+// distance past it falls in the last bucket). MPNetPooler as BERT's pooler;
+// MPNetForSequenceClassification's head (mpnet. before the encoder's names)
+// as RoBERTa's: classifier.dense + tanh on the first token's final row, then
+// classifier.out_proj.
 // Refused by name: relative_attention_num_buckets other than 32 (the
 // library's bias always takes 32).
 #include <algorithm>
@@ -104,7 +107,9 @@ TranslatedModel TranslateMpnet(const ModelFolder& folder, const std::string& con
     TranslateLayer(w, pre + "encoder.layer." + std::to_string(i) + ".", i, kMpnetLayer, d, c.d_ff);
   }
   TranslateBias(w, pre + "encoder.relative_attention_bias.weight", c);
-  if (w.Has(pre + "pooler.dense.weight")) {
+  if (HasSequenceClassifier(cfg, w, "classifier.out_proj.weight")) {
+    AddRobertaClassificationHead(m, cfg, "classifier.", pre + "pooler.dense.");
+  } else if (w.Has(pre + "pooler.dense.weight")) {
     AddHeadProduct(m, pre + "pooler.dense.", d, HeadActivation::kTanh);  // MPNetPooler
     m.config.pooler_products = 1;
   }

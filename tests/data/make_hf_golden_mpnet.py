@@ -23,8 +23,12 @@ MPNetOutput), as all-mpnet-base-v2 runs it:
 
 The torch code takes the log in float32; check_bucket_float32 shows that the float32 and float64
 forms give the same bucket for every distance below 4096. mpnet: MPNetModel's own names (as
-all-mpnet-base-v2 stores them: the pooler, the integer embeddings.position_ids buffer); mpnet_bf16:
-MPNetForMaskedLM's (mpnet. before each name, lm_head.* beside, no pooler), as microsoft/mpnet-base.
+all-mpnet-base-v2 stores them: the pooler, its output in expected_pooler.npy, the integer
+embeddings.position_ids buffer); mpnet_bf16:
+MPNetForMaskedLM's (mpnet. before each name, lm_head.* beside, no pooler), as microsoft/mpnet-base;
+mpnet_seqcls: MPNetForSequenceClassification's (mpnet. before each name, no pooler) with
+MPNetClassificationHead: out_proj(tanh(dense(x[:, 0]))) (classifier.dense, classifier.out_proj;
+dropout off), its logits in expected_logits.npy.
 Run from the source root:  /usr/bin/python3 tests/data/make_hf_golden_mpnet.py
 """
 import math
@@ -32,7 +36,7 @@ import math
 import numpy as np
 
 from make_hf_golden import ACT, layer_norm
-from rotary_parts import Tensors, random_lines, store, torch_dtype, write_case
+from rotary_parts import OUT, Tensors, random_lines, store, torch_dtype, write_case
 
 PAD = 1  # MPNetEmbeddings.padding_idx
 
@@ -150,7 +154,39 @@ def make_mpnet(name, dtype, seed, lengths, max_positions, masked_lm):
     for b, ids in enumerate(lines):
         expected[b, :len(ids)] = mpnet_forward(exact, cfg, ids)
     write_case(name, cfg, stored, dtype, lines, [len(ids) for ids in lines], expected)
+    if not masked_lm:  # MPNetPooler: tanh(dense(x[:, 0]))
+        pooler = [np.tanh(exact["pooler.dense.weight"] @ mpnet_forward(exact, cfg, ids)[0]
+                          + exact["pooler.dense.bias"]) for ids in lines]
+        np.save(OUT / name / "expected_pooler.npy", np.array(pooler, dtype=np.float32))
     return cfg, exact, lines
+
+
+def make_mpnet_seqcls(name, seed, labels, lengths=(7, 3, 12, 1, 9)):
+    """MPNetForSequenceClassification: the encoder under mpnet., classifier.dense (tanh on the
+    first token's final row) and classifier.out_proj."""
+    cfg = mpnet_config("F32", 40)
+    cfg.update({"architectures": ["MPNetForSequenceClassification"],
+                "id2label": {str(i): f"LABEL_{i}" for i in range(labels)},
+                "label2id": {f"LABEL_{i}": i for i in range(labels)}})
+    rng = np.random.default_rng(seed)
+    stored, exact = store(random_mpnet(rng, cfg, pooler=False), "F32", "mpnet.")
+    d = cfg["hidden_size"]
+    head = Tensors(rng)
+    head.linear("classifier.dense", d, d, True)
+    head.linear("classifier.out_proj", labels, d, True)
+    head_stored, head_exact = store(head.t, "F32")
+    stored.update(head_stored)
+    exact.update(head_exact)
+    lin = lambda x, n: x @ exact[n + ".weight"].T + exact[n + ".bias"]  # noqa: E731
+    lines = random_lines(rng, lengths, cfg["vocab_size"], {PAD})
+    expected = np.zeros((len(lines), max(lengths), d), dtype=np.float32)
+    logits = np.zeros((len(lines), labels), dtype=np.float32)
+    for b, ids in enumerate(lines):
+        rows = mpnet_forward(exact, cfg, ids)
+        expected[b, :len(ids)] = rows
+        logits[b] = lin(np.tanh(lin(rows[0], "classifier.dense")), "classifier.out_proj")
+    write_case(name, cfg, stored, "F32", lines, [len(ids) for ids in lines], expected)
+    np.save(OUT / name / "expected_logits.npy", logits)
 
 
 def check_bucket_float32():
@@ -195,6 +231,7 @@ def main():
     # The longest lines reach distances 139 and 99: every bucket, the clamp at 15 (n >= 128).
     self_check(*make_mpnet("mpnet", "F32", 81, (7, 3, 12, 1, 9, 140), 160, masked_lm=False))
     self_check(*make_mpnet("mpnet_bf16", "BF16", 82, (7, 3, 12, 1, 9, 100), 130, masked_lm=True))
+    make_mpnet_seqcls("mpnet_seqcls", 83, labels=3)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,20 @@ config.sliding_window = local_attention // 2):
   and rope_parameters[layer type]["rope_theta"]); scores q·k / sqrt(head_dim); a local layer's query i sees
   key j iff |i - j| <= local_attention // 2;
 - final_norm.
+
+ModernBertForSequenceClassification (modernbert_seqcls*: model. before the encoder's names): the
+final norm's rows pooled as classifier_pooling says ("cls": the first row; "mean": the sum of the
+rows under the attention mask over its count, i.e. the mean over the line's own tokens), then
+head = ModernBertPredictionHead: norm(act(dense(x))) with dense nn.Linear(d, d,
+bias=classifier_bias), act = ACT2FN[classifier_activation], norm nn.LayerNorm(d, eps=norm_eps,
+bias=norm_bias); then classifier = nn.Linear(d, num_labels), with its bias whatever
+classifier_bias says. The logits go to expected_logits.npy.
 """
 import numpy as np
 
 from make_hf_golden import ACT, layer_norm
-from rotary_parts import (Tensors, attention, default_inv_freq, random_lines, rope_half, store,
-                          torch_dtype, window_mask, write_case)
+from rotary_parts import (OUT, Tensors, attention, default_inv_freq, random_lines, rope_half,
+                          store, torch_dtype, window_mask, write_case)
 
 
 def is_global(cfg, i):
@@ -148,7 +156,62 @@ def self_check(cfg, exact, lines):
         assert got == same, (n, same)
 
 
+def classifier_reference(t, cfg, rows, keep=None):
+    """rows: [seq, d] final rows of one line (keep: bool [seq], its attention mask; None: all).
+    The logits of ModernBertForSequenceClassification's head, [num_labels]."""
+    keep = np.ones(len(rows), bool) if keep is None else keep
+    if cfg["classifier_pooling"] == "cls":
+        x = rows[0]
+    else:  # (last_hidden_state * attention_mask).sum(1) / attention_mask.sum(1)
+        x = (rows * keep[:, None]).sum(0) / keep.sum()
+    h = x @ t["head.dense.weight"].T + (t["head.dense.bias"] if cfg["classifier_bias"] else 0)
+    h = layer_norm(ACT[cfg["classifier_activation"]](h), t["head.norm.weight"],
+                   t["head.norm.bias"] if cfg["norm_bias"] else 0, cfg["norm_eps"])
+    return h @ t["classifier.weight"].T + t["classifier.bias"]
+
+
+def make_modernbert_seqcls(name, seed, pooling, classifier_bias, norm_bias, activation, labels,
+                           lengths=(7, 3, 12, 1, 9, 20)):
+    """ModernBertForSequenceClassification's checkpoint: the encoder under model., head.dense,
+    head.norm and classifier beside it; expected.npy the final rows, expected_logits.npy the
+    logits."""
+    cfg = modernbert_config("F32", 2, 8, False, False)
+    cfg.update({"architectures": ["ModernBertForSequenceClassification"],
+                "classifier_pooling": pooling, "classifier_bias": classifier_bias,
+                "norm_bias": norm_bias, "classifier_activation": activation,
+                "id2label": {str(i): f"LABEL_{i}" for i in range(labels)},
+                "label2id": {f"LABEL_{i}": i for i in range(labels)}})
+    rng = np.random.default_rng(seed)
+    stored, exact = store(random_modernbert(rng, cfg), "F32", "model.")
+    d = cfg["hidden_size"]
+    head = Tensors(rng)
+    head.linear("head.dense", d, d, classifier_bias)
+    head.norm("head.norm", d, norm_bias)
+    head.linear("classifier", labels, d, True)
+    head_stored, head_exact = store(head.t, "F32")
+    stored.update(head_stored)
+    exact.update(head_exact)
+    lines = random_lines(rng, lengths, cfg["vocab_size"], {cfg["pad_token_id"]})
+    expected = np.zeros((len(lines), max(lengths), d), dtype=np.float32)
+    logits = np.zeros((len(lines), labels), dtype=np.float32)
+    for b, ids in enumerate(lines):
+        rows = modernbert_forward(exact, cfg, ids)
+        expected[b, :len(ids)] = rows
+        logits[b] = classifier_reference(exact, cfg, rows)
+    write_case(name, cfg, stored, "F32", lines, [len(ids) for ids in lines], expected)
+    np.save(OUT / name / "expected_logits.npy", logits)
+    # The mask form over a padded line's rows is the mean over its own: padding left out.
+    ids = lines[0]
+    rows = np.concatenate([modernbert_forward(exact, cfg, ids), np.full((5, d), 7.0)])
+    keep = np.arange(len(rows)) < len(ids)
+    assert np.allclose(classifier_reference(exact, cfg, rows, keep), logits[0], atol=1e-6)
+
+
 def main():
+    make_modernbert_seqcls("modernbert_seqcls", 43, "mean", classifier_bias=False,
+                           norm_bias=False, activation="gelu", labels=3)
+    make_modernbert_seqcls("modernbert_seqcls_cls", 44, "cls", classifier_bias=True,
+                           norm_bias=True, activation="gelu_new", labels=1)
     self_check(*make_modernbert("modernbert"))
     self_check(*make_modernbert("modernbert_bf16", dtype="BF16", seed=42, every=3, local=6,
                                 masked_lm=True, v5=True))

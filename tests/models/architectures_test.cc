@@ -116,10 +116,12 @@ INSTANTIATE_TEST_SUITE_P(
                       "bert_gelu_pytorch_tanh", "nomic_bert", "nomic_bert_geglu_bf16", "modernbert",
                       "modernbert_bf16", "qwen3", "qwen3_bf16", "gemma3_text", "gemma3_text_bf16",
                       "new_gte", "new_gte_bf16", "mpnet", "mpnet_bf16", "qwen2", "qwen2_bf16",
-                      "llama", "llama_bf16", "mistral", "mistral_bf16"));
+                      "llama", "llama_bf16", "mistral", "mistral_bf16", "mpnet_seqcls",
+                      "modernbert_seqcls", "modernbert_seqcls_cls"));
 
 // The heads of *ForSequenceClassification checkpoints (and BERT's pooler):
-// one row per line from its first token, within 1e-4 of the reference's
+// one row per line from its first token (or the mean of its tokens, as
+// ModernBERT's classifier_pooling says), within 1e-4 of the reference's
 // logits and pooler output; a line's row the same bits alone; the narrow
 // precisions within their cosine gates.
 struct HeadCase {
@@ -201,7 +203,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(HeadCase{"bert_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
                       HeadCase{"bert_seqcls", HeadOutput::kPooler, "expected_pooler.npy"},
                       HeadCase{"roberta_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
-                      HeadCase{"distilbert_seqcls", HeadOutput::kLogits, "expected_logits.npy"}),
+                      HeadCase{"distilbert_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
+                      HeadCase{"mpnet", HeadOutput::kPooler, "expected_pooler.npy"},
+                      HeadCase{"mpnet_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
+                      // ModernBERT: mean pooling (bias-free head), and cls (biases).
+                      HeadCase{"modernbert_seqcls", HeadOutput::kLogits, "expected_logits.npy"},
+                      HeadCase{"modernbert_seqcls_cls", HeadOutput::kLogits,
+                               "expected_logits.npy"}),
     [](const ::testing::TestParamInfo<HeadCase>& info) {
       return std::string(info.param.name) + "_" +
              (info.param.head == HeadOutput::kLogits ? "logits" : "pooler");

@@ -111,6 +111,8 @@ def test_bad_token_type_ids_are_named():
     ("bert_seqcls", "pooler", "expected_pooler.npy"),
     ("roberta_seqcls", "logits", "expected_logits.npy"),
     ("distilbert_seqcls", "logits", "expected_logits.npy"),
+    ("mpnet_seqcls", "logits", "expected_logits.npy"),
+    ("modernbert_seqcls", "logits", "expected_logits.npy"),
 ])
 def test_head_stages_match_the_reference_and_the_cli(tmp_path, case, stage, expected):
     folder = HF / case
