@@ -1,6 +1,5 @@
-// Tests of models/config's positional and head keys: rotary positions with
-// every scaling, and a head's products; each read, written back and refused
-// naming the key.
+// Tests of models/config's rotary positions with every scaling: each key
+// read, written back and refused naming the key.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,44 +14,6 @@ using phasor::Error;
 using phasor::ModelConfig;
 using phasor::PeMode;
 using phasor::PositionalKind;
-
-// A head (products over each sequence's first row): read, written back, refused
-// when out of range, naming the key.
-TEST(ConfigHead, RoundTripsAndIsChecked) {
-  const std::string text =
-      R"({"vocab_size": 1000, "d_model": 256, "n_heads": 4, "n_layers": 2, "d_ff": 512,
-          "head": {"pooler": 1, "products": [{"out": 256, "activation": "tanh"},
-                                             {"out": 3, "activation": "identity"}]}})";
-  const ModelConfig c = phasor::ParseConfig(text, "config.json");
-  ASSERT_EQ(c.head.size(), 2u);
-  EXPECT_EQ(c.pooler_products, 1);
-  EXPECT_EQ(c.head[0].out, 256);
-  EXPECT_EQ(c.head[0].activation, phasor::HeadActivation::kTanh);
-  EXPECT_EQ(c.head[1].out, 3);
-  EXPECT_EQ(c.head[1].activation, phasor::HeadActivation::kIdentity);
-  const std::string json = phasor::ConfigToJson(c);
-  const ModelConfig back = phasor::ParseConfig(json, "config.json");
-  EXPECT_EQ(phasor::ConfigToJson(back), json);
-  ASSERT_EQ(back.head.size(), 2u);
-  EXPECT_EQ(back.head[1].out, 3);
-  EXPECT_EQ(back.pooler_products, 1);
-  const auto expect = [](const std::string& head, const std::string& fragment) {
-    const std::string bad =
-        R"({"vocab_size": 1000, "d_model": 256, "n_heads": 4, "n_layers": 2, "d_ff": 512, "head": )" +
-        head + "}";
-    try {
-      phasor::ParseConfig(bad, "config.json");
-      ADD_FAILURE() << "parsed " << head;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-  };
-  expect(R"({"products": [{"out": 3, "activation": "gelu"}]})",
-         "key 'head.products[0].activation': unknown head activation 'gelu'");
-  expect(R"({"products": [{"out": 0}]})", "key 'head.products[0].out': 0 is out of range");
-  expect(R"({"pooler": 2, "products": [{"out": 3}]})", "key 'head.pooler': 2 is out of range");
-  expect(R"({"classes": 3})", "key 'head.classes': unknown key");
-}
 
 TEST(ConfigRope, DefaultsAndEveryKey) {
   ModelConfig c = phasor::ParseConfig(
