@@ -18,6 +18,7 @@
 #include "engine/size_limits.h"
 #include "layers/positional.h"
 #include "models/config_head.h"
+#include "models/config_limits.h"
 #include "models/config_parts.h"
 #include "models/presets.h"
 
@@ -25,15 +26,6 @@ namespace phasor {
 namespace {
 
 using Json = nlohmann::json;
-
-// Ranges (see README "Model directory"). Weight counts above kMaxWeightFloats
-// (engine/size_limits.h) are refused as absurd rather than left to fail in an
-// allocator.
-constexpr int64_t kMaxVocab = (int64_t{1} << 31) - 1;
-constexpr int64_t kMaxDModel = 65536;
-constexpr int64_t kMaxDFF = int64_t{1} << 20;
-constexpr int64_t kMaxLayers = 1024;
-constexpr int64_t kMaxMaxLen = int64_t{1} << 26;
 
 const std::vector<std::string>& TopKeys() {
   static const std::vector<std::string> keys = {
@@ -460,7 +452,7 @@ void ValidateConfig(const ModelConfig& c, const std::string& source) {
     r.Fail("positional.base", Str(p.base) + " is out of range, expected a finite number > 1");
   }
   in_range("positional.offset", p.offset, 0, kMaxPosition, " (2^40)");
-  in_range("positional.max_len", p.max_len, 1, kMaxMaxLen, " (2^26)");
+  in_range("positional.max_len", p.max_len, 1, kMaxPositions, " (2^26)");
   if (!p.preset.empty() && !FindPositionalPreset(p.preset)) {
     r.Fail("positional.preset",
            "unknown value " + Quote(p.preset) + ", expected one of " + PositionalPresetNames());

@@ -8,6 +8,7 @@
 #include "engine/error.h"
 #include "engine/safetensors.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 
@@ -163,6 +164,14 @@ bool HasSequenceClassifier(const CheckpointConfig& cfg, const Weights& w,
                            const std::string& tensor) {
   if (!IsSequenceClassifier(cfg)) return false;
   return !cfg.StringList("architectures").empty() || w.Has(tensor);
+}
+
+void ReadSizes(const CheckpointConfig& cfg, ModelConfig& c, int64_t max_heads) {
+  c.vocab_size = cfg.Int("vocab_size", 1, kMaxVocab);
+  c.d_model = cfg.Int("hidden_size", 2, kMaxDModel);
+  c.n_heads = cfg.Int("num_attention_heads", 1, max_heads > 0 ? max_heads : c.d_model);
+  c.n_layers = cfg.Int("num_hidden_layers", 1, kMaxLayers);
+  c.d_ff = cfg.Int("intermediate_size", 1, kMaxDFF);
 }
 
 bool IsSequenceClassifier(const CheckpointConfig& cfg) {

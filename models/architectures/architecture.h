@@ -84,6 +84,13 @@ std::string DecoderPrefix(const Weights& w);
 // (Llama's mlp_bias) as c.bias.linear1 and linear2.
 void TranslateDecoderLayer(Weights& w, const std::string& pre, int64_t i, const ModelConfig& c);
 
+// The sizes Hugging Face configs name alike, in phasor's ranges
+// (models/config_limits.h): vocab_size, hidden_size, num_attention_heads,
+// num_hidden_layers, intermediate_size. max_heads bounds the heads: heads of a
+// width of their own (head_dim) may outnumber hidden_size / heads; 0:
+// hidden_size.
+void ReadSizes(const CheckpointConfig& cfg, ModelConfig& c, int64_t max_heads = 0);
+
 // What every rotary checkpoint sets the same way: positions kind rope at
 // base, layout half (rotate_half), max_positions from max_position_embeddings
 // (fallback when absent), the cached rows at most 8,192 of them (past them,

@@ -16,6 +16,7 @@
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 namespace {
@@ -37,11 +38,7 @@ ModelConfig BertConfig(const CheckpointConfig& cfg, bool roberta) {
     cfg.Fail("add_cross_attention", "true is not supported (an encoder)");
   }
   ModelConfig c;
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
-  c.d_model = cfg.Int("hidden_size", 2, 65536);
-  c.n_heads = cfg.Int("num_attention_heads", 1, c.d_model);
-  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
-  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
+  ReadSizes(cfg, c);
   c.activation = CheckpointActivation(cfg.String("hidden_act", "gelu"));
   c.layer_norm_eps = cfg.Number("layer_norm_eps", 1e-12);
   c.token_types = cfg.Int("type_vocab_size", 1, 1024, 2);
@@ -50,7 +47,7 @@ ModelConfig BertConfig(const CheckpointConfig& cfg, bool roberta) {
   c.pad_token_id = static_cast<int32_t>(pad);
   PositionalConfig& p = c.positional;
   p.kind = PositionalKind::kLearned;
-  p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 512);
+  p.max_len = cfg.Int("max_position_embeddings", 1, kMaxPositions, 512);
   p.offset = roberta ? pad + 1 : 0;  // RoBERTa's create_position_ids_from_input_ids
   if (p.offset >= p.max_len) {
     cfg.Fail("max_position_embeddings",

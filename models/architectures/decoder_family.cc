@@ -9,6 +9,7 @@
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 
@@ -79,7 +80,7 @@ void RotaryPositions(const CheckpointConfig& cfg, double base, int64_t fallback_
   pos.kind = PositionalKind::kRope;
   pos.base = base;
   pos.rope_layout = RopeLayout::kHalf;
-  c.max_positions = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, fallback_positions);
+  c.max_positions = cfg.Int("max_position_embeddings", 1, kMaxPositions, fallback_positions);
   pos.max_len = std::min<int64_t>(c.max_positions, 8192);
 }
 
@@ -145,8 +146,7 @@ RopeScaling DecoderScaling(const CheckpointConfig& s) {
   sc.type = RopeScalingType::kLlama3;
   sc.low_freq_factor = ScalingNumber(s, "low_freq_factor", 0.0, "0");
   sc.high_freq_factor = ScalingNumber(s, "high_freq_factor", sc.low_freq_factor, "low_freq_factor");
-  sc.original_max_len =
-      s.Int("original_max_position_embeddings", 1, int64_t{1} << 26, std::nullopt);
+  sc.original_max_len = s.Int("original_max_position_embeddings", 1, kMaxPositions, std::nullopt);
   return sc;
 }
 
@@ -155,15 +155,11 @@ RopeScaling DecoderScaling(const CheckpointConfig& s) {
 ModelConfig DecoderConfig(const CheckpointConfig& cfg, int64_t max_positions) {
   cfg.Expect("hidden_act", {"silu"});
   ModelConfig c;
-  c.d_model = cfg.Int("hidden_size", 2, 65536);
-  c.n_heads = cfg.Int("num_attention_heads", 1, 4096);
-  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
-  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  ReadSizes(cfg, c, 4096);  // heads of head_dim, not hidden_size / heads
   LayerParts& p = c.parts;
   p.n_kv_heads = KvHeads(cfg, c.n_heads);
   const int64_t fallback_head = c.d_model % c.n_heads == 0 ? c.d_model / c.n_heads : 0;
-  p.head_dim = cfg.Int("head_dim", 2, 65536,
+  p.head_dim = cfg.Int("head_dim", 2, kMaxDModel,
                        fallback_head ? std::optional<int64_t>(fallback_head) : std::nullopt);
   p.norm = NormKind::kRms;
   p.causal = true;

@@ -12,6 +12,7 @@
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 namespace {
@@ -23,17 +24,17 @@ const LayerNames kDistilBertLayer = {"attention.q_lin.",   "attention.k_lin.",  
 ModelConfig DistilBertConfig(const CheckpointConfig& cfg) {
   cfg.Expect("activation", {"gelu", "relu"});
   ModelConfig c;
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
-  c.d_model = cfg.Int("dim", 2, 65536);
+  c.vocab_size = cfg.Int("vocab_size", 1, kMaxVocab);
+  c.d_model = cfg.Int("dim", 2, kMaxDModel);
   c.n_heads = cfg.Int("n_heads", 1, c.d_model);
-  c.n_layers = cfg.Int("n_layers", 1, 1024);
-  c.d_ff = cfg.Int("hidden_dim", 1, int64_t{1} << 20);
+  c.n_layers = cfg.Int("n_layers", 1, kMaxLayers);
+  c.d_ff = cfg.Int("hidden_dim", 1, kMaxDFF);
   c.activation = CheckpointActivation(cfg.String("activation", "gelu"));
   c.layer_norm_eps = 1e-12;  // fixed in modeling_distilbert.py
   c.embedding_norm = true;
   c.pad_token_id = static_cast<int32_t>(cfg.Int("pad_token_id", 0, c.vocab_size - 1, 0));
   PositionalConfig& p = c.positional;
-  p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 512);
+  p.max_len = cfg.Int("max_position_embeddings", 1, kMaxPositions, 512);
   p.kind = cfg.Bool("sinusoidal_pos_embds", false) ? PositionalKind::kSinusoidal
                                                    : PositionalKind::kLearned;
   // Its library holds the sinusoid as a table of max_position_embeddings rows:

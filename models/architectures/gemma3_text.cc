@@ -19,6 +19,7 @@
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 namespace {
@@ -44,11 +45,7 @@ bool SlidingByDefault(const CheckpointConfig& cfg, int64_t i) {
 ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
   RefuseUnsupported(cfg);
   ModelConfig c;
-  c.d_model = cfg.Int("hidden_size", 2, 65536);
-  c.n_heads = cfg.Int("num_attention_heads", 1, 4096);
-  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
-  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  ReadSizes(cfg, c, 4096);  // heads of head_dim
   c.scale_embedding = true;
   c.activation = Activation::kGeluTanh;
   c.gated_ff = true;
@@ -59,7 +56,7 @@ ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
   c.layer_norm_eps = cfg.Number("rms_norm_eps", 1e-6);
   LayerParts& p = c.parts;
   p.n_kv_heads = KvHeads(cfg, c.n_heads);
-  p.head_dim = cfg.Int("head_dim", 2, 65536, 256);
+  p.head_dim = cfg.Int("head_dim", 2, kMaxDModel, 256);
   p.norm = NormKind::kRms;
   p.norm_weight_offset = 1.0;
   p.qk_norm = true;
@@ -68,7 +65,7 @@ ModelConfig GemmaConfig(const CheckpointConfig& cfg) {
   if (!(scalar > 0)) cfg.Fail("query_pre_attn_scalar", "expected a number > 0");
   p.attention_scale = 1.0 / std::sqrt(scalar);
   p.local.layers = SlidingLayers(cfg, c.n_layers, SlidingByDefault);
-  const int64_t radius = cfg.Int("sliding_window", 1, int64_t{1} << 26, 512) / 2;
+  const int64_t radius = cfg.Int("sliding_window", 1, kMaxPositions, 512) / 2;
   p.local.window = {radius, radius};
   p.local.base = RopeTheta(cfg, "rope_local_base_freq", "sliding_attention", 10000.0);
   RotaryPositions(cfg, RopeTheta(cfg, "rope_theta", "full_attention", 1000000.0), 2048, c);

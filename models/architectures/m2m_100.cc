@@ -11,6 +11,7 @@
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 namespace {
@@ -27,11 +28,11 @@ const LayerNames kM2M100Layer = {"self_attn.q_proj.",
 ModelConfig M2M100Config(const CheckpointConfig& cfg) {
   cfg.Expect("activation_function", {"relu", "gelu", "gelu_new", "silu", "swish"});
   ModelConfig c;
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
-  c.d_model = cfg.Int("d_model", 4, 65536);
+  c.vocab_size = cfg.Int("vocab_size", 1, kMaxVocab);
+  c.d_model = cfg.Int("d_model", 4, kMaxDModel);
   c.n_heads = cfg.Int("encoder_attention_heads", 1, c.d_model);
-  c.n_layers = cfg.Int("encoder_layers", 1, 1024);
-  c.d_ff = cfg.Int("encoder_ffn_dim", 1, int64_t{1} << 20);
+  c.n_layers = cfg.Int("encoder_layers", 1, kMaxLayers);
+  c.d_ff = cfg.Int("encoder_ffn_dim", 1, kMaxDFF);
   c.activation = CheckpointActivation(cfg.String("activation_function", "relu"));
   c.norm_first = true;
   c.final_norm = true;
@@ -45,7 +46,7 @@ ModelConfig M2M100Config(const CheckpointConfig& cfg) {
   p.denominator = PeDenominator::kHalfMinusOne;
   p.offset = pad + 1;  // create_position_ids_from_input_ids
   // The model's table holds max_position_embeddings + 2 rows (its offset).
-  p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 1024) + 2;
+  p.max_len = cfg.Int("max_position_embeddings", 1, kMaxPositions, 1024) + 2;
   return c;
 }
 

@@ -18,6 +18,7 @@
 #include "layers/sinusoidal.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 namespace {
@@ -49,14 +50,14 @@ ModelConfig MarianConfig(const CheckpointConfig& cfg) {
   ExpectFlag(cfg, "add_final_layer_norm", false);
   ExpectFlag(cfg, "static_position_embeddings", true);
   ModelConfig c;
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
-  c.d_model = cfg.Int("d_model", 2, 65536);
+  c.vocab_size = cfg.Int("vocab_size", 1, kMaxVocab);
+  c.d_model = cfg.Int("d_model", 2, kMaxDModel);
   if (c.d_model % 2 != 0) {
     cfg.Fail("d_model", std::to_string(c.d_model) + " is odd, expected an even number");
   }
   c.n_heads = cfg.Int("encoder_attention_heads", 1, c.d_model);
-  c.n_layers = cfg.Int("encoder_layers", 1, 1024);
-  c.d_ff = cfg.Int("encoder_ffn_dim", 1, int64_t{1} << 20);
+  c.n_layers = cfg.Int("encoder_layers", 1, kMaxLayers);
+  c.d_ff = cfg.Int("encoder_ffn_dim", 1, kMaxDFF);
   c.activation = CheckpointActivation(cfg.String("activation_function", "gelu"));
   c.norm_first = false;
   c.final_norm = false;
@@ -70,7 +71,7 @@ ModelConfig MarianConfig(const CheckpointConfig& cfg) {
   p.layout = PeLayout::kSplit;
   p.denominator = PeDenominator::kDModel;
   p.offset = 0;  // MarianSinusoidalPositionalEmbedding.forward: arange(seq_len)
-  p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 1024);
+  p.max_len = cfg.Int("max_position_embeddings", 1, kMaxPositions, 1024);
   c.max_positions = p.max_len;
   return c;
 }

@@ -19,6 +19,7 @@
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 namespace {
@@ -31,11 +32,7 @@ bool LocalByDefault(const CheckpointConfig& cfg, int64_t i) {
 ModelConfig ModernBertConfig(const CheckpointConfig& cfg) {
   cfg.Expect("hidden_activation", {"gelu", "gelu_new", "gelu_pytorch_tanh", "silu", "relu"});
   ModelConfig c;
-  c.d_model = cfg.Int("hidden_size", 2, 65536);
-  c.n_heads = cfg.Int("num_attention_heads", 1, c.d_model);
-  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
-  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  ReadSizes(cfg, c);
   c.activation = CheckpointActivation(cfg.String("hidden_activation", "gelu"));
   c.gated_ff = true;
   c.norm_first = true;
@@ -49,7 +46,7 @@ ModelConfig ModernBertConfig(const CheckpointConfig& cfg) {
   p.norm_bias = cfg.Bool("norm_bias", false);
   p.first_attention_norm = false;
   p.local.layers = SlidingLayers(cfg, c.n_layers, LocalByDefault);
-  const int64_t radius = cfg.Int("local_attention", 2, int64_t{1} << 26, 128) / 2;
+  const int64_t radius = cfg.Int("local_attention", 2, kMaxPositions, 128) / 2;
   p.local.window = {radius, radius};
   p.local.base = RopeTheta(cfg, "local_rope_theta", "sliding_attention", 10000.0);
   RotaryPositions(cfg, RopeTheta(cfg, "global_rope_theta", "full_attention", 160000.0), 8192, c);

@@ -21,6 +21,7 @@
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 namespace {
@@ -47,11 +48,7 @@ ModelConfig MpnetConfig(const CheckpointConfig& cfg) {
     cfg.Fail("relative_attention_num_buckets", "expected 32 (the library's bias takes 32)");
   }
   ModelConfig c;
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
-  c.d_model = cfg.Int("hidden_size", 2, 65536);
-  c.n_heads = cfg.Int("num_attention_heads", 1, c.d_model);
-  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
-  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
+  ReadSizes(cfg, c);
   c.activation = CheckpointActivation(cfg.String("hidden_act", "gelu"));
   c.layer_norm_eps = cfg.Number("layer_norm_eps", 1e-5);
   c.embedding_norm = true;
@@ -60,7 +57,7 @@ ModelConfig MpnetConfig(const CheckpointConfig& cfg) {
   c.parts.distance_bias_radius = kMaxDistance;
   PositionalConfig& p = c.positional;
   p.kind = PositionalKind::kLearned;
-  p.max_len = cfg.Int("max_position_embeddings", 1, int64_t{1} << 26, 514);
+  p.max_len = cfg.Int("max_position_embeddings", 1, kMaxPositions, 514);
   p.offset = pad + 1;
   if (p.offset >= p.max_len) {
     cfg.Fail("max_position_embeddings",

@@ -50,11 +50,7 @@ RopeScaling GteScaling(const CheckpointConfig& cfg) {
 ModelConfig GteConfig(const CheckpointConfig& cfg) {
   RefuseUnsupported(cfg);
   ModelConfig c;
-  c.d_model = cfg.Int("hidden_size", 2, 65536);
-  c.n_heads = cfg.Int("num_attention_heads", 1, c.d_model);
-  c.n_layers = cfg.Int("num_hidden_layers", 1, 1024);
-  c.d_ff = cfg.Int("intermediate_size", 1, int64_t{1} << 20);
-  c.vocab_size = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  ReadSizes(cfg, c);
   c.activation = CheckpointActivation(cfg.String("hidden_act", "gelu"));
   c.gated_ff = true;
   c.layer_norm_eps = cfg.Number("layer_norm_eps", 1e-12);

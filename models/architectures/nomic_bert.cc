@@ -17,6 +17,7 @@
 #include "engine/error.h"
 #include "models/architectures/architecture.h"
 #include "models/architectures/checkpoint_config.h"
+#include "models/config_limits.h"
 
 namespace phasor {
 namespace {
@@ -53,12 +54,12 @@ int64_t RotaryDim(const CheckpointConfig& cfg, int64_t d_head) {
 ModelConfig NomicConfig(const CheckpointConfig& cfg) {
   RefuseUnsupported(cfg);
   ModelConfig c;
-  c.d_model = cfg.Int("n_embd", 2, 65536);
+  c.d_model = cfg.Int("n_embd", 2, kMaxDModel);
   c.n_heads = cfg.Int("n_head", 1, c.d_model);
-  c.n_layers = cfg.Int("n_layer", 1, 1024);
+  c.n_layers = cfg.Int("n_layer", 1, kMaxLayers);
   c.d_ff = cfg.Int("n_inner", 1, int64_t{1} << 20, 4 * c.d_model);
   // The token table's rows: vocab_size rounded up to pad_vocab_size_multiple.
-  const int64_t vocab = cfg.Int("vocab_size", 1, (int64_t{1} << 31) - 1);
+  const int64_t vocab = cfg.Int("vocab_size", 1, kMaxVocab);
   const int64_t multiple = cfg.Int("pad_vocab_size_multiple", 1, 1 << 16, 1);
   c.vocab_size = (vocab + multiple - 1) / multiple * multiple;
   const std::string act = cfg.String("activation_function", "gelu");
@@ -80,7 +81,7 @@ ModelConfig NomicConfig(const CheckpointConfig& cfg) {
   p.rope_layout =
       cfg.Bool("rotary_emb_interleaved", false) ? RopeLayout::kInterleaved : RopeLayout::kHalf;
   p.rotary_dim = RotaryDim(cfg, c.d_head());
-  p.max_len = cfg.Int("n_positions", 1, int64_t{1} << 26, 2048);
+  p.max_len = cfg.Int("n_positions", 1, kMaxPositions, 2048);
   return c;
 }
 
