@@ -166,6 +166,20 @@ bool HasSequenceClassifier(const CheckpointConfig& cfg, const Weights& w,
   return !cfg.StringList("architectures").empty() || w.Has(tensor);
 }
 
+void MoveBertEmbeddings(Weights& w, const std::string& e, const std::string& norm,
+                        const ModelConfig& c) {
+  const int64_t d = c.d_model;
+  MoveTensor(w, e + "word_embeddings.weight", "embedding.weight", {c.vocab_size, d});
+  if (c.positional.kind == PositionalKind::kLearned) {
+    MoveTensor(w, e + "position_embeddings.weight", "positional.weight", {c.positional.max_len, d});
+  }
+  if (c.token_types > 0) {
+    MoveTensor(w, e + "token_type_embeddings.weight", "token_type.weight", {c.token_types, d});
+  }
+  MoveTensor(w, norm + "weight", "embedding_norm.weight", {d});
+  MoveTensor(w, norm + "bias", "embedding_norm.bias", {d});
+}
+
 void ReadSizes(const CheckpointConfig& cfg, ModelConfig& c, int64_t max_heads) {
   c.vocab_size = cfg.Int("vocab_size", 1, kMaxVocab);
   c.d_model = cfg.Int("hidden_size", 2, kMaxDModel);

@@ -84,6 +84,13 @@ std::string DecoderPrefix(const Weights& w);
 // (Llama's mlp_bias) as c.bias.linear1 and linear2.
 void TranslateDecoderLayer(Weights& w, const std::string& pre, int64_t i, const ModelConfig& c);
 
+// BERT's embeddings under e (its "embeddings." after the checkpoint's prefix):
+// word_embeddings, position_embeddings when the positions are a learned table,
+// token_type_embeddings when the config has token types; and the norm of their
+// sum under norm (e + "LayerNorm." in BERT's layout), weight and bias.
+void MoveBertEmbeddings(Weights& w, const std::string& e, const std::string& norm,
+                        const ModelConfig& c);
+
 // The sizes Hugging Face configs name alike, in phasor's ranges
 // (models/config_limits.h): vocab_size, hidden_size, num_attention_heads,
 // num_hidden_layers, intermediate_size. max_heads bounds the heads: heads of a

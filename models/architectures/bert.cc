@@ -87,11 +87,7 @@ TranslatedModel TranslateBert(const ModelFolder& folder, const std::string& conf
   const int64_t d = c.d_model;
   const std::string pre = FindPrefix(w, "embeddings.word_embeddings.weight");
   const std::string e = pre + "embeddings.";
-  MoveTensor(w, e + "word_embeddings.weight", "embedding.weight", {c.vocab_size, d});
-  MoveTensor(w, e + "position_embeddings.weight", "positional.weight", {c.positional.max_len, d});
-  MoveTensor(w, e + "token_type_embeddings.weight", "token_type.weight", {c.token_types, d});
-  MoveTensor(w, e + "LayerNorm.weight", "embedding_norm.weight", {d});
-  MoveTensor(w, e + "LayerNorm.bias", "embedding_norm.bias", {d});
+  MoveBertEmbeddings(w, e, e + "LayerNorm.", c);
   for (int64_t i = 0; i < c.n_layers; ++i) {
     TranslateLayer(w, pre + "encoder.layer." + std::to_string(i) + ".", i, kBertLayer, d, c.d_ff);
   }

@@ -86,15 +86,8 @@ TranslatedModel TranslateNewGte(const ModelFolder& folder, const std::string& co
   TranslatedModel m{GteConfig(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
-  const int64_t d = c.d_model;
   const std::string pre = FindPrefix(w, "embeddings.word_embeddings.weight");
-  MoveTensor(w, pre + "embeddings.word_embeddings.weight", "embedding.weight", {c.vocab_size, d});
-  if (c.token_types > 0) {
-    MoveTensor(w, pre + "embeddings.token_type_embeddings.weight", "token_type.weight",
-               {c.token_types, d});
-  }
-  MoveTensor(w, pre + "embeddings.LayerNorm.weight", "embedding_norm.weight", {d});
-  MoveTensor(w, pre + "embeddings.LayerNorm.bias", "embedding_norm.bias", {d});
+  MoveBertEmbeddings(w, pre + "embeddings.", pre + "embeddings.LayerNorm.", c);
   for (int64_t i = 0; i < c.n_layers; ++i) TranslateLayer(w, pre, i, c);
   for (const std::string& name : w.Names()) {  // a pooler or MLM head: not the encoder's output
     if (name.rfind(pre + "pooler.", 0) == 0 || name.rfind("lm_head.", 0) == 0) w.Take(name);

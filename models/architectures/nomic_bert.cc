@@ -121,14 +121,7 @@ TranslatedModel TranslateNomicBert(const ModelFolder& folder, const std::string&
   TranslatedModel m{NomicConfig(cfg), LoadCheckpointWeights(folder)};
   const ModelConfig& c = m.config;
   Weights& w = m.weights;
-  const int64_t d = c.d_model;
-  MoveTensor(w, "embeddings.word_embeddings.weight", "embedding.weight", {c.vocab_size, d});
-  if (c.token_types > 0) {
-    MoveTensor(w, "embeddings.token_type_embeddings.weight", "token_type.weight",
-               {c.token_types, d});
-  }
-  MoveTensor(w, "emb_ln.weight", "embedding_norm.weight", {d});
-  MoveTensor(w, "emb_ln.bias", "embedding_norm.bias", {d});
+  MoveBertEmbeddings(w, "embeddings.", "emb_ln.", c);
   for (int64_t i = 0; i < c.n_layers; ++i) TranslateNomicLayer(w, i, c);
   // NomicBertModel's pooler, when saved, is not what its embedders use.
   for (const char* name : {"pooler.dense.weight", "pooler.dense.bias"}) {
