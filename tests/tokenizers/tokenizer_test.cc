@@ -110,6 +110,75 @@ TEST(TokenizerTest, ReplacingInvalidUtf8IsPythons) {
   EXPECT_EQ(FindInvalidUtf8("12345678abc\xED\xA0\x80"), 11u);
 }
 
+// Every sequence of one to three bytes, and every four-byte one with a lead
+// byte F0..F4 and continuation bytes drawn from the edges of their ranges,
+// alone and after 40 ASCII bytes (the vectorised check's blocks): FindInvalidUtf8
+// against the Unicode standard's well-formed sequences (§3.9, Table 3-7)
+// written out here, and the offset of the first ill-formed byte.
+bool WellFormed(const std::vector<unsigned char>& b) {
+  size_t i = 0;
+  while (i < b.size()) {
+    const unsigned char c = b[i];
+    size_t n = 1;
+    unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else if (c >= 0x80) {
+      return false;
+    }
+    if (i + n > b.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if (b[i + k] < (k == 1 ? lo : 0x80) || b[i + k] > (k == 1 ? hi : 0xBF)) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+TEST(TokenizerTest, FindInvalidUtf8IsTheStandardsWellFormedness) {
+  const std::string ascii(40, 'a');
+  int64_t checked = 0;
+  auto check = [&](const std::vector<unsigned char>& b) {
+    const std::string text(b.begin(), b.end());
+    const bool ok = WellFormed(b);
+    ASSERT_EQ(FindInvalidUtf8(text) == std::string_view::npos, ok) << ::testing::PrintToString(b);
+    const size_t after = FindInvalidUtf8(ascii + text);
+    ASSERT_EQ(after == std::string_view::npos, ok);
+    if (!ok) {
+      ASSERT_GE(after, ascii.size());
+    }
+    ++checked;
+  };
+  for (int a = 0; a < 256; ++a) {
+    check({static_cast<unsigned char>(a)});
+    for (int b = 0; b < 256; ++b) {
+      check({static_cast<unsigned char>(a), static_cast<unsigned char>(b)});
+      if (a < 0xC0) continue;  // a third byte changes nothing after these leads
+      for (int c = 0x70; c < 0xD0; ++c) {
+        check({static_cast<unsigned char>(a), static_cast<unsigned char>(b),
+               static_cast<unsigned char>(c)});
+      }
+    }
+  }
+  const unsigned char edges[] = {0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0};
+  for (int a = 0xF0; a <= 0xF5; ++a) {
+    for (const unsigned char b : edges) {
+      for (const unsigned char c : edges) {
+        for (const unsigned char d : edges) check({static_cast<unsigned char>(a), b, c, d});
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000000);
+}
+
 // Blocks of whole lines however small the block: the lines and their numbers
 // are the file's.
 TEST(TokenizerTest, LineBlocksKeepLinesWhole) {
