@@ -86,13 +86,6 @@ std::string ToStr(py::handle value, const std::string& name) {
   return value.cast<std::string>();
 }
 
-void CheckRange(const std::string& name, int64_t value, int64_t lo, int64_t hi) {
-  if (value < lo || value > hi) {
-    throw Error(name + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                "], got " + std::to_string(value));
-  }
-}
-
 namespace {
 
 // What CopyIds copies, for its messages: ids (token ids, [0, vocab_size)) or

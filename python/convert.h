@@ -20,8 +20,6 @@ int64_t ToInt(py::handle value, const std::string& name);
 double ToDouble(py::handle value, const std::string& name);
 // A str.
 std::string ToStr(py::handle value, const std::string& name);
-// Error unless lo <= value <= hi: "<name> must be in [lo, hi], got value".
-void CheckRange(const std::string& name, int64_t value, int64_t lo, int64_t hi);
 
 // Token ids as the module takes them, copied into memory of its own: nothing
 // the caller can change while the GIL is released is read.

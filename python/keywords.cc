@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "commands/option_checks.h"
 #include "engine/error.h"
 #include "python/convert.h"
 

@@ -103,7 +103,8 @@ Ids TextIds(const Model& model, const EncodeRequest& r, std::vector<int32_t>& ty
   Texts texts = ToTexts(r.input);
   texts.first = r.first_index;
   TokenizedLines lines = TokenizeTexts(*tokenizer, texts, o);
-  CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1, kMaxBatchTokens);
+  CheckRange("tokens of all texts", static_cast<int64_t>(lines.batch.ids.size()), 1,
+             kMaxBatchTokens);
   for (int64_t b = 0; b < lines.batch.batch && !rule.truncate && rule.limit > 0; ++b) {
     if (lines.batch.lengths[b] <= rule.limit) continue;
     throw Error(TooLongMessage(texts.Name(b), lines.batch.lengths[b], rule,

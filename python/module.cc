@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "commands/option_checks.h"
 #include "models/phasor.h"
 #include "python/bindings.h"
 #include "python/convert.h"
@@ -46,7 +47,7 @@ PYBIND11_MODULE(phasor, m) {
       "set_num_threads",
       [](py::handle n) {
         const int64_t v = ToInt(n, "set_num_threads: n");
-        CheckRange("set_num_threads: n", v, 0, 1024);
+        phasor::CheckRange("set_num_threads: n", v, 0, 1024);
         g_num_threads.store(static_cast<int>(v));
         phasor::SetNumThreads(static_cast<int>(v));
       },

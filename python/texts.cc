@@ -1,5 +1,6 @@
 #include "python/texts.h"
 
+#include "commands/option_checks.h"
 #include "commands/tokenize_job.h"
 #include "engine/error.h"
 #include "python/bindings.h"
