@@ -68,30 +68,41 @@ TEST_P(SentenceTransformersTest, PoolModelIsWhatTheFolderDeclares) {
   EXPECT_EQ(ReadNpy(a).data, got);
 }
 
+// The rows of dir's tokens.txt pooled as its modules declare (mean, Dense
+// modules, Normalize), out wide each, against the float64 reference's
+// expected_pooled.npy; returns them.
+std::vector<float> ExpectDeclaredPooling(const std::string& dir, const Model& model,
+                                         const TokenBatch& tb, int64_t out, EncodeOptions& o) {
+  const PoolSpec declared = DeclaredPooling(*ModelFolder::Open(dir));
+  EXPECT_EQ(declared.pooling, Pooling::kMean);
+  EXPECT_TRUE(declared.dense);
+  EXPECT_TRUE(declared.normalize);
+  o.pool = declared.pooling;
+  o.normalize = declared.normalize;
+  o.sentence_dense = declared.dense;
+  EXPECT_EQ(model.output_dim(o), out);
+  const NpyArray want = ReadNpy(dir + "/expected_pooled.npy");
+  EXPECT_EQ(want.shape, (std::vector<int64_t>{tb.batch, out}));
+  std::vector<float> got(static_cast<size_t>(tb.batch * out));
+  model.EncodePacked(tb.ids.data(), tb.offsets.data(), tb.batch, got.data(), o);
+  testing::MaxError err(out);
+  for (size_t i = 0; i < got.size() && i < want.data.size(); ++i) {
+    err.Add(static_cast<int64_t>(i), got[i], want.data[i]);
+  }
+  EXPECT_TRUE(err <= testing::kGoldenOutputTol) << err;
+  return got;
+}
+
 // 2_Dense: pooling, the Dense module (tanh, 32 -> 16), then Normalize; the
 // second folder's Dense config names no activation_function (Tanh, the default).
 class SentenceDenseTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SentenceDenseTest, DenseRunsBetweenPoolingAndNormalize) {
   const std::string dir = HfDir(GetParam());
-  const PoolSpec declared = DeclaredPooling(*ModelFolder::Open(dir));
-  EXPECT_EQ(declared.pooling, Pooling::kMean);
-  EXPECT_TRUE(declared.dense);
-  EXPECT_TRUE(declared.normalize);
   const Model model = Model::Load(dir);
   const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
   EncodeOptions o;
-  o.pool = declared.pooling;
-  o.normalize = declared.normalize;
-  o.sentence_dense = declared.dense;
-  ASSERT_EQ(model.output_dim(o), 16);
-  const NpyArray want = ReadNpy(dir + "/expected_pooled.npy");
-  ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, 16}));
-  std::vector<float> got(static_cast<size_t>(tb.batch * 16));
-  model.EncodePacked(tb.ids.data(), tb.offsets.data(), tb.batch, got.data(), o);
-  testing::MaxError err(16);
-  for (size_t i = 0; i < got.size(); ++i) err.Add(static_cast<int64_t>(i), got[i], want.data[i]);
-  EXPECT_TRUE(err <= testing::kGoldenOutputTol) << err;
+  const std::vector<float> got = ExpectDeclaredPooling(dir, model, tb, 16, o);
   // The CLI's --pool model writes the same bytes; --pool mean alone skips the Dense.
   const std::string a = ::testing::TempDir() + "dense.npy";
   const auto r = testing::RunPhasor("encode --model " + dir + " --tokens-file " + dir +
@@ -112,27 +123,13 @@ INSTANTIATE_TEST_SUITE_P(NamedAndDefaultActivation, SentenceDenseTest,
 TEST(SentenceTransformersTest, EmbeddingGemmaFolder) {
   const std::string dir = HfDir("st_gemma3");
   const std::shared_ptr<const ModelFolder> folder = ModelFolder::Open(dir);
-  const PoolSpec declared = DeclaredPooling(*folder);
-  EXPECT_EQ(declared.pooling, Pooling::kMean);
-  EXPECT_TRUE(declared.dense);
-  EXPECT_TRUE(declared.normalize);
   EXPECT_EQ(folder->Prompt("query"), "task: search result | query: ");
   EXPECT_EQ(folder->Prompt("document"), "title: none | text: ");
   EXPECT_EQ(folder->Prompt("STS"), "task: sentence similarity | query: ");
   const Model model = Model::Load(dir);
   const TokenBatch tb = LoadTokens(dir + "/tokens.txt");
   EncodeOptions o;
-  o.pool = declared.pooling;
-  o.normalize = declared.normalize;
-  o.sentence_dense = declared.dense;
-  ASSERT_EQ(model.output_dim(o), 32);
-  const NpyArray want = ReadNpy(dir + "/expected_pooled.npy");
-  ASSERT_EQ(want.shape, (std::vector<int64_t>{tb.batch, 32}));
-  std::vector<float> got(static_cast<size_t>(tb.batch * 32));
-  model.EncodePacked(tb.ids.data(), tb.offsets.data(), tb.batch, got.data(), o);
-  testing::MaxError err(32);
-  for (size_t i = 0; i < got.size(); ++i) err.Add(static_cast<int64_t>(i), got[i], want.data[i]);
-  EXPECT_TRUE(err <= testing::kGoldenOutputTol) << err;
+  const std::vector<float> got = ExpectDeclaredPooling(dir, model, tb, 32, o);
   // Each line alone gives the same bits as in the batch.
   for (int64_t b = 0; b < tb.batch; ++b) {
     const int64_t begin = tb.offsets[static_cast<size_t>(b)];
