@@ -116,6 +116,7 @@ EncodeChoices CheckEncodeRequest(const EncodeRequest& r) {
   EncodeChoices c;
   if (!r.pe_mode.empty()) c.pe_mode = ParseOption("--pe-mode", r.pe_mode, ParsePeMode);
   c.precision = ParseOption("--precision", r.precision, ParsePrecision);
+  c.rope_angles = ParseOption("--rope-angles", r.rope_angles, ParseRopeAngles);
   if (!r.model.empty()) c.folder = ModelFolder::Open(r.model);
   c.pool_option = PoolOption(r, stage, c.folder.get());
   if (c.pool_option == "model" && r.model.empty()) {
@@ -150,10 +151,12 @@ EncodeJob::EncodeJob(const EncodeRequest& request, const JobEvents& events)
   if (request_.model.empty()) {
     ModelConfig c = ToyConfig();
     if (choices_.pe_mode) c.positional.mode = *choices_.pe_mode;
+    c.positional.rope_angles = choices_.rope_angles;
     encoder_ = std::make_unique<Encoder>(c, ToyWeights(c), choices_.precision);
     model_name_ = "built-in toy";
   } else {
-    encoder_ = Encoder::Load(*choices_.folder, choices_.pe_mode, choices_.precision);
+    encoder_ =
+        Encoder::Load(*choices_.folder, choices_.pe_mode, choices_.precision, choices_.rope_angles);
     model_name_ = request_.model;
     for (const std::string& w : encoder_->LoadWarnings()) events_.Warn(w);
   }

@@ -40,6 +40,7 @@ struct EncodeRequest {
   std::string stage = "final";             // or "embeddings", "pooler", "logits"
   std::string pe_mode;                     // "": the config's
   std::string precision = "fp32";
+  std::string rope_angles = "exact";  // or "library" (layers/rope.h RopeAngles)
   // none, mean, cls, max, last, mean_sqrt_len or model; "": the folder's
   // (model for a sentence-transformers folder at stage final, layout padded;
   // otherwise none)
@@ -62,6 +63,7 @@ struct EncodeChoices {
   std::string pool_option;  // request.pool, or the folder's default
   std::optional<PeMode> pe_mode;
   Precision precision = Precision::kFp32;
+  RopeAngles rope_angles = RopeAngles::kExact;
   Pooling pool = Pooling::kNone;
   bool normalize = false;       // --normalize, or the folder's (--pool model)
   bool sentence_dense = false;  // --pool model: the folder's Dense modules

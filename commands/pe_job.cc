@@ -22,9 +22,10 @@ constexpr int64_t k2p24 = int64_t{1} << 24;
 // The options of --kind rope alone, and of them those of a scaling, in the
 // order they are named when one is misplaced.
 const std::vector<std::string> kRopeOnly = {
-    "--rotary-dim", "--scaling",          "--factor",          "--original-max-len", "--beta-fast",
-    "--beta-slow",  "--attention-factor", "--low-freq-factor", "--high-freq-factor"};
-const std::vector<std::string> kScalingKeys(kRopeOnly.begin() + 2, kRopeOnly.end());
+    "--rope-angles",      "--rotary-dim",      "--scaling",   "--factor",
+    "--original-max-len", "--beta-fast",       "--beta-slow", "--attention-factor",
+    "--low-freq-factor",  "--high-freq-factor"};
+const std::vector<std::string> kScalingKeys(kRopeOnly.begin() + 3, kRopeOnly.end());
 
 bool Given(const PeRequest& r, const std::string& option) {
   return std::find(r.given.begin(), r.given.end(), option) != r.given.end();
@@ -97,6 +98,7 @@ RopeOptions RopeFrom(const PeRequest& r) {
   o.mode = ParsePeMode(r.mode);
   o.max_len = r.max_len;
   o.scaling = ScalingFrom(r);
+  o.angles = ParseOption("--rope-angles", r.rope_angles, ParseRopeAngles);
   if (const auto problem = FindRopeProblem(o)) {
     throw UsageError(FlagOf(problem->key) + ": " + problem->what);
   }

@@ -62,6 +62,7 @@ struct PeRequest {
   int64_t original_max_len = 0;
   double beta_fast = 32.0, beta_slow = 1.0, attention_factor = 1.0;
   double low_freq_factor = 1.0, high_freq_factor = 4.0;
+  std::string rope_angles = "exact";  // or "library" (layers/rope.h RopeAngles)
   // The options given on the command line ("--factor"), for the checks that
   // depend on whether an option was given rather than on its value.
   std::vector<std::string> given;

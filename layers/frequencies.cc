@@ -69,4 +69,9 @@ double ReducedAngle(int64_t pos, long double freq) {
   return static_cast<double>(((x - k * kTwoPi1) - k * kTwoPi2) - k * kTwoPi3);
 }
 
+float LibraryAngle(int64_t pos, float freq) {
+  assert(pos >= 0);
+  return static_cast<float>(pos) * freq;  // one float32 product (-ffp-contract=off)
+}
+
 }  // namespace phasor

@@ -39,4 +39,9 @@ std::vector<long double> FrequencyLadderLong(int64_t dim, long double base,
 // ReducedAngle(7, 1) = 7 and ReducedAngle(2^40 - 1, 1) = 2.5593426962577983.
 double ReducedAngle(int64_t pos, long double freq);
 
+// The angle as a float32 library forms it: fl32(fl32(pos)·freq), pos rounded
+// to float32 as torch's position_ids.float(), the product in float32 (the
+// libraries' angles, layers/library_angles.h). pos >= 0.
+float LibraryAngle(int64_t pos, float freq);
+
 }  // namespace phasor

@@ -8,6 +8,7 @@
 #include "engine/error.h"
 #include "engine/parallel.h"
 #include "layers/frequencies.h"
+#include "layers/library_angles.h"
 
 namespace phasor {
 namespace {
@@ -39,11 +40,18 @@ thread_local DynamicRows tls_dynamic;
 thread_local AlignedFloats tls_cos_sin;
 constexpr int64_t kApplyRows = 4 * RotationRows::kBlock;
 
-// The engine's options for cos | sin rows of the inverse frequencies inv.
-RotationOptions EngineOptions(std::vector<long double> inv, double amplitude, PeMode mode,
+// The engine's options for cos | sin rows of o's inverse frequencies for a
+// call ending at seq_end: exact, or the float32 library's.
+RotationOptions EngineOptions(const RopeOptions& ro, int64_t seq_end, double amplitude, PeMode mode,
                               int64_t max_len) {
   RotationOptions o;
-  o.freq = std::move(inv);
+  if (ro.angles == RopeAngles::kLibrary) {
+    const std::vector<float> inv = LibraryInverseFrequencies(ro, seq_end);
+    o.freq.assign(inv.begin(), inv.end());
+    o.float32_angles = true;
+  } else {
+    o.freq = RopeInverseFrequenciesLong(ro, seq_end);
+  }
   o.amplitude = amplitude;
   o.layout = {kernels::PairSlots::kHalves, /*cos_first=*/true};
   o.mode = mode;
@@ -73,6 +81,14 @@ RopeScalingType ParseRopeScalingType(const std::string& s) {
   throw Error("unknown RoPE scaling type '" + s +
               "', expected one of none, linear, ntk, dynamic, yarn, llama3, gte");
 }
+
+RopeAngles ParseRopeAngles(const std::string& s) {
+  if (s == "exact") return RopeAngles::kExact;
+  if (s == "library") return RopeAngles::kLibrary;
+  throw Error("unknown rotary angles '" + s + "', expected 'exact' or 'library'");
+}
+
+const char* ToString(RopeAngles v) { return v == RopeAngles::kExact ? "exact" : "library"; }
 
 const char* ToString(RopeLayout v) { return v == RopeLayout::kHalf ? "half" : "interleaved"; }
 
@@ -241,8 +257,8 @@ Rope::Rope(const RopeOptions& options) : options_(options) {
   }
   r_ = options.r();
   attention_factor_ = RopeAttentionFactor(options);
-  rows_.Init(EngineOptions(RopeInverseFrequenciesLong(options, options.original_max_len()),
-                           attention_factor_, options.mode, options.max_len));
+  rows_.Init(EngineOptions(options, options.original_max_len(), attention_factor_, options.mode,
+                           options.max_len));
   id_ = next_id.fetch_add(1);
 }
 
@@ -255,8 +271,7 @@ const RotationRows& Rope::RowsFor(int64_t seq_end) const {
   }
   DynamicRows& d = tls_dynamic;
   if (d.owner != id_ || d.seq_len != seq_end) {
-    d.rows.Init(EngineOptions(RopeInverseFrequenciesLong(options_, seq_end), attention_factor_,
-                              PeMode::kOnTheFly, 0));
+    d.rows.Init(EngineOptions(options_, seq_end, attention_factor_, PeMode::kOnTheFly, 0));
     d.owner = id_;
     d.seq_len = seq_end;
   }

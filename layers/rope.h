@@ -26,7 +26,8 @@
 // rotation, within 2e-6 of the long double formula, times attention_factor,
 // for every position below kMaxPosition = 2^40), cached for max_len rows or
 // made on the fly (PeMode); the scalings change the frequency ladder
-// (frequencies.h) alone.
+// (frequencies.h) alone. With angles kLibrary, the angles are those of the
+// models' own float32 code instead (layers/library_angles.h).
 #pragma once
 
 #include <cstdint>
@@ -47,12 +48,23 @@ enum class RopeLayout {
 
 enum class RopeScalingType { kNone, kLinear, kNtk, kDynamic, kYarn, kLlama3, kGte };
 
+// How each angle p·inv_i is formed.
+enum class RopeAngles {
+  kExact,    // p·inv_i exact (long double; frequencies.h ReducedAngle)
+  kLibrary,  // as the Hugging Face code in float32: inv_i and p·inv_i rounded to
+             // float32 (layers/library_angles.h); cos and sin of that angle
+};
+
 // Spellings as in config.json ("half", "interleaved"; "none", "linear", "ntk",
 // "dynamic", "yarn", "llama3", "gte"); Error naming the accepted values otherwise.
 RopeLayout ParseRopeLayout(const std::string& s);
 RopeScalingType ParseRopeScalingType(const std::string& s);
+// "exact", "library"; Error "unknown rotary angles 'x', expected 'exact' or
+// 'library'" otherwise.
+RopeAngles ParseRopeAngles(const std::string& s);
 const char* ToString(RopeLayout v);
 const char* ToString(RopeScalingType v);
+const char* ToString(RopeAngles v);
 
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::kNone;
@@ -74,6 +86,7 @@ struct RopeOptions {
   int64_t max_len = 4096;  // rows of the cached table; the default L0
   PeMode mode = PeMode::kAuto;
   RopeScaling scaling;
+  RopeAngles angles = RopeAngles::kExact;
 
   int64_t r() const { return rotary_dim > 0 ? rotary_dim : d_head; }
   int64_t original_max_len() const {
@@ -149,7 +162,8 @@ class Rope : public QkRotation {
   const RopeOptions& options() const { return options_; }
   int64_t rotary_dim() const { return r_; }
   double attention_factor() const { return attention_factor_; }
-  // inv_i for calls within L0 (every type; dynamic at L = L0), rounded to double. [r/2]
+  // inv_i for calls within L0 (every type; dynamic at L = L0), rounded to double
+  // (angles kLibrary: the float32 values). [r/2]
   const std::vector<double>& inv_freq() const { return rows_.freq(); }
 
  private:

@@ -161,6 +161,10 @@ void RotationRows::FillSerial(int64_t first_pos, int64_t n, const RowSource* src
 void RotationRows::Rotate(int64_t first_pos, int64_t n, const RowSource* src, float* out,
                           kernels::Stores stores) const {
   if (n <= 0 || half_ == 0) return;
+  if (options_.float32_angles) {
+    Float32Rows(first_pos, n, src, out);
+    return;
+  }
   const int64_t w = width();
   const double amplitude = options_.amplitude;
   const bool cos_first = options_.layout.cos_first;
@@ -182,6 +186,29 @@ void RotationRows::Rotate(int64_t first_pos, int64_t n, const RowSource* src, fl
     kernels::TurnRows({a, turns_.data() + r0 * w, rows, w, options_.layout.slots,
                        src ? &g : nullptr, out + j * w, stores});
     j += rows;
+  }
+}
+
+void RotationRows::Float32Rows(int64_t first_pos, int64_t n, const RowSource* src,
+                               float* out) const {
+  const int64_t w = width();
+  const float amplitude = static_cast<float>(options_.amplitude);
+  const bool adjacent = options_.layout.slots == kernels::PairSlots::kAdjacent;
+  const bool cos_first = options_.layout.cos_first;
+  for (int64_t j = 0; j < n; ++j) {
+    float* o = out + j * w;  // [w]
+    for (int64_t i = 0; i < half_; ++i) {
+      const double angle = LibraryAngle(first_pos + j, static_cast<float>(freq_[i]));
+      float c = static_cast<float>(std::cos(angle)), s = static_cast<float>(std::sin(angle));
+      if (amplitude != 1.0f) c *= amplitude, s *= amplitude;
+      const int64_t first = adjacent ? 2 * i : i, second = adjacent ? 2 * i + 1 : half_ + i;
+      o[first] = cos_first ? c : s;
+      o[second] = cos_first ? s : c;
+    }
+    if (src) {
+      const float* x = src->table + static_cast<int64_t>(src->ids[j]) * w;  // [w]
+      kernels::ScaleAddRow(x, src->scale, o, w, o);
+    }
   }
 }
 

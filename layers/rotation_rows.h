@@ -53,6 +53,12 @@ struct RotationOptions {
   PeMode mode = PeMode::kAuto;
   int64_t max_len = 4096;         // rows of the cached table (modes cached and auto)
   std::string table_name = "PE";  // names the table in errors: "the cached PE table"
+  // The libraries' arithmetic (RoPE's library angles, layers/library_angles.h):
+  // freq holds float32 values, each angle is the float32 product
+  // LibraryAngle(p, freq_i), its cos and sin are rounded once to float and
+  // multiplied by the amplitude in float. Rows are made one at a time, not by
+  // block rotation (a float32 angle does not add up over a block).
+  bool float32_angles = false;
 };
 
 class RotationRows {
@@ -110,7 +116,10 @@ class RotationRows {
   int64_t table_rows() const { return table_rows_; }
 
  private:
-  // Rows by rotation alone, on the calling thread.
+  // Rows of float32 angles (options_.float32_angles), on the calling thread.
+  void Float32Rows(int64_t first_pos, int64_t n, const RowSource* src, float* out) const;
+
+  // Rows by rotation alone (or Float32Rows), on the calling thread.
   void Rotate(int64_t first_pos, int64_t n, const RowSource* src, float* out,
               kernels::Stores stores) const;
 

@@ -37,12 +37,16 @@ struct PositionalConfig {
   RopeLayout rope_layout = RopeLayout::kHalf;
   int64_t rotary_dim = 0;  // 0: the head dim
   RopeScaling scaling;
+  // Not a config.json key: a load option (Encoder::Load), for every rotary
+  // layer, local ones included.
+  RopeAngles rope_angles = RopeAngles::kExact;
 
   SinusoidalOptions Sinusoidal(int64_t d_model) const {
     return SinusoidalOptions{d_model, base, layout, denominator, max_len, mode};
   }
   RopeOptions RopeOptionsFor(int64_t d_head) const {
-    return RopeOptions{d_head, rotary_dim, base, rope_layout, offset, max_len, mode, scaling};
+    return RopeOptions{d_head,  rotary_dim, base,    rope_layout, offset,
+                       max_len, mode,       scaling, rope_angles};
   }
 };
 

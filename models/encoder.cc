@@ -16,12 +16,12 @@
 namespace phasor {
 
 std::unique_ptr<Encoder> Encoder::Load(const std::string& dir, std::optional<PeMode> mode,
-                                       Precision precision) {
-  return Load(*ModelFolder::Open(dir), mode, precision);
+                                       Precision precision, RopeAngles angles) {
+  return Load(*ModelFolder::Open(dir), mode, precision, angles);
 }
 
 std::unique_ptr<Encoder> Encoder::Load(const ModelFolder& folder, std::optional<PeMode> mode,
-                                       Precision precision) {
+                                       Precision precision, RopeAngles angles) {
   const std::string& text = folder.config_text();
   const std::string config_path = folder.Path("config.json");
   const std::string model_type = ModelTypeOf(text, config_path);
@@ -30,6 +30,7 @@ std::unique_ptr<Encoder> Encoder::Load(const ModelFolder& folder, std::optional<
     ReadSentenceDense(folder, m.config, m.weights);  // a sentence-transformers folder's 2_Dense
     CheckModelMemory(m.config, config_path);
     if (mode) m.config.positional.mode = *mode;
+    m.config.positional.rope_angles = angles;
     auto encoder = std::make_unique<Encoder>(std::move(m.config), std::move(m.weights), precision);
     encoder->translate_warnings_ = std::move(m.warnings);
     return encoder;
@@ -40,6 +41,7 @@ std::unique_ptr<Encoder> Encoder::Load(const ModelFolder& folder, std::optional<
   // weights) before failing.
   CheckModelMemory(config, config_path);
   if (mode) config.positional.mode = *mode;
+  config.positional.rope_angles = angles;
   Weights weights = LoadCheckpointWeights(folder);
   ReadSentenceDense(folder, config, weights);
   return std::make_unique<Encoder>(std::move(config), std::move(weights), precision);

@@ -76,14 +76,18 @@ class Encoder {
   // weights (model.safetensors or the shards of model.safetensors.index.json),
   // a sentence-transformers folder's Dense modules. mode, if set, replaces the
   // config's positional mode. Throws Error naming the file, key or tensor.
-  // precision: of the weight products (layers/precision.h).
+  // precision: of the weight products (layers/precision.h). angles: how every
+  // rotary layer forms its angles (layers/rope.h; a model without rotary
+  // positions has none, and is the same either way).
   static std::unique_ptr<Encoder> Load(const ModelFolder& folder,
                                        std::optional<PeMode> mode = std::nullopt,
-                                       Precision precision = Precision::kFp32);
-  // Load(*ModelFolder::Open(dir), mode, precision).
+                                       Precision precision = Precision::kFp32,
+                                       RopeAngles angles = RopeAngles::kExact);
+  // Load(*ModelFolder::Open(dir), mode, precision, angles).
   static std::unique_ptr<Encoder> Load(const std::string& dir,
                                        std::optional<PeMode> mode = std::nullopt,
-                                       Precision precision = Precision::kFp32);
+                                       Precision precision = Precision::kFp32,
+                                       RopeAngles angles = RopeAngles::kExact);
 
   // A model from a config and its weights (e.g. the toy model). Throws Error
   // for an invalid config or a missing or misshapen tensor. The float32

@@ -69,7 +69,7 @@ Model Model::Load(const std::string& dir, std::optional<PeMode> pe_mode) {
 
 Model Model::Load(const std::string& dir, const LoadOptions& options) {
   std::shared_ptr<const ModelFolder> folder = ModelFolder::Open(dir);
-  Model model(Encoder::Load(*folder, options.pe_mode, options.precision));
+  Model model(Encoder::Load(*folder, options.pe_mode, options.precision, options.rope_angles));
   model.directory_ = dir;
   model.folder_ = std::move(folder);
   return model;

@@ -127,6 +127,10 @@ struct LoadOptions {
   // matches PyTorch to 1e-4; bf16 and int8 trade a little accuracy (output
   // rows at cosine >= 0.9995 and 0.999 of float32's) for speed and memory.
   Precision precision = Precision::kFp32;
+  // How rotary layers form their angles: exact (default), or as the models'
+  // own float32 code (layers/rope.h RopeAngles; README "Angles against the
+  // models' own libraries"). No effect on a model without rotary positions.
+  RopeAngles rope_angles = RopeAngles::kExact;
 };
 
 // An encoder model (README "Model directory"): embedding + positional encoding,

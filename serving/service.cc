@@ -62,6 +62,7 @@ Service::Service(const ServeOptions& options, const JobEvents& events) : options
   SetNumThreads(static_cast<int>(options_.threads));
   LoadOptions load;
   load.precision = ParseOption("--precision", options_.precision, ParsePrecision);
+  load.rope_angles = ParseOption("--rope-angles", options_.rope_angles, ParseRopeAngles);
   model_ = std::make_unique<Model>(Model::Load(options_.model, load));
   for (const std::string& w : model_->load_warnings()) events.Warn(w);
 

@@ -39,7 +39,8 @@ struct ServeOptions {
   std::string pool;        // "": the folder's (sentence-transformers), else mean
   bool normalize = false;  // /v1/embeddings rows of unit length
   std::string precision = "fp32";
-  bool quiet = false;  // no line per request
+  std::string rope_angles = "exact";  // or "library" (layers/rope.h RopeAngles)
+  bool quiet = false;                 // no line per request
 };
 
 // How a request's texts are read.

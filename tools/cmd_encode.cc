@@ -38,7 +38,8 @@ const char kEncodeSynopsis[] =
     "[--stage embeddings|final|pooler|logits] "
     "[--pool none|mean|cls|max|last|mean_sqrt_len|model] [--normalize] "
     "[--truncate | --no-truncate] [--batch-tokens N] [--pe-mode cached|on_the_fly|auto] "
-    "[--precision fp32|bf16|int8] [--threads N] [--repeat R] [--json]";
+    "[--precision fp32|bf16|int8] [--rope-angles exact|library] [--threads N] [--repeat R] "
+    "[--json]";
 
 // The kernel the products of this precision ran on (engine/cpu.h).
 const char* ProductKernel(Precision p) {
@@ -70,6 +71,7 @@ void PrintJson(const EncodeRequest& r, const EncodeResult& res) {
                       {"max_length", res.max_length},
                       {"pe_mode", ToString(c.positional.mode)},
                       {"precision", ToString(res.precision)},
+                      {"rope_angles", ToString(c.positional.rope_angles)},
                       {"weight_bytes", res.weight_bytes},
                       {"threads", NumThreads()},
                       {"repeat", r.repeat},
@@ -97,8 +99,10 @@ void PrintText(const EncodeRequest& r, const EncodeResult& res) {
       res.model_name.c_str(), static_cast<long long>(c.vocab_size), static_cast<long long>(d),
       static_cast<long long>(c.n_heads), static_cast<long long>(c.n_layers),
       static_cast<long long>(c.d_ff), ToString(c.activation), c.norm_first ? "pre-LN" : "post-LN");
-  std::printf("positional %s, PE mode %s\n", ToString(c.positional.kind),
-              ToString(c.positional.mode));
+  std::printf("positional %s, PE mode %s%s%s\n", ToString(c.positional.kind),
+              ToString(c.positional.mode),
+              c.positional.kind == PositionalKind::kRope ? ", angles " : "",
+              c.positional.kind == PositionalKind::kRope ? ToString(c.positional.rope_angles) : "");
   std::printf("precision  %s (weights %s; products: %s on %s)\n", ToString(res.precision),
               FormatBytes(static_cast<uint64_t>(res.weight_bytes)).c_str(),
               ProductKernel(res.precision), IsaName(ActiveIsa()));
@@ -239,6 +243,10 @@ void AddEncodeCommand(CLI::App& app) {
   cmd->add_option("--pe-mode", r.pe_mode, "cached, on_the_fly or auto (default: the config's)");
   cmd->add_option("--precision", r.precision,
                   "Number format of the weight products: fp32, bf16 or int8")
+      ->capture_default_str();
+  cmd->add_option("--rope-angles", r.rope_angles,
+                  "Rotary angles: exact, or library (float32, as the model's own Python code; "
+                  "no effect without rotary positions)")
       ->capture_default_str();
   AddSizeOption(cmd, "--threads", &r.threads,
                 "Threads (0: OMP_NUM_THREADS if set, else all cores)");

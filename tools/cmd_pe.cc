@@ -93,6 +93,9 @@ void AddPeCommand(CLI::App& app) {
   AddSizeOption(cmd, "--max-len", &r.max_len,
                 "Rows of the cached table (--mode cached: it must hold every position asked "
                 "for; auto: positions past it are computed on the fly); rope: the default of L0");
+  watch(cmd->add_option("--rope-angles", r.rope_angles,
+                        "rope: exact, or library (float32, as the models' own Python code)")
+            ->capture_default_str());
   watch(cmd->add_option("--scaling", r.scaling, "rope: none, linear, ntk, dynamic, yarn or llama3")
             ->capture_default_str());
   watch(cmd->add_option("--factor", r.factor, "rope scaling: factor s (required with a scaling)"));

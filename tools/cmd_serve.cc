@@ -51,6 +51,9 @@ void AddServeCommand(CLI::App& app) {
                   "sentence-transformers pooling, else mean)");
   cmd->add_flag("--normalize", o->normalize, "/v1/embeddings rows of unit L2 norm");
   cmd->add_option("--precision", o->precision, "fp32, bf16 or int8")->capture_default_str();
+  cmd->add_option("--rope-angles", o->rope_angles,
+                  "Rotary angles: exact, or library (float32, as the model's own Python code)")
+      ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No log line per request");
   cmd->callback([o] {
     auto mu = std::make_shared<std::mutex>();

@@ -359,6 +359,8 @@ def test_log_line_per_request_unless_quiet(model_dir, start_server):
     (["--max-input-tokens", "99"], "--max-input-tokens 99 is more than the model holds"),
     (["--pool", "none"], "--pool none"),
     (["--port", "70000"], "--port"),
+    (["--rope-angles", "float32"],
+     "--rope-angles: unknown rotary angles 'float32', expected 'exact' or 'library'"),
 ])
 def test_bad_options_are_one_line(model_dir, args, message):
     import subprocess
@@ -384,3 +386,25 @@ def test_an_address_it_cannot_listen_on_is_one_line(model_dir):
         assert proc.returncode == 1
         assert proc.stderr == f"phasor: error: {message}\n"
     busy.close()
+
+
+def test_rope_angles_reach_the_model(start_server, tmp_path):
+    """--rope-angles library: the server's rows are those of `encode --rope-angles library`,
+    which differ from exact angles' on a long line (ModernBERT, global and local layers)."""
+    from conftest import HF
+    model = HF / "modernbert"
+    ids = [4 + (j * 7) % 56 for j in range(3000)]
+    f = tmp_path / "long.txt"
+    f.write_text(" ".join(map(str, ids)) + "\n")
+    want = {}
+    for angles in ("exact", "library"):
+        out = tmp_path / f"{angles}.npy"
+        run_cli("encode", "--model", model, "--tokens-file", f, "--pool", "mean",
+                "--rope-angles", angles, "--output", out)
+        want[angles] = np.load(out)[0]
+    s = start_server(model, "--rope-angles", "library")
+    status, body = s.post("/v1/embeddings", {"input": ids})
+    assert status == 200, body
+    got = floats(body["data"][0]["embedding"])
+    assert np.array_equal(got, want["library"])
+    assert np.abs(want["library"] - want["exact"]).max() > 1e-6
