@@ -407,4 +407,4 @@ def test_rope_angles_reach_the_model(start_server, tmp_path):
     assert status == 200, body
     got = floats(body["data"][0]["embedding"])
     assert np.array_equal(got, want["library"])
-    assert np.abs(want["library"] - want["exact"]).max() > 1e-6
+    assert not np.array_equal(want["library"], want["exact"])  # mean of 3,000 rows: ~1e-7 apart
