@@ -4,9 +4,10 @@
 # one thread each, rounds alternating, medians. phasor's load is `phasor
 # tokenize` of one short line (a whole process: reading tokenizer.json and
 # building the tokenizer, the rest being noise next to it), its tokenizing
-# time the median of `phasor tokenize --json`'s seconds on the text minus the
-# median load; the
-# crate's are timed inside node around Tokenizer.fromFile and the encode loop.
+# time the median of `phasor tokenize --json`'s tokenize_seconds (reading,
+# tokenizing and writing the text, timed inside the process; not the output
+# file's fsync, as the crate writes no file); the crate's are timed inside
+# node around Tokenizer.fromFile and the encode loop.
 # Both must give the same number of ids on the text. A benchmark, not a test:
 # run it on a quiet machine.
 #
@@ -62,7 +63,7 @@ seconds() {
 }
 
 export OMP_NUM_THREADS=1 RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false
-printf '%-40s %10s %10s %8s %12s %12s\n' folder "load s" "Rust s" ratio "tokenize s" "Rust s"
+printf '%-40s %10s %10s %8s %12s %12s %8s\n' folder "load s" "Rust s" ratio "tokenize s" "Rust s" "speed-up"
 for dir in $folders; do
   : > "$work/pl"; : > "$work/pt"; : > "$work/rl"; : > "$work/rt"
   for _ in $(seq "$rounds"); do
@@ -70,8 +71,8 @@ for dir in $folders; do
     echo "$load" >> "$work/pl"
     "$phasor" tokenize --threads 1 --model "$dir" --text-file "$text" --output "$work/ids.txt" \
       --json > "$work/p.json" 2> /dev/null
-    awk -F'"seconds": ?' '{ split($2, a, /[,}]/); printf "%.6f\n", a[1] }' "$work/p.json" \
-      >> "$work/pt"
+    /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%.6f" % j["tokenize_seconds"])' \
+      "$work/p.json" >> "$work/pt"
     if [ $have_rust = 1 ]; then
       node "$here/tokenizer_load.mjs" --model "$dir" --text-file "$text" --lib "$lib" > "$work/r.json"
       /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["load"]); print(r["tokenize"], file=sys.stderr); print(r["ids"], file=open(sys.argv[2],"w"))' \
@@ -82,12 +83,13 @@ for dir in $folders; do
     fi
   done
   pl=$(median < "$work/pl")
-  pt=$(awk -v a="$(median < "$work/pt")" -v l="$pl" 'BEGIN { printf "%.6f", a - l }')
+  pt=$(median < "$work/pt")
   if [ $have_rust = 1 ]; then
     rl=$(median < "$work/rl"); rt=$(median < "$work/rt")
     ratio=$(awk -v a="$pl" -v b="$rl" 'BEGIN { printf "%.2f", a / b }')
+    speedup=$(awk -v a="$pt" -v b="$rt" 'BEGIN { printf "%.1f", b / a }')
   else
-    rl=-; rt=-; ratio=-
+    rl=-; rt=-; ratio=-; speedup=-
   fi
-  printf '%-40s %10.3f %10s %8s %12.3f %12s\n' "$dir" "$pl" "$rl" "$ratio" "$pt" "$rt"
+  printf '%-40s %10.3f %10s %8s %12.3f %12s %8s\n' "$dir" "$pl" "$rl" "$ratio" "$pt" "$rt" "$speedup"
 done

@@ -97,6 +97,7 @@ TokenizeResult RunTokenize(const TokenizeRequest& r, const JobEvents& events,
   SetNumThreads(static_cast<int>(r.threads));
   const auto folder = ModelFolder::Open(r.model);  // read once: every file below comes from it
   const auto tokenizer = tokenizers::Tokenizer::Load(*folder);
+  const double loaded = Now() - t0;
   TextRequest text_request = r.text;
   text_request.refuse_too_long = true;
   const TextOptions o = TextOptionsOf(folder.get(), text_request, *tokenizer,
@@ -131,12 +132,14 @@ TokenizeResult RunTokenize(const TokenizeRequest& r, const JobEvents& events,
                         });
   // An input that gave no text is said so, never an empty output and exit 0.
   if (result.lines == 0) throw Error(SourceName(r.text_file) + ": no text to tokenize");
+  result.tokenize_seconds = Now() - t0 - loaded;
   if (file) {
     file->Commit();
     events.Wrote(r.output, std::to_string(result.lines) + " lines, " +
                                std::to_string(result.tokens) + " ids (" + result.tokenizer + ")");
   }
   result.seconds = Now() - t0;
+  result.load_seconds = loaded;
   return result;
 }
 

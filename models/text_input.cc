@@ -52,16 +52,18 @@ std::string Hex(unsigned char b) {
   return buf;
 }
 
-// Tokenizes one line into enc; a message instead of a throw (tasks must not
-// throw). at names the line in messages.
-std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line, const std::string& at,
+// Tokenizes one line into enc, whose buffers are reused; a message instead of
+// a throw (tasks must not throw). at() names the line in messages (built only
+// for one).
+template <class At>
+std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line, const At& at,
                          const TextOptions& o, tokenizers::Encoding& enc) {
   std::string_view text = line.text;
   std::string replaced;
   const size_t bad = tokenizers::FindInvalidUtf8(text);
   if (bad != std::string_view::npos) {
     if (!o.replace_invalid_utf8) {
-      return at + ", byte offset " + std::to_string(bad) + ": invalid UTF-8 (byte " +
+      return at() + ", byte offset " + std::to_string(bad) + ": invalid UTF-8 (byte " +
              Hex(static_cast<unsigned char>(text[bad])) +
              "); give --invalid-utf8 replace to read it as U+FFFD";
     }
@@ -74,25 +76,28 @@ std::string TokenizeLine(const tokenizers::Tokenizer& tok, const Line& line, con
   to.offsets = o.offsets;
   try {
     if (line.has_pair) {
-      enc = tok.EncodePair(o.prefix + std::string(text), line.pair, to);
+      tok.EncodePair(o.prefix + std::string(text), line.pair, to, enc);
     } else if (o.pairs) {
       const size_t tab = text.find('\t');
-      if (tab == std::string_view::npos) return at + ": expected text_a<TAB>text_b, found no tab";
+      if (tab == std::string_view::npos) return at() + ": expected text_a<TAB>text_b, found no tab";
       if (text.find('\t', tab + 1) != std::string_view::npos)
-        return at + ": expected text_a<TAB>text_b, found a second tab";
-      const std::string a = o.prefix + std::string(text.substr(0, tab));
-      enc = tok.EncodePair(a, text.substr(tab + 1), to);
+        return at() + ": expected text_a<TAB>text_b, found a second tab";
+      if (o.prefix.empty()) {
+        tok.EncodePair(text.substr(0, tab), text.substr(tab + 1), to, enc);
+      } else {
+        tok.EncodePair(o.prefix + std::string(text.substr(0, tab)), text.substr(tab + 1), to, enc);
+      }
     } else if (o.prefix.empty()) {
-      enc = tok.Encode(text, to);
+      tok.Encode(text, to, enc);
     } else {
-      enc = tok.Encode(o.prefix + std::string(text), to);
+      tok.Encode(o.prefix + std::string(text), to, enc);
     }
   } catch (const Error& e) {
-    return at + ": " + e.what();
+    return at() + ": " + e.what();
   }
   const auto n = static_cast<int64_t>(enc.ids.size());
   if (o.max_length == 0 && o.refuse.limit > 0 && n > o.refuse.limit) {
-    return TooLongMessage(at, n, o.refuse,
+    return TooLongMessage(at(), n, o.refuse,
                           "give --truncate to cut it to its first " +
                               std::to_string(o.refuse.limit) + " (as sentence-transformers does)");
   }
@@ -132,7 +137,8 @@ TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::ve
     TaskOutput& t = outputs[static_cast<size_t>(task)];
     thread_local tokenizers::Encoding enc;  // reused line after line
     for (int64_t i = task_begin[task]; i < task_begin[task + 1]; ++i) {
-      t.error = TokenizeLine(tokenizer, lines[i], name(i), options, enc);
+      t.error = TokenizeLine(
+          tokenizer, lines[i], [&] { return name(i); }, options, enc);
       if (!t.error.empty()) return;
       t.ids.insert(t.ids.end(), enc.ids.begin(), enc.ids.end());
       if (pairs) t.types.insert(t.types.end(), enc.types.begin(), enc.types.end());
@@ -239,19 +245,25 @@ void ForEachLineBlock(const std::string& path, size_t block_bytes,
 void AppendTokensLine(const TokenizedLines& lines, int64_t i, std::string& out) {
   const TokenBatch& b = lines.batch;
   const int64_t pair = lines.pair_starts[i];
-  char buf[16];
+  // Written in a buffer on the stack, appended to out when nearly full.
+  char buf[4096];
+  size_t n = 0;
   for (int64_t k = b.offsets[i]; k < b.offsets[i + 1]; ++k) {
+    if (n + 16 > sizeof buf) {
+      out.append(buf, n);
+      n = 0;
+    }
     const int64_t at = k - b.offsets[i];
     if (at == pair) {
-      out += '\t';
+      buf[n++] = '\t';
     } else if (at > 0) {
-      out += ' ';
+      buf[n++] = ' ';
     }
-    const auto res = std::to_chars(buf, buf + sizeof buf, b.ids[k]);
-    out.append(buf, res.ptr);
+    n = static_cast<size_t>(std::to_chars(buf + n, buf + sizeof buf, b.ids[k]).ptr - buf);
   }
-  if (pair >= 0 && pair == b.lengths[i]) out += '\t';  // an empty second text
-  out += '\n';
+  if (pair >= 0 && pair == b.lengths[i]) buf[n++] = '\t';  // an empty second text
+  buf[n++] = '\n';
+  out.append(buf, n);
 }
 
 void AppendOffsetsLine(const TokenizedLines& lines, int64_t i, std::string& out) {

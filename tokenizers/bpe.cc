@@ -5,13 +5,17 @@
 //     end_of_word_suffix after the last), else its "<0xAB>" byte pieces
 //     (byte_fallback), else the unknown token (consecutive ones fused into one
 //     when fuse_unk), else nothing;
-//  2. merges apply by rank, lowest first, the leftmost on equal ranks, from
-//     one priority queue (each merge only changes its two neighbours' pairs).
-// Whole pieces are cached, so a repeated word costs one lookup.
+//  2. merges apply by rank, lowest first, the leftmost on equal ranks: by
+//     scans on short words, from one priority queue on long ones (each merge
+//     only changes its two neighbours' pairs).
+// Whole pieces are cached (the thread's recent ones in front of a shared
+// cache), so a repeated word costs one lookup.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -26,6 +30,7 @@
 #include "tokenizers/model.h"
 #include "tokenizers/model_spec.h"
 #include "tokenizers/model_vocab.h"
+#include "tokenizers/recent_pieces.h"
 #include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
@@ -154,21 +159,11 @@ class Bpe final : public Model {
 
   void Tokenize(std::string_view piece, std::vector<int32_t>& ids) const override {
     if (piece.empty()) return;
-    if (options_.ignore_merges) {
-      if (const auto id = vocab_.Find(piece)) {
-        ids.push_back(*id);
-        return;
-      }
-    }
-    const bool cacheable = piece.size() < PieceCache::kMaxPieceBytes;
-    size_t hash = 0;
-    if (cacheable) {
-      hash = std::hash<std::string_view>()(piece);
-      if (cache_.Get(piece, hash, ids)) return;
-    }
+    const size_t hash = std::hash<std::string_view>()(piece);
+    if (recent_.Get(piece, hash, ids)) return;
     const size_t first = ids.size();
-    MergeWord(piece, ids);
-    if (cacheable) cache_.Put(piece, hash, ids.data() + first, ids.size() - first);
+    TokenizeMissed(piece, hash, ids);
+    recent_.Put(piece, hash, ids.data() + first, ids.size() - first);
   }
 
   // Not cached: the cache keeps ids only.
@@ -192,6 +187,22 @@ class Bpe final : public Model {
   int32_t VocabSize() const override { return vocab_.IdBound(); }
 
  private:
+  // Tokenize of a piece the thread's recent pieces do not hold: the whole
+  // piece as a token (ignore_merges), else the shared cache, else its merges.
+  void TokenizeMissed(std::string_view piece, size_t hash, std::vector<int32_t>& ids) const {
+    if (options_.ignore_merges) {
+      if (const auto id = vocab_.Find(piece)) {
+        ids.push_back(*id);
+        return;
+      }
+    }
+    const bool cacheable = piece.size() < PieceCache::kMaxPieceBytes;
+    if (cacheable && cache_.Get(piece, hash, ids)) return;
+    const size_t first = ids.size();
+    MergeWord(piece, ids);
+    if (cacheable) cache_.Put(piece, hash, ids.data() + first, ids.size() - first);
+  }
+
   static constexpr char32_t kDirect = 0x800;
 
   struct Symbol {
@@ -200,15 +211,13 @@ class Bpe final : public Model {
     int32_t next;  // index of the symbol after, -1 at the end
     int32_t len;   // bytes of the piece it covers; 0 once merged into its left
   };
-  struct Candidate {
-    int32_t rank;
-    int32_t pos;  // index of the left symbol
-    int32_t new_id;
-  };
-  // std heap functions keep the greatest on top: "greater" here is the lower
-  // rank, then the leftmost position, so the top is the merge to apply next.
-  static bool After(const Candidate& a, const Candidate& b) {
-    return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos;
+  // A queued merge: its rule's rank in the high half, the index of its left
+  // symbol in the low half, so that the smallest key is the merge to apply
+  // next (the lowest rank, then the leftmost). A rank names one rule: each
+  // pair has one rule, each rule its own rank.
+  using Candidate = uint64_t;
+  static Candidate Key(int32_t rank, int32_t pos) {
+    return (uint64_t(uint32_t(rank)) << 32) | uint32_t(pos);
   }
 
   // The vocabulary id of the symbol for code point text[i, i + len).
@@ -237,7 +246,6 @@ class Bpe final : public Model {
   void MergeWord(std::string_view piece, std::vector<int32_t>& ids,
                  std::vector<Span>* spans = nullptr) const {
     thread_local std::vector<Symbol> symbols;
-    thread_local std::vector<Candidate> queue;
     thread_local std::string scratch;
     symbols.clear();
     auto add = [&](int32_t id, int32_t len) {
@@ -270,45 +278,94 @@ class Bpe final : public Model {
       i += len;
     }
     if (pending_unk_len > 0) add(*options_.unk_id, pending_unk_len);
+    if (symbols.size() <= kShortWord) {
+      MergeShort(symbols);
+    } else {
+      MergeLong(symbols);
+    }
+    Emit(symbols, ids, spans);
+  }
 
+  // Words of at most this many symbols merge by MergeShort's scans; longer
+  // ones by MergeLong's queue. Both apply the same merges in the same order.
+  static constexpr size_t kShortWord = 32;
+
+  // The lowest-ranked pair, the leftmost of equal ranks, found by a scan of
+  // the pairs' rules and merged, until no pair has a rule: the symbols stay
+  // packed (the right one of a merged pair is removed) and only the two
+  // pairs around a merge are looked up again.
+  void MergeShort(std::vector<Symbol>& symbols) const {
+    // rules[k]: the rule of pair (k, k + 1), rank kNone without one.
+    constexpr int32_t kNone = std::numeric_limits<int32_t>::max();
+    MergeTable::Rule rules[kShortWord];
+    auto rule_of = [&](size_t k) {
+      const auto* r = merges_.Find(symbols[k].id, symbols[k + 1].id);
+      return r ? *r : MergeTable::Rule{kNone, 0};
+    };
+    size_t n = symbols.size();
+    for (size_t k = 0; k + 1 < n; ++k) rules[k] = rule_of(k);
+    while (n > 1) {
+      size_t best = 0;
+      for (size_t k = 1; k + 1 < n; ++k)
+        if (rules[k].rank < rules[best].rank) best = k;
+      if (rules[best].rank == kNone) break;
+      symbols[best].id = rules[best].new_id;
+      symbols[best].len += symbols[best + 1].len;
+      std::copy(symbols.begin() + best + 2, symbols.begin() + n, symbols.begin() + best + 1);
+      if (best + 2 < n) std::copy(rules + best + 2, rules + n - 1, rules + best + 1);
+      --n;
+      symbols.resize(n);
+      if (best > 0) rules[best - 1] = rule_of(best - 1);
+      if (best + 1 < n) rules[best] = rule_of(best);
+    }
+  }
+
+  // The queue of MergeWord's step 2: each pair with a rule queued once, and
+  // each new pair a merge makes queued as it is made; stale entries (a pair
+  // merged away or changed) are skipped when they come up.
+  void MergeLong(std::vector<Symbol>& symbols) const {
+    thread_local std::vector<Candidate> queue;
     queue.clear();
     for (size_t pos = 0; pos + 1 < symbols.size(); ++pos) {
       if (const auto* rule = merges_.Find(symbols[pos].id, symbols[pos + 1].id)) {
-        queue.push_back(Candidate{rule->rank, static_cast<int32_t>(pos), rule->new_id});
+        queue.push_back(Key(rule->rank, static_cast<int32_t>(pos)));
       }
     }
-    std::make_heap(queue.begin(), queue.end(), After);
+    // std's heap keeps the greatest on top: ordered by greater, the smallest.
+    const std::greater<Candidate> after;
+    std::make_heap(queue.begin(), queue.end(), after);
     while (!queue.empty()) {
-      std::pop_heap(queue.begin(), queue.end(), After);
+      std::pop_heap(queue.begin(), queue.end(), after);
       const Candidate top = queue.back();
       queue.pop_back();
-      Symbol& left = symbols[top.pos];
+      const auto rank = static_cast<int32_t>(top >> 32);
+      const auto pos = static_cast<int32_t>(top & 0xFFFFFFFFu);
+      Symbol& left = symbols[pos];
       // A stale entry: its left symbol was merged away, it has nothing on
       // its right any more, or the pair there changed since it was queued.
       if (left.len == 0 || left.next < 0) continue;
       const Symbol right = symbols[left.next];
       const auto* rule = merges_.Find(left.id, right.id);
-      if (rule == nullptr || rule->new_id != top.new_id) continue;
+      if (rule == nullptr || rule->rank != rank) continue;
 
       symbols[left.next].len = 0;
-      left.id = top.new_id;
+      left.id = rule->new_id;
       left.len += right.len;
       left.next = right.next;
-      if (right.next >= 0) symbols[right.next].prev = top.pos;
+      if (right.next >= 0) symbols[right.next].prev = pos;
       if (left.prev >= 0) {
         if (const auto* r = merges_.Find(symbols[left.prev].id, left.id)) {
-          queue.push_back(Candidate{r->rank, left.prev, r->new_id});
-          std::push_heap(queue.begin(), queue.end(), After);
+          queue.push_back(Key(r->rank, left.prev));
+          std::push_heap(queue.begin(), queue.end(), after);
         }
       }
       if (left.next >= 0) {
         if (const auto* r = merges_.Find(left.id, symbols[left.next].id)) {
-          queue.push_back(Candidate{r->rank, top.pos, r->new_id});
-          std::push_heap(queue.begin(), queue.end(), After);
+          queue.push_back(Key(r->rank, pos));
+          std::push_heap(queue.begin(), queue.end(), after);
         }
       }
     }
-    Emit(symbols, ids, spans);
   }
 
   // The ids of the symbols left, each one's bytes after the one before.
@@ -347,6 +404,7 @@ class Bpe final : public Model {
   std::array<int32_t, kDirect> direct_ids_;
   std::array<int32_t, 256> byte_ids_;
   PieceCache cache_;
+  RecentPieces recent_;
 };
 
 // One merge as the file writes it: "a b" (merges.txt's line) or ["a", "b"].

@@ -6,21 +6,10 @@
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
-#include <vector>
 
-#include "tokenizers/aligned_text.h"
+#include "tokenizers/pieces.h"
 
 namespace phasor::tokenizers {
-
-struct Piece {
-  std::string text;  // UTF-8
-  // The piece begins where the whole input text begins (what Metaspace's
-  // prepend_scheme "first" asks); only the first piece of a split piece keeps it.
-  bool at_text_start = false;
-  // On the offsets path: [text.size()] each byte's span in the original
-  // (aligned_text.h), kept through every split and rewrite; empty otherwise.
-  std::vector<Span> align = {};
-};
 
 class PreTokenizer {
  public:
@@ -28,7 +17,7 @@ class PreTokenizer {
   // Splits every piece further, in order, in place (ByteLevel and Metaspace
   // also rewrite the text of each piece). Empty pieces are dropped. Safe to
   // call from many threads at once.
-  virtual void Split(std::vector<Piece>& pieces) const = 0;
+  virtual void Split(Pieces& pieces) const = 0;
 };
 
 // The pre-tokenizer a tokenizer.json "pre_tokenizer" value describes; nullptr

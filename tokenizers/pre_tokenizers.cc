@@ -107,36 +107,32 @@ void ApplyBehavior(const std::vector<Segment>& segments, Behavior behavior,
   }
 }
 
-// Replaces each piece by its parts. segments_of(text, segments) fills the
-// segments of one piece's text; the first part keeps at_text_start when it
-// begins where its piece began.
+// Replaces each piece by its parts, views of its bytes (nothing is copied).
+// segments_of(text, segments) fills the segments of one piece's text; the
+// first part keeps at_text_start when it begins where its piece began.
 template <class SegmentsOf>
-void SplitPieces(std::vector<Piece>& pieces, Behavior behavior, SegmentsOf segments_of) {
-  // Buffers of this thread, reused from call to call (no call nests in
-  // another): out is swapped with pieces, so both keep their capacity.
-  thread_local std::vector<Piece> out;
+void SplitPieces(Pieces& pieces, Behavior behavior, SegmentsOf segments_of) {
+  // Buffers of this thread, reused from call to call (no call nests in another).
   thread_local std::vector<Segment> segments;
   thread_local std::vector<std::pair<size_t, size_t>> spans;
-  out.clear();
-  for (Piece& piece : pieces) {
+  std::vector<Pieces::Ref>& out = pieces.StartCut();
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Pieces::Ref piece = pieces.ref(i);
     segments.clear();
-    segments_of(piece.text, segments);
+    segments_of(pieces.text(i), segments);
     ApplyBehavior(segments, behavior, spans);
     for (const auto& [b, e] : spans) {
       if (b == e) continue;
-      out.push_back(Piece{piece.text.substr(b, e - b), piece.at_text_start && b == 0, {}});
-      if (!piece.align.empty())
-        out.back().align.assign(piece.align.begin() + static_cast<std::ptrdiff_t>(b),
-                                piece.align.begin() + static_cast<std::ptrdiff_t>(e));
+      out.push_back(Pieces::Ref{piece.begin + b, piece.begin + e, piece.at_text_start && b == 0});
     }
   }
-  pieces.swap(out);
+  pieces.CommitCut();
 }
 
 // Segments where each code point for which is_match holds is a match of its
 // own, as the crate's Pattern for Fn(char) -> bool.
 template <class IsMatch>
-void CharSegments(const std::string& text, IsMatch is_match, std::vector<Segment>& segments) {
+void CharSegments(std::string_view text, IsMatch is_match, std::vector<Segment>& segments) {
   size_t last = 0;
   for (size_t i = 0; i < text.size();) {
     const size_t b = i;
@@ -151,9 +147,11 @@ void CharSegments(const std::string& text, IsMatch is_match, std::vector<Segment
 }
 
 // Segments of a regex's matches and the gaps between them (pattern.rs).
-void RegexSegments(const Regex& regex, const std::string& text, std::vector<Segment>& segments) {
+void RegexSegments(const Regex& regex, std::string_view text, std::vector<Segment>& segments) {
   size_t prev = 0;
-  for (const auto& [b, e] : regex.FindAll(text)) {
+  thread_local std::vector<std::pair<size_t, size_t>> matches;
+  regex.FindAll(text, matches);
+  for (const auto& [b, e] : matches) {
     if (prev != b) segments.push_back({prev, b, false});
     segments.push_back({b, e, true});
     prev = e;
@@ -178,8 +176,8 @@ bool IsBertPunctuation(char32_t c) {
 // character. One pass does both.
 class BertPreTokenizer final : public PreTokenizer {
  public:
-  void Split(std::vector<Piece>& pieces) const override {
-    SplitPieces(pieces, Behavior::kIsolated, [](const std::string& text, auto& segments) {
+  void Split(Pieces& pieces) const override {
+    SplitPieces(pieces, Behavior::kIsolated, [](std::string_view text, auto& segments) {
       // Spaces become matches that are then dropped: mark them with an
       // empty span, which SplitPieces skips, and cut around them.
       size_t last = 0;
@@ -205,8 +203,8 @@ PreTokenizerPtr MakeBert(const json&, const std::string&) {
 // whitespace.rs WhitespaceSplit: white space removed.
 class WhitespaceSplit final : public PreTokenizer {
  public:
-  void Split(std::vector<Piece>& pieces) const override {
-    SplitPieces(pieces, Behavior::kRemoved, [](const std::string& text, auto& segments) {
+  void Split(Pieces& pieces) const override {
+    SplitPieces(pieces, Behavior::kRemoved, [](std::string_view text, auto& segments) {
       CharSegments(text, IsWhiteSpace, segments);
     });
   }
@@ -222,8 +220,8 @@ PreTokenizerPtr MakeWhitespaceSplit(const json&, const std::string&) {
 // PCRE2, whose \w differs (regex.h).
 class Whitespace final : public PreTokenizer {
  public:
-  void Split(std::vector<Piece>& pieces) const override {
-    SplitPieces(pieces, Behavior::kRemoved, [](const std::string& text, auto& segments) {
+  void Split(Pieces& pieces) const override {
+    SplitPieces(pieces, Behavior::kRemoved, [](std::string_view text, auto& segments) {
       // 0: space (a gap), 1: word, 2: other; runs of one class are pieces.
       auto class_of = [](char32_t c) {
         if (c < 0x80) {
@@ -260,8 +258,8 @@ PreTokenizerPtr MakeWhitespace(const json&, const std::string&) {
 class Punctuation final : public PreTokenizer {
  public:
   explicit Punctuation(Behavior behavior) : behavior_(behavior) {}
-  void Split(std::vector<Piece>& pieces) const override {
-    SplitPieces(pieces, behavior_, [](const std::string& text, auto& segments) {
+  void Split(Pieces& pieces) const override {
+    SplitPieces(pieces, behavior_, [](std::string_view text, auto& segments) {
       CharSegments(text, IsBertPunctuation, segments);
     });
   }
@@ -281,9 +279,9 @@ PreTokenizerPtr MakePunctuation(const json& spec, const std::string& where) {
 class Digits final : public PreTokenizer {
  public:
   explicit Digits(bool individual) : individual_(individual) {}
-  void Split(std::vector<Piece>& pieces) const override {
+  void Split(Pieces& pieces) const override {
     SplitPieces(pieces, individual_ ? Behavior::kIsolated : Behavior::kContiguous,
-                [](const std::string& text, auto& segments) {
+                [](std::string_view text, auto& segments) {
                   CharSegments(text, unicode::IsNumericRust, segments);
                 });
   }
@@ -307,13 +305,13 @@ class SplitPreTokenizer final : public PreTokenizer {
         behavior_(behavior),
         invert_(invert) {}
 
-  void Split(std::vector<Piece>& pieces) const override {
-    SplitPieces(pieces, behavior_, [this](const std::string& text, std::vector<Segment>& segments) {
+  void Split(Pieces& pieces) const override {
+    SplitPieces(pieces, behavior_, [this](std::string_view text, std::vector<Segment>& segments) {
       if (regex_) {
         RegexSegments(*regex_, text, segments);
       } else {
         size_t prev = 0;
-        for (size_t at = text.find(literal_); at != std::string::npos;
+        for (size_t at = text.find(literal_); at != std::string_view::npos;
              at = text.find(literal_, prev)) {
           if (prev != at) segments.push_back({prev, at, false});
           segments.push_back({at, at + literal_.size(), true});
@@ -356,6 +354,40 @@ PreTokenizerPtr MakeSplit(const json& spec, const std::string& where) {
   throw Error(field + ": \"" + kind + R"(" is not a pattern kind (expected "String" or "Regex"))");
 }
 
+// GPT-2's bytes_to_unicode: the printable bytes stand for themselves, the
+// others (controls, space, DEL, U+00A0, U+00AD...) for 256, 257, ... in order.
+constexpr std::array<char32_t, 256> MakeByteTable() {
+  std::array<char32_t, 256> table{};
+  char32_t next = 256;
+  for (int b = 0; b < 256; ++b) {
+    const bool printable =
+        (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+    table[b] = printable ? char32_t(b) : next++;
+  }
+  return table;
+}
+constexpr std::array<char32_t, 256> kByteToUnicode = MakeByteTable();
+
+// Each byte's character in UTF-8: one byte or two (every one is below U+0800).
+struct MappedByte {
+  char bytes[2];
+  unsigned char size;
+};
+constexpr std::array<MappedByte, 256> MakeMappedBytes() {
+  std::array<MappedByte, 256> table{};
+  for (int b = 0; b < 256; ++b) {
+    const char32_t c = kByteToUnicode[b];
+    if (c < 0x80) {
+      table[b] = MappedByte{{static_cast<char>(c), 0}, 1};
+    } else {
+      table[b] =
+          MappedByte{{static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))}, 2};
+    }
+  }
+  return table;
+}
+constexpr std::array<MappedByte, 256> kMappedBytes = MakeMappedBytes();
+
 // GPT-2's pre-tokenization pattern, as byte_level.rs writes it.
 constexpr const char* kGpt2Pattern =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
@@ -368,42 +400,49 @@ class ByteLevel final : public PreTokenizer {
       : add_prefix_space_(add_prefix_space),
         regex_(use_regex ? std::make_unique<Regex>(kGpt2Pattern, "ByteLevel") : nullptr) {}
 
-  void Split(std::vector<Piece>& pieces) const override {
+  void Split(Pieces& pieces) const override {
     if (add_prefix_space_) {
-      for (Piece& piece : pieces) {
-        if (piece.text.empty() || piece.text[0] == ' ') continue;
-        piece.text.insert(0, 1, ' ');
+      size_t more = 0;
+      for (size_t i = 0; i < pieces.size(); ++i) more += pieces.text(i).size() + 1;
+      pieces.Reserve(more);
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        const std::string_view text = pieces.text(i);
+        if (text.empty() || text[0] == ' ') continue;
+        const size_t begin = pieces.Mark();
         // The crate's prepend: the space takes the first character's span.
-        if (!piece.align.empty()) piece.align.insert(piece.align.begin(), piece.align[0]);
+        const Span* align = pieces.aligned() ? pieces.align(i) : nullptr;
+        pieces.AppendByte(' ', align ? align[0] : Span{});
+        pieces.AppendCopy(text, align);
+        pieces.EndRewrite(i, begin);
       }
     }
     if (regex_) {
-      SplitPieces(pieces, Behavior::kIsolated, [this](const std::string& text, auto& segments) {
+      SplitPieces(pieces, Behavior::kIsolated, [this](std::string_view text, auto& segments) {
         RegexSegments(*regex_, text, segments);
       });
     }
-    std::string mapped;
-    std::vector<Span> align;
-    for (Piece& piece : pieces) {
-      mapped.clear();
-      align.clear();
-      for (size_t j = 0; j < piece.text.size(); ++j) {
-        const char32_t c = ByteToUnicode(static_cast<unsigned char>(piece.text[j]));
-        if (c < 0x80) {
-          mapped.push_back(static_cast<char>(c));
-        } else {  // every mapped character is below U+0800
-          mapped.push_back(static_cast<char>(0xC0 | (c >> 6)));
-          mapped.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-        }
+    // Every byte as its character: one or two bytes of UTF-8 (below U+0800).
+    size_t more = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) more += 2 * pieces.text(i).size();
+    pieces.Reserve(more);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const std::string_view text = pieces.text(i);
+      const Span* align = pieces.aligned() ? pieces.align(i) : nullptr;
+      const size_t begin = pieces.Mark();
+      size_t n = 0;
+      for (const char c : text) n += kMappedBytes[static_cast<unsigned char>(c)].size;
+      char* out = pieces.Grow(n);
+      for (size_t j = 0; j < text.size(); ++j) {
+        const MappedByte& m = kMappedBytes[static_cast<unsigned char>(text[j])];
+        out[0] = m.bytes[0];
+        if (m.size == 2) out[1] = m.bytes[1];
+        out += m.size;
         // Each byte's character takes the span of the character it is part of.
-        if (!piece.align.empty()) align.resize(mapped.size(), piece.align[j]);
+        if (align) pieces.AppendSpans(m.size, align[j]);
       }
-      piece.text.swap(mapped);
-      if (!piece.align.empty()) piece.align.swap(align);
+      pieces.EndRewrite(i, begin);
     }
-    pieces.erase(
-        std::remove_if(pieces.begin(), pieces.end(), [](const Piece& p) { return p.text.empty(); }),
-        pieces.end());
+    pieces.DropEmpty();
   }
 
  private:
@@ -428,43 +467,42 @@ class Metaspace final : public PreTokenizer {
   Metaspace(std::string replacement, PrependScheme scheme, bool split)
       : replacement_(std::move(replacement)), scheme_(scheme), split_(split) {}
 
-  void Split(std::vector<Piece>& pieces) const override {
-    for (Piece& piece : pieces) {
-      std::string& t = piece.text;
-      const bool aligned = !piece.align.empty();
-      if (t.find(' ') != std::string::npos) {
-        std::string out;
-        std::vector<Span> align;
-        out.reserve(t.size() + t.size() / 2);
-        for (size_t j = 0; j < t.size(); ++j) {
-          if (t[j] == ' ') {
-            out += replacement_;
-          } else {
-            out.push_back(t[j]);
-          }
-          // The replacement takes the span of the space it replaces.
-          if (aligned) align.resize(out.size(), piece.align[j]);
+  void Split(Pieces& pieces) const override {
+    const size_t r = replacement_.size();
+    size_t more = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) more += (pieces.text(i).size() + 1) * r;
+    pieces.Reserve(more);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const std::string_view t = pieces.text(i);
+      if (t.empty()) continue;
+      const bool spaces = t.find(' ') != std::string_view::npos;
+      const bool starts = t[0] == ' ' || t.substr(0, r) == replacement_;
+      const bool prepend =
+          !starts && (scheme_ == PrependScheme::kAlways ||
+                      (scheme_ == PrependScheme::kFirst && pieces.ref(i).at_text_start));
+      if (!spaces && !prepend) continue;
+      const Span* align = pieces.aligned() ? pieces.align(i) : nullptr;
+      const size_t begin = pieces.Mark();
+      // A prepended replacement takes the first character's span, one that
+      // replaces a space the space's.
+      if (prepend) pieces.Append(replacement_, align ? align[0] : Span{});
+      for (size_t j = 0; j < t.size(); ++j) {
+        if (t[j] == ' ') {
+          pieces.Append(replacement_, align ? align[j] : Span{});
+        } else {
+          pieces.AppendByte(t[j], align ? align[j] : Span{});
         }
-        t.swap(out);
-        if (aligned) piece.align.swap(align);
       }
-      const bool prepend = scheme_ == PrependScheme::kAlways ||
-                           (scheme_ == PrependScheme::kFirst && piece.at_text_start);
-      if (prepend && !t.empty() && t.compare(0, replacement_.size(), replacement_) != 0) {
-        t.insert(0, replacement_);
-        if (aligned) piece.align.insert(piece.align.begin(), replacement_.size(), piece.align[0]);
-      }
+      pieces.EndRewrite(i, begin);
     }
     if (!split_) {
-      pieces.erase(std::remove_if(pieces.begin(), pieces.end(),
-                                  [](const Piece& p) { return p.text.empty(); }),
-                   pieces.end());
+      pieces.DropEmpty();
       return;
     }
     SplitPieces(pieces, Behavior::kMergedWithNext,
-                [this](const std::string& text, std::vector<Segment>& segments) {
+                [this](std::string_view text, std::vector<Segment>& segments) {
                   size_t prev = 0;
-                  for (size_t at = text.find(replacement_); at != std::string::npos;
+                  for (size_t at = text.find(replacement_); at != std::string_view::npos;
                        at = text.find(replacement_, prev)) {
                     if (prev != at) segments.push_back({prev, at, false});
                     segments.push_back({at, at + replacement_.size(), true});
@@ -522,7 +560,7 @@ PreTokenizerPtr MakeMetaspace(const json& spec, const std::string& where) {
 class Sequence final : public PreTokenizer {
  public:
   explicit Sequence(std::vector<PreTokenizerPtr> steps) : steps_(std::move(steps)) {}
-  void Split(std::vector<Piece>& pieces) const override {
+  void Split(Pieces& pieces) const override {
     for (const auto& step : steps_) step->Split(pieces);
   }
 
@@ -549,20 +587,6 @@ constexpr std::array<std::pair<const char*, Builder>, 9> kPreTokenizers = {{
     {"Split", MakeSplit},
     {"Sequence", MakeSequence},
 }};
-
-// GPT-2's bytes_to_unicode: the printable bytes stand for themselves, the
-// others (controls, space, DEL, U+00A0, U+00AD...) for 256, 257, ... in order.
-constexpr std::array<char32_t, 256> MakeByteTable() {
-  std::array<char32_t, 256> table{};
-  char32_t next = 256;
-  for (int b = 0; b < 256; ++b) {
-    const bool printable =
-        (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-    table[b] = printable ? char32_t(b) : next++;
-  }
-  return table;
-}
-constexpr std::array<char32_t, 256> kByteToUnicode = MakeByteTable();
 
 }  // namespace
 

@@ -169,8 +169,16 @@ Regex::~Regex() { pcre2_code_free(code_); }
 
 std::vector<std::pair<size_t, size_t>> Regex::FindAll(std::string_view text) const {
   std::vector<std::pair<size_t, size_t>> spans;
-  std::unique_ptr<pcre2_match_data, MatchDataDeleter> data(
-      pcre2_match_data_create_from_pattern(code_, nullptr));
+  FindAll(text, spans);
+  return spans;
+}
+
+void Regex::FindAll(std::string_view text, std::vector<std::pair<size_t, size_t>>& spans) const {
+  spans.clear();
+  // The thread's match data, made once: one pair, the whole match's (groups
+  // are not read; a match with groups returns 0, "ovector too small").
+  thread_local std::unique_ptr<pcre2_match_data, MatchDataDeleter> data(
+      pcre2_match_data_create(1, nullptr));
   if (!data) throw Error(where_ + ": out of memory for a regex match");
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   size_t start = 0;
@@ -215,7 +223,6 @@ std::vector<std::pair<size_t, size_t>> Regex::FindAll(std::string_view text) con
       start = e + SequenceLength(static_cast<unsigned char>(text[e]));
     }
   }
-  return spans;
 }
 
 std::string Regex::UnicodeVersion() {

@@ -48,8 +48,11 @@ class Regex {
   // text (valid UTF-8), leftmost first, as the Rust crate's find_iter gives
   // them: an empty match right where the previous match ended is skipped.
   // Const and reentrant: the compiled pattern is shared, the match data is
-  // the call's own.
+  // the calling thread's own.
   std::vector<std::pair<size_t, size_t>> FindAll(std::string_view text) const;
+  // The same into spans (cleared first), with this thread's match data:
+  // nothing is allocated once spans has grown.
+  void FindAll(std::string_view text, std::vector<std::pair<size_t, size_t>>& spans) const;
 
   // pattern with every regex metacharacter escaped, so that it matches
   // itself (what the Rust crate does to a {"String": s} pattern).

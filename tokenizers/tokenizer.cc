@@ -20,7 +20,7 @@ namespace {
 // Per-thread buffers of EncodeText, sized by the longest text seen and reused.
 struct Scratch {
   std::vector<TextSplit> raw, normalized;
-  std::vector<Piece> pieces;
+  Pieces pieces;
   std::string segment;
 };
 
@@ -79,7 +79,7 @@ void Tokenizer::EncodeText(std::string_view text, TextTokens& out) const {
   Scratch& s = ThreadScratch();
   std::vector<TextSplit>& raw = s.raw;
   std::vector<TextSplit>& normalized = s.normalized;
-  std::vector<Piece>& pieces = s.pieces;
+  Pieces& pieces = s.pieces;
   std::string& segment = s.segment;
 
   SplitAdded(text, true, raw);
@@ -88,21 +88,23 @@ void Tokenizer::EncodeText(std::string_view text, TextTokens& out) const {
       ids.push_back(part.id);
       continue;
     }
-    segment.assign(text.substr(part.begin, part.end - part.begin));
-    if (normalizer_) normalizer_->Normalize(segment);
-    SplitAdded(segment, false, normalized);
+    // The part itself, or its normalized copy.
+    std::string_view normal = text.substr(part.begin, part.end - part.begin);
+    if (normalizer_) {
+      segment.assign(normal);
+      normalizer_->Normalize(segment);
+      normal = segment;
+    }
+    SplitAdded(normal, false, normalized);
     for (const TextSplit& sub : normalized) {
       if (sub.id >= 0) {
         ids.push_back(sub.id);
         continue;
       }
-      pieces.resize(1);
-      pieces[0].text.assign(segment, sub.begin, sub.end - sub.begin);
-      pieces[0].at_text_start = part.begin == 0 && sub.begin == 0;
-      pieces[0].align.clear();
+      pieces.Reset(normal.substr(sub.begin, sub.end - sub.begin), part.begin == 0 && sub.begin == 0,
+                   nullptr);
       if (pre_tokenizer_) pre_tokenizer_->Split(pieces);
-      for (const Piece& piece : pieces)
-        if (!piece.text.empty()) model_->Tokenize(piece.text, ids);
+      for (size_t i = 0; i < pieces.size(); ++i) model_->Tokenize(pieces.text(i), ids);
     }
   }
 }
@@ -121,7 +123,7 @@ void Tokenizer::SplitAdded(std::string_view text, bool raw, std::vector<TextSpli
 // in the normalized piece maps back to the text.
 void Tokenizer::EncodeTextWithOffsets(std::string_view text, TextTokens& out) const {
   thread_local std::vector<TextSplit> raw, normalized;
-  thread_local std::vector<Piece> pieces;
+  thread_local Pieces pieces;
   thread_local AlignedText segment;
   SplitAdded(text, true, raw);
   for (const TextSplit& part : raw) {
@@ -141,32 +143,29 @@ void Tokenizer::EncodeTextWithOffsets(std::string_view text, TextTokens& out) co
                        std::string_view(segment.text).substr(sub.begin, sub.end - sub.begin));
         continue;
       }
-      pieces.resize(1);
-      pieces[0].text.assign(segment.text, sub.begin, sub.end - sub.begin);
-      pieces[0].at_text_start = part.begin == 0 && sub.begin == 0;
-      pieces[0].align.assign(segment.align.begin() + static_cast<std::ptrdiff_t>(sub.begin),
-                             segment.align.begin() + static_cast<std::ptrdiff_t>(sub.end));
+      pieces.Reset(std::string_view(segment.text).substr(sub.begin, sub.end - sub.begin),
+                   part.begin == 0 && sub.begin == 0, segment.align.data() + sub.begin);
       if (pre_tokenizer_) pre_tokenizer_->Split(pieces);
-      for (const Piece& piece : pieces)
-        if (!piece.text.empty()) TokenizePiece(piece, out);
+      for (size_t i = 0; i < pieces.size(); ++i)
+        TokenizePiece(pieces.text(i), pieces.align(i), out);
     }
   }
 }
 
-void Tokenizer::TokenizePiece(const Piece& piece, TextTokens& out) const {
+void Tokenizer::TokenizePiece(std::string_view piece, const Span* align, TextTokens& out) const {
   thread_local std::vector<Span> spans;
   spans.clear();
   const size_t first = out.ids.size();
-  model_->TokenizeWithOffsets(piece.text, out.ids, spans);
+  model_->TokenizeWithOffsets(piece, out.ids, spans);
   for (size_t k = 0; k < spans.size(); ++k) {
     const auto [b, e] = spans[k];
     // The crate's convert_offsets: an empty span stays where it is in the
     // piece, one past the piece's end is left in the piece's own terms.
     Span span{b, e};
-    if (b < e && e <= piece.align.size()) {
-      span = {piece.align[b].first, piece.align[e - 1].second};
-    } else if (b == e && !piece.align.empty()) {
-      span = {piece.align[0].first + b, piece.align[0].first + e};
+    if (b < e && e <= piece.size()) {
+      span = {align[b].first, align[e - 1].second};
+    } else if (b == e) {
+      span = {align[0].first + b, align[0].first + e};
     }
     out.AddOffsets(span, model_->IdToToken(out.ids[first + k]));
   }

@@ -31,7 +31,6 @@ class Model;
 class AddedTokens;
 class PostProcessor;
 struct TextTokens;
-struct Piece;
 struct TextSplit;
 
 // The unit of Encoding::offsets. kBytes: bytes of the UTF-8 text, as the
@@ -103,8 +102,10 @@ class Tokenizer {
   // text's parts around the added tokens matched at this level (raw: in the
   // text as given; else in normalized text), into out, cleared first.
   void SplitAdded(std::string_view text, bool raw, std::vector<TextSplit>& out) const;
-  // The model's tokens of one pre-tokenized piece with their spans.
-  void TokenizePiece(const Piece& piece, TextTokens& out) const;
+  // The model's tokens of one pre-tokenized piece with their spans; align:
+  // [piece.size()] each byte's span in the text.
+  void TokenizePiece(std::string_view piece, const std::pair<size_t, size_t>* align,
+                     TextTokens& out) const;
   // One text's tokens, cut to its share and laid out: Encode and EncodePair.
   void Finish(std::string_view a_text, TextTokens& a, std::string_view b_text, TextTokens* b,
               const TokenizeOptions& options, Encoding& out) const;

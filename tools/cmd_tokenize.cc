@@ -46,6 +46,8 @@ void RunTokenizeCommand(TokenizeArgs& a) {
                         {"bytes", res.bytes},
                         {"threads", NumThreads()},
                         {"seconds", res.seconds},
+                        {"load_seconds", res.load_seconds},
+                        {"tokenize_seconds", res.tokenize_seconds},
                         {"mb_per_s", res.seconds > 0 ? res.bytes / res.seconds / 1e6 : 0.0}};
     std::cout << j.dump() << "\n";
   }
@@ -98,7 +100,9 @@ void AddTokenizeCommand(CLI::App& app) {
                 "\"pair_start\" for a pair}, as the tokenizers library's offsets");
   cmd->add_flag("--byte-offsets", args->byte_offsets,
                 "As --offsets, the spans in bytes of the UTF-8 text");
-  cmd->add_flag("--json", args->json, "Print one JSON object (lines, tokens, bytes, seconds)");
+  cmd->add_flag(
+      "--json", args->json,
+      "Print one JSON object (lines, tokens, bytes, seconds, load_seconds, tokenize_seconds)");
   cmd->callback([args] { RunTokenizeCommand(*args); });
 }
 

@@ -10,7 +10,9 @@
 //  - it applies byte fallback after the merges, to whole tokens.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -204,6 +206,76 @@ TEST(BpeTest, ManyThreadsShareTheCache) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(mismatches, (std::vector<int>{0, 0, 0, 0}));
+}
+
+// The merges by their definition, written out plainly: the pair of lowest
+// rank, the leftmost of equal ones, merged until no pair has a rule. Over
+// code points of a byte-level vocabulary in which each one is a token.
+std::vector<int32_t> ReferenceIds(const nlohmann::json& spec, const std::string& word) {
+  std::map<std::pair<std::string, std::string>, size_t> rank;
+  for (size_t r = 0; r < spec["merges"].size(); ++r) {
+    const std::string m = spec["merges"][r];
+    const size_t space = m.find(' ');
+    rank.emplace(std::make_pair(m.substr(0, space), m.substr(space + 1)), r);
+  }
+  std::vector<std::string> symbols;
+  for (size_t i = 0; i < word.size();) {
+    const size_t n = (static_cast<unsigned char>(word[i]) < 0x80) ? 1 : 2;
+    symbols.push_back(word.substr(i, n));
+    i += n;
+  }
+  for (;;) {
+    size_t best = symbols.size(), best_rank = SIZE_MAX;
+    for (size_t k = 0; k + 1 < symbols.size(); ++k) {
+      const auto it = rank.find({symbols[k], symbols[k + 1]});
+      if (it != rank.end() && it->second < best_rank) {
+        best = k;
+        best_rank = it->second;
+      }
+    }
+    if (best == symbols.size()) break;
+    symbols[best] += symbols[best + 1];
+    symbols.erase(symbols.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  std::vector<int32_t> ids;
+  for (const std::string& s : symbols) ids.push_back(spec["vocab"][s].get<int32_t>());
+  return ids;
+}
+
+// Words of 1 to 120 symbols, short ones (merged by scans) and long ones (by
+// the queue), against the definition above.
+TEST(BpeTest, ShortAndLongWordsMergeAsTheDefinitionSays) {
+  const nlohmann::json spec = ReadJson(kData + "byte_level_bpe.json");
+  const auto model = MakeBpe(spec, "t");
+  const std::vector<std::string> letters = {"a", "e", "h", "i", "n", "r",
+                                            "s", "t", "Ġ", "o", "u", "l"};
+  // Runs of "o" (the vocabulary merges "o o"): the leftmost pair first.
+  for (const std::string& w :
+       std::vector<std::string>{"ooo", "ooooo", "nooot", std::string(43, 'o')})
+    EXPECT_EQ(Ids(*model, w), ReferenceIds(spec, w)) << w;
+  std::mt19937 rng(5);
+  for (int i = 0; i < 600; ++i) {
+    std::string w;
+    const int n = 1 + static_cast<int>(rng() % 120);
+    for (int k = 0; k < n; ++k) w += letters[rng() % letters.size()];
+    EXPECT_EQ(Ids(*model, w), ReferenceIds(spec, w)) << w;
+  }
+}
+
+// Two models used in turn on one thread (each with the thread's recent
+// pieces in front of its cache) give each its own ids for the same words.
+TEST(BpeTest, ModelsUsedInTurnKeepTheirOwnIds) {
+  const auto merging = MakeBpe(
+      Spec({{"a", 0}, {"b", 1}, {"ab", 2}, {"abab", 3}}, nlohmann::json::array({"a b", "ab ab"})),
+      "t");
+  const auto plain = MakeBpe(
+      Spec({{"a", 0}, {"b", 1}, {"ab", 2}, {"abab", 3}}, nlohmann::json::array({"a b"})), "t");
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(Ids(*merging, "abab"), (std::vector<int32_t>{3}));
+    EXPECT_EQ(Ids(*plain, "abab"), (std::vector<int32_t>{2, 2}));
+    EXPECT_EQ(Ids(*merging, "ba"), (std::vector<int32_t>{1, 0}));
+    EXPECT_EQ(Ids(*plain, "ba"), (std::vector<int32_t>{1, 0}));
+  }
 }
 
 }  // namespace

@@ -22,18 +22,29 @@ using nlohmann::json;
 using testing::ErrorOf;
 using Texts = std::vector<std::string>;
 
-Texts Pieces(const json& spec, std::vector<Piece> pieces) {
+// The pieces spec's pre-tokenizer cuts texts into, each text given as a
+// piece of its own (the first at the text's start).
+Texts Split(const json& spec, const Texts& texts) {
   auto p = MakePreTokenizer(spec, "tokenizer.json: pre_tokenizer");
   EXPECT_NE(p, nullptr);
+  std::string all;
+  for (const std::string& t : texts) all += t;
+  Pieces pieces;
+  pieces.Reset(all, true, nullptr);
+  std::vector<Pieces::Ref>& refs = pieces.StartCut();
+  size_t at = 0;
+  for (const std::string& t : texts) {
+    refs.push_back(Pieces::Ref{at, at + t.size(), at == 0});
+    at += t.size();
+  }
+  pieces.CommitCut();
   if (p) p->Split(pieces);
   Texts out;
-  for (const Piece& piece : pieces) out.push_back(piece.text);
+  for (size_t i = 0; i < pieces.size(); ++i) out.emplace_back(pieces.text(i));
   return out;
 }
 
-Texts Pieces(const json& spec, const std::string& text) {
-  return Pieces(spec, {Piece{text, true}});
-}
+Texts Split(const json& spec, const std::string& text) { return Split(spec, Texts{text}); }
 
 TEST(PreTokenizersTest, NullIsNoPreTokenizer) {
   EXPECT_EQ(MakePreTokenizer(nullptr, "tokenizer.json: pre_tokenizer"), nullptr);
@@ -42,16 +53,16 @@ TEST(PreTokenizersTest, NullIsNoPreTokenizer) {
 TEST(PreTokenizersTest, BertSplitsOnSpaceAndIsolatesPunctuation) {
   const json spec = {{"type", "BertPreTokenizer"}};
   // [rust] bert.rs test basic; [js] agrees.
-  EXPECT_EQ(Pieces(spec, "Hey friend!     How are you?!?"),
+  EXPECT_EQ(Split(spec, "Hey friend!     How are you?!?"),
             (Texts{"Hey", "friend", "!", "How", "are", "you", "?", "!", "?"}));
   // [js] Unicode punctuation (P*: ¿ « » — 。) and ASCII symbols that are not
   // P* ($ + = are Sc/Sm) alike; U+00A0 is white space.
   EXPECT_EQ(
-      Pieces(spec,
-             u8"\u00BFQu\u00E9? \u00ABhola\u00BB \u2014 \u4F60\u597D\u3002 a_b $5+3=8 \u00A0x"),
+      Split(spec,
+            u8"\u00BFQu\u00E9? \u00ABhola\u00BB \u2014 \u4F60\u597D\u3002 a_b $5+3=8 \u00A0x"),
       (Texts{u8"\u00BF", u8"Qu\u00E9", "?", u8"\u00AB", "hola", u8"\u00BB", u8"\u2014",
              u8"\u4F60\u597D", u8"\u3002", "a", "_", "b", "$", "5", "+", "3", "=", "8", "x"}));
-  EXPECT_EQ(Pieces(spec, "   "), Texts{});
+  EXPECT_EQ(Split(spec, "   "), Texts{});
 }
 
 json ByteLevel(bool add_prefix_space, bool use_regex = true) {
@@ -64,19 +75,19 @@ json ByteLevel(bool add_prefix_space, bool use_regex = true) {
 TEST(PreTokenizersTest, ByteLevelSplitsAsGpt2AndMapsBytes) {
   // [rust] byte_level.rs tests pre_tokenization, handling_of_newlines,
   // handling_of_multiple_whitespaces, offsets_when_char_split_up; [js] agrees.
-  EXPECT_EQ(Pieces(ByteLevel(false), "Hello my friend, how is your day going?"),
+  EXPECT_EQ(Split(ByteLevel(false), "Hello my friend, how is your day going?"),
             (Texts{"Hello", u8"\u0120my", u8"\u0120friend", ",", u8"\u0120how", u8"\u0120is",
                    u8"\u0120your", u8"\u0120day", u8"\u0120going", "?"}));
-  EXPECT_EQ(Pieces(ByteLevel(false), "Hello there\nHello there"),
+  EXPECT_EQ(Split(ByteLevel(false), "Hello there\nHello there"),
             (Texts{"Hello", u8"\u0120there", u8"\u010A", "Hello", u8"\u0120there"}));
   EXPECT_EQ(
-      Pieces(ByteLevel(false), "Hello there       dear"),
+      Split(ByteLevel(false), "Hello there       dear"),
       (Texts{"Hello", u8"\u0120there", u8"\u0120\u0120\u0120\u0120\u0120\u0120", u8"\u0120dear"}));
-  EXPECT_EQ(Pieces(ByteLevel(false), u8"i\u2B62j"), (Texts{"i", u8"\u00E2\u0143\u00A2", "j"}));
+  EXPECT_EQ(Split(ByteLevel(false), u8"i\u2B62j"), (Texts{"i", u8"\u00E2\u0143\u00A2", "j"}));
   // [js] contractions are lowercase only; numbers, letters and others apart;
   // trailing spaces.
   EXPECT_EQ(
-      Pieces(ByteLevel(false), u8"I'm don't you've THEY'RE 2024 a\u00F1o \u4E2D\u6587!!  ok  "),
+      Split(ByteLevel(false), u8"I'm don't you've THEY'RE 2024 a\u00F1o \u4E2D\u6587!!  ok  "),
       (Texts{"I", "'m", u8"\u0120don", "'t", u8"\u0120you", "'ve", u8"\u0120THEY", "'", "RE",
              u8"\u01202024", u8"\u0120a\u00C3\u00B1o",
              u8"\u0120\u00E4\u00B8\u0143\u00E6\u0138\u0129", "!!", u8"\u0120", u8"\u0120ok",
@@ -88,15 +99,14 @@ TEST(PreTokenizersTest, ByteLevelPrefixSpaceAndNoRegex) {
   const Texts want = {u8"\u0120Hello", u8"\u0120my", u8"\u0120friend", ",",
                       u8"\u0120how",   u8"\u0120is", u8"\u0120your",   u8"\u0120day",
                       u8"\u0120going", "?"};
-  EXPECT_EQ(Pieces(ByteLevel(true), "Hello my friend, how is your day going?"), want);
-  EXPECT_EQ(Pieces(ByteLevel(true), " Hello my friend, how is your day going?"), want);
+  EXPECT_EQ(Split(ByteLevel(true), "Hello my friend, how is your day going?"), want);
+  EXPECT_EQ(Split(ByteLevel(true), " Hello my friend, how is your day going?"), want);
   // [js] use_regex false: one piece, bytes mapped.
-  EXPECT_EQ(Pieces(ByteLevel(false, false), u8"Hi there \u00E9"),
+  EXPECT_EQ(Split(ByteLevel(false, false), u8"Hi there \u00E9"),
             Texts{u8"Hi\u0120there\u0120\u00C3\u00A9"});
   // [rust] the space goes before every piece it is given, not only the
   // first (byte_level.rs prepends inside pretokenized.split).
-  EXPECT_EQ(Pieces(ByteLevel(true), {Piece{"a", true}, Piece{"b", false}}),
-            (Texts{u8"\u0120a", u8"\u0120b"}));
+  EXPECT_EQ(Split(ByteLevel(true), Texts{"a", "b"}), (Texts{u8"\u0120a", u8"\u0120b"}));
 }
 
 TEST(PreTokenizersTest, ByteToUnicodeIsGpt2sTable) {
@@ -114,44 +124,43 @@ TEST(PreTokenizersTest, ByteToUnicodeIsGpt2sTable) {
 
 TEST(PreTokenizersTest, WhitespaceAndWhitespaceSplit) {
   // [rust] whitespace.rs tests basic and whitespace_split; [js] agrees.
-  EXPECT_EQ(Pieces({{"type", "Whitespace"}}, "Hey man!"), (Texts{"Hey", "man", "!"}));
-  EXPECT_EQ(Pieces({{"type", "Whitespace"}}, "How are you doing?"),
+  EXPECT_EQ(Split({{"type", "Whitespace"}}, "Hey man!"), (Texts{"Hey", "man", "!"}));
+  EXPECT_EQ(Split({{"type", "Whitespace"}}, "How are you doing?"),
             (Texts{"How", "are", "you", "doing", "?"}));
-  EXPECT_EQ(Pieces({{"type", "Whitespace"}}, "\n"), Texts{});
-  EXPECT_EQ(Pieces({{"type", "Whitespace"}}, "a-b  c...d"),
-            (Texts{"a", "-", "b", "c", "...", "d"}));
+  EXPECT_EQ(Split({{"type", "Whitespace"}}, "\n"), Texts{});
+  EXPECT_EQ(Split({{"type", "Whitespace"}}, "a-b  c...d"), (Texts{"a", "-", "b", "c", "...", "d"}));
   // [rust] the regex crate's Unicode \w takes letters, marks and Nd digits
   // (é, a combining U+0301, Arabic-Indic ٣) but not No (²); the JS port's
   // ASCII \w would split these.
-  EXPECT_EQ(Pieces({{"type", "Whitespace"}}, u8"caf\u00E9 cafe\u0301 \u0663\u0664 x\u00B2"),
+  EXPECT_EQ(Split({{"type", "Whitespace"}}, u8"caf\u00E9 cafe\u0301 \u0663\u0664 x\u00B2"),
             (Texts{u8"caf\u00E9", u8"cafe\u0301", u8"\u0663\u0664", "x", u8"\u00B2"}));
-  EXPECT_EQ(Pieces({{"type", "WhitespaceSplit"}}, "Hey, man, Good?"),
+  EXPECT_EQ(Split({{"type", "WhitespaceSplit"}}, "Hey, man, Good?"),
             (Texts{"Hey,", "man,", "Good?"}));
   // [js]
-  EXPECT_EQ(Pieces({{"type", "WhitespaceSplit"}}, u8"  a\u3000b\tc\n"), (Texts{"a", "b", "c"}));
+  EXPECT_EQ(Split({{"type", "WhitespaceSplit"}}, u8"  a\u3000b\tc\n"), (Texts{"a", "b", "c"}));
 }
 
 TEST(PreTokenizersTest, PunctuationIsolatesEachCharacter) {
   // [rust] punctuation.rs test punctuation_basic (the JS port merges "?!?").
-  EXPECT_EQ(Pieces({{"type", "Punctuation"}}, "Hey friend!     How are you?!?"),
+  EXPECT_EQ(Split({{"type", "Punctuation"}}, "Hey friend!     How are you?!?"),
             (Texts{"Hey friend", "!", "     How are you", "?", "!", "?"}));
   // [rust] with a behavior: the crate's split rules (normalizer.rs).
-  EXPECT_EQ(Pieces({{"type", "Punctuation"}, {"behavior", "Contiguous"}}, "Hey!?! you."),
+  EXPECT_EQ(Split({{"type", "Punctuation"}, {"behavior", "Contiguous"}}, "Hey!?! you."),
             (Texts{"Hey", "!?!", " you", "."}));
-  EXPECT_EQ(Pieces({{"type", "Punctuation"}, {"behavior", "MergedWithPrevious"}}, "Hey!?! you."),
+  EXPECT_EQ(Split({{"type", "Punctuation"}, {"behavior", "MergedWithPrevious"}}, "Hey!?! you."),
             (Texts{"Hey!", "?", "!", " you."}));
 }
 
 TEST(PreTokenizersTest, DigitsApartOrOneByOne) {
   // [rust] digits.rs tests numbers and individual_digits; [js] agrees.
-  EXPECT_EQ(Pieces({{"type", "Digits"}, {"individual_digits", false}}, "Hey 123 friend!"),
+  EXPECT_EQ(Split({{"type", "Digits"}, {"individual_digits", false}}, "Hey 123 friend!"),
             (Texts{"Hey ", "123", " friend!"}));
-  EXPECT_EQ(Pieces({{"type", "Digits"}, {"individual_digits", true}}, "Hey 123 friend!"),
+  EXPECT_EQ(Split({{"type", "Digits"}, {"individual_digits", true}}, "Hey 123 friend!"),
             (Texts{"Hey ", "1", "2", "3", " friend!"}));
   // [rust] char::is_numeric is any N*: Arabic-Indic digits (Nd), Ⅻ (Nl) and
   // ½ (No) too (the JS port's \d takes ASCII only).
   EXPECT_EQ(
-      Pieces({{"type", "Digits"}, {"individual_digits", false}}, u8"a\u0663\u0664\u216B\u00BDb"),
+      Split({{"type", "Digits"}, {"individual_digits", false}}, u8"a\u0663\u0664\u216B\u00BDb"),
       (Texts{"a", u8"\u0663\u0664\u216B\u00BD", "b"}));
 }
 
@@ -164,39 +173,39 @@ TEST(PreTokenizersTest, SplitBehaviors) {
   // "How are you doing?" with each behavior.
   const json words = {{"Regex", "\\w+|[^\\w\\s]+"}};
   const std::string s = "How are you doing?";
-  EXPECT_EQ(Pieces(SplitSpec(words, "Removed", true), s),
+  EXPECT_EQ(Split(SplitSpec(words, "Removed", true), s),
             (Texts{"How", "are", "you", "doing", "?"}));
-  EXPECT_EQ(Pieces(SplitSpec(words, "Isolated", true), s),
+  EXPECT_EQ(Split(SplitSpec(words, "Isolated", true), s),
             (Texts{"How", " ", "are", " ", "you", " ", "doing", "?"}));
-  EXPECT_EQ(Pieces(SplitSpec(words, "MergedWithPrevious", true), s),
+  EXPECT_EQ(Split(SplitSpec(words, "MergedWithPrevious", true), s),
             (Texts{"How ", "are ", "you ", "doing", "?"}));
-  EXPECT_EQ(Pieces(SplitSpec(words, "MergedWithNext", true), s),
+  EXPECT_EQ(Split(SplitSpec(words, "MergedWithNext", true), s),
             (Texts{"How", " are", " you", " doing", "?"}));
-  EXPECT_EQ(Pieces(SplitSpec(words, "Contiguous", true), s),
+  EXPECT_EQ(Split(SplitSpec(words, "Contiguous", true), s),
             (Texts{"How", " ", "are", " ", "you", " ", "doing?"}));
   // [rust] split.rs test regex_string: a String " " splits as the regex \s+.
-  EXPECT_EQ(Pieces(SplitSpec({{"Regex", "\\s+"}}, "Removed", false), "Hey,  man!"),
+  EXPECT_EQ(Split(SplitSpec({{"Regex", "\\s+"}}, "Removed", false), "Hey,  man!"),
             (Texts{"Hey,", "man!"}));
-  EXPECT_EQ(Pieces(SplitSpec({{"String", " "}}, "Removed", false), "Hey, man!"),
+  EXPECT_EQ(Split(SplitSpec({{"String", " "}}, "Removed", false), "Hey, man!"),
             (Texts{"Hey,", "man!"}));
   // [rust] split.rs test invert: "Hello", inverted, removes what lies
   // between the Hellos, as splitting on " " does.
-  EXPECT_EQ(Pieces(SplitSpec({{"String", "Hello"}}, "Removed", true), "Hello Hello Hello"),
+  EXPECT_EQ(Split(SplitSpec({{"String", "Hello"}}, "Removed", true), "Hello Hello Hello"),
             (Texts{"Hello", "Hello", "Hello"}));
-  EXPECT_EQ(Pieces(SplitSpec({{"String", " "}}, "Removed", false), "Hello Hello Hello"),
+  EXPECT_EQ(Split(SplitSpec({{"String", " "}}, "Removed", false), "Hello Hello Hello"),
             (Texts{"Hello", "Hello", "Hello"}));
   // [rust] normalizer.rs's doc of SplitDelimiterBehavior: splitting
   // "the-final--countdown" on '-'.
   const json dash = {{"String", "-"}};
   const std::string t = "the-final--countdown";
-  EXPECT_EQ(Pieces(SplitSpec(dash, "Removed", false), t), (Texts{"the", "final", "countdown"}));
-  EXPECT_EQ(Pieces(SplitSpec(dash, "Isolated", false), t),
+  EXPECT_EQ(Split(SplitSpec(dash, "Removed", false), t), (Texts{"the", "final", "countdown"}));
+  EXPECT_EQ(Split(SplitSpec(dash, "Isolated", false), t),
             (Texts{"the", "-", "final", "-", "-", "countdown"}));
-  EXPECT_EQ(Pieces(SplitSpec(dash, "MergedWithPrevious", false), t),
+  EXPECT_EQ(Split(SplitSpec(dash, "MergedWithPrevious", false), t),
             (Texts{"the-", "final-", "-", "countdown"}));
-  EXPECT_EQ(Pieces(SplitSpec(dash, "MergedWithNext", false), t),
+  EXPECT_EQ(Split(SplitSpec(dash, "MergedWithNext", false), t),
             (Texts{"the", "-final", "-", "-countdown"}));
-  EXPECT_EQ(Pieces(SplitSpec(dash, "Contiguous", false), t),
+  EXPECT_EQ(Split(SplitSpec(dash, "Contiguous", false), t),
             (Texts{"the", "-", "final", "--", "countdown"}));
 }
 
@@ -207,20 +216,20 @@ TEST(PreTokenizersTest, SplitWithLlama3sPattern) {
                          "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
                          "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}};
   EXPECT_EQ(
-      Pieces(SplitSpec(pattern, "Isolated", false), u8"I'M here: 12345 caf\u00E9s\n\n  ok"),
+      Split(SplitSpec(pattern, "Isolated", false), u8"I'M here: 12345 caf\u00E9s\n\n  ok"),
       (Texts{"I", "'M", " here", ":", " ", "123", "45", u8" caf\u00E9s", "\n\n", " ", " ok"}));
 }
 
 TEST(PreTokenizersTest, SplitReadsOnigurumaClasses) {
   // [rust] Oniguruma's \s is White_Space: U+0085 is, U+180E is not (PCRE2's
   // own \s would take U+180E).
-  EXPECT_EQ(Pieces(SplitSpec({{"Regex", "\\s"}}, "Removed", false), u8"a\u0085b\u180Ec"),
+  EXPECT_EQ(Split(SplitSpec({{"Regex", "\\s"}}, "Removed", false), u8"a\u0085b\u180Ec"),
             (Texts{"a", u8"b\u180Ec"}));
   // [rust] Oniguruma's \h is a hexadecimal digit (PCRE2's: horizontal space).
-  EXPECT_EQ(Pieces(SplitSpec({{"Regex", "\\h+"}}, "Isolated", false), "xy 0fA9 z"),
+  EXPECT_EQ(Split(SplitSpec({{"Regex", "\\h+"}}, "Isolated", false), "xy 0fA9 z"),
             (Texts{"xy ", "0fA9", " z"}));
   // [rust] Oniguruma's \w takes marks (PCRE2 10.42's does not).
-  EXPECT_EQ(Pieces(SplitSpec({{"Regex", "\\w+"}}, "Removed", true), u8"cafe\u0301!"),
+  EXPECT_EQ(Split(SplitSpec({{"Regex", "\\w+"}}, "Removed", true), u8"cafe\u0301!"),
             Texts{u8"cafe\u0301"});
 }
 
@@ -234,25 +243,23 @@ json Metaspace(const char* scheme, bool split) {
 TEST(PreTokenizersTest, MetaspaceReplacesPrependsAndSplits) {
   // [rust] metaspace.rs tests basic and multiple_spaces (the JS port never
   // splits).
-  EXPECT_EQ(Pieces(Metaspace("always", true), "Hey friend!"),
+  EXPECT_EQ(Split(Metaspace("always", true), "Hey friend!"),
             (Texts{u8"\u2581Hey", u8"\u2581friend!"}));
-  EXPECT_EQ(Pieces(Metaspace("always", true), "Hey   friend!"),
+  EXPECT_EQ(Split(Metaspace("always", true), "Hey   friend!"),
             (Texts{u8"\u2581Hey", u8"\u2581", u8"\u2581", u8"\u2581friend!"}));
   // [rust] metaspace.rs test non_legacy_meta_space: "first" prepends only to
   // the piece at the start of the text; added tokens cut the text first.
-  const std::vector<Piece> pieces = {
-      {"Hey my friend ", true}, {"<s>", false}, {u8"how\u2581are you", false}};
-  EXPECT_EQ(Pieces(Metaspace("first", false), pieces),
+  const Texts pieces = {"Hey my friend ", "<s>", u8"how\u2581are you"};
+  EXPECT_EQ(Split(Metaspace("first", false), pieces),
             (Texts{u8"\u2581Hey\u2581my\u2581friend\u2581", "<s>", u8"how\u2581are\u2581you"}));
-  EXPECT_EQ(Pieces(Metaspace("always", true), {{u8"\u2581Hey\u2581my\u2581friend\u2581", true},
-                                               {"<s>", false},
-                                               {u8"how\u2581are\u2581you", false}}),
+  EXPECT_EQ(Split(Metaspace("always", true),
+                  Texts{u8"\u2581Hey\u2581my\u2581friend\u2581", "<s>", u8"how\u2581are\u2581you"}),
             (Texts{u8"\u2581Hey", u8"\u2581my", u8"\u2581friend", u8"\u2581", u8"\u2581<s>",
                    u8"\u2581how", u8"\u2581are", u8"\u2581you"}));
-  EXPECT_EQ(Pieces(Metaspace("first", false), {{" Hey ", true}, {"<s>", false}, {"how", false}}),
+  EXPECT_EQ(Split(Metaspace("first", false), Texts{" Hey ", "<s>", "how"}),
             (Texts{u8"\u2581Hey\u2581", "<s>", "how"}));
   // [rust] never: no prefix at all.
-  EXPECT_EQ(Pieces(Metaspace("never", true), "Hey friend"), (Texts{"Hey", u8"\u2581friend"}));
+  EXPECT_EQ(Split(Metaspace("never", true), "Hey friend"), (Texts{"Hey", u8"\u2581friend"}));
 }
 
 TEST(PreTokenizersTest, MetaspaceReadsTheLegacyPrefixFlag) {
@@ -260,9 +267,9 @@ TEST(PreTokenizersTest, MetaspaceReadsTheLegacyPrefixFlag) {
   // add_prefix_space true alone means always; false means never.
   const json legacy = {
       {"type", "Metaspace"}, {"replacement", u8"\u2581"}, {"add_prefix_space", true}};
-  EXPECT_EQ(Pieces(legacy, "Hey friend"), (Texts{u8"\u2581Hey", u8"\u2581friend"}));
+  EXPECT_EQ(Split(legacy, "Hey friend"), (Texts{u8"\u2581Hey", u8"\u2581friend"}));
   const json never = {{"type", "Metaspace"}, {"replacement", "_"}, {"add_prefix_space", false}};
-  EXPECT_EQ(Pieces(never, "Hey friend"), (Texts{"Hey", "_friend"}));
+  EXPECT_EQ(Split(never, "Hey friend"), (Texts{"Hey", "_friend"}));
   // [rust] add_prefix_space false against prepend_scheme always is refused.
   const std::string e = ErrorOf([] {
     MakePreTokenizer({{"type", "Metaspace"},
@@ -284,7 +291,7 @@ TEST(PreTokenizersTest, SequenceRunsInOrder) {
       {"pretokenizers",
        {{{"type", "WhitespaceSplit"}},
         {{"type", "Metaspace"}, {"replacement", u8"\u2581"}, {"add_prefix_space", true}}}}};
-  EXPECT_EQ(Pieces(seq, "  Hey   friend! "), (Texts{u8"\u2581Hey", u8"\u2581friend!"}));
+  EXPECT_EQ(Split(seq, "  Hey   friend! "), (Texts{u8"\u2581Hey", u8"\u2581friend!"}));
 }
 
 TEST(PreTokenizersTest, SplitIsSafeOnManyThreads) {
@@ -298,10 +305,11 @@ TEST(PreTokenizersTest, SplitIsSafeOnManyThreads) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int k = 0; k < 200; ++k) {
-        std::vector<Piece> pieces = {{text, true}};
+        Pieces pieces;
+        pieces.Reset(text, true, nullptr);
         split->Split(pieces);
         Texts out;
-        for (const Piece& p : pieces) out.push_back(p.text);
+        for (size_t i = 0; i < pieces.size(); ++i) out.emplace_back(pieces.text(i));
         got[t] = out;
       }
     });

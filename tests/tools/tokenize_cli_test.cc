@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/support/paths.h"
@@ -37,6 +38,26 @@ std::string TextFile(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "tokenize_cli_" + name + ".txt";
   WriteFile(path, text);
   return path;
+}
+
+// --json counts what was read and written, and gives the load and the
+// tokenizing apart from the whole run's time.
+TEST(TokenizeCliTest, JsonCountsLinesIdsBytesAndTheLoadApart) {
+  const std::string dir = TokenizerFolder("json");
+  const std::string text = TextFile("json", "Hello, worlds!\nthe hello\n");
+  const std::string out = ::testing::TempDir() + "tokenize_cli_json_ids.txt";
+  const auto r = RunPhasor("tokenize --model " + dir + " --text-file " + text + " --output " + out +
+                           " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("lines"), 2);
+  EXPECT_EQ(j.at("tokens"), 11);  // 2 5 10 6 7 11 3 and 2 12 5 3
+  EXPECT_EQ(j.at("bytes"), 25);
+  const double load = j.at("load_seconds"), work = j.at("tokenize_seconds"), all = j.at("seconds");
+  EXPECT_GT(load, 0);
+  EXPECT_GT(work, 0);
+  EXPECT_LE(load + work, all);
+  EXPECT_EQ(ReadFile(out), "2 5 10 6 7 11 3\n2 12 5 3\n");
 }
 
 TEST(TokenizeCliTest, OneLineOfIdsPerLineAsHuggingFaceGivesThem) {
