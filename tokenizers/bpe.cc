@@ -8,8 +8,8 @@
 //  2. merges apply by rank, lowest first, the leftmost on equal ranks: by
 //     scans on short words, from one priority queue on long ones (each merge
 //     only changes its two neighbours' pairs).
-// Whole pieces are cached (the thread's recent ones in front of a shared
-// cache), so a repeated word costs one lookup.
+// Whole pieces are cached, so a repeated word costs one lookup (and the
+// tokenizer keeps each thread's recent pieces in front: recent_pieces.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -30,7 +30,6 @@
 #include "tokenizers/model.h"
 #include "tokenizers/model_spec.h"
 #include "tokenizers/model_vocab.h"
-#include "tokenizers/recent_pieces.h"
 #include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
@@ -159,11 +158,21 @@ class Bpe final : public Model {
 
   void Tokenize(std::string_view piece, std::vector<int32_t>& ids) const override {
     if (piece.empty()) return;
-    const size_t hash = std::hash<std::string_view>()(piece);
-    if (recent_.Get(piece, hash, ids)) return;
+    if (options_.ignore_merges) {
+      if (const auto id = vocab_.Find(piece)) {
+        ids.push_back(*id);
+        return;
+      }
+    }
+    const bool cacheable = piece.size() < PieceCache::kMaxPieceBytes;
+    size_t hash = 0;
+    if (cacheable) {
+      hash = std::hash<std::string_view>()(piece);
+      if (cache_.Get(piece, hash, ids)) return;
+    }
     const size_t first = ids.size();
-    TokenizeMissed(piece, hash, ids);
-    recent_.Put(piece, hash, ids.data() + first, ids.size() - first);
+    MergeWord(piece, ids);
+    if (cacheable) cache_.Put(piece, hash, ids.data() + first, ids.size() - first);
   }
 
   // Not cached: the cache keeps ids only.
@@ -187,22 +196,6 @@ class Bpe final : public Model {
   int32_t VocabSize() const override { return vocab_.IdBound(); }
 
  private:
-  // Tokenize of a piece the thread's recent pieces do not hold: the whole
-  // piece as a token (ignore_merges), else the shared cache, else its merges.
-  void TokenizeMissed(std::string_view piece, size_t hash, std::vector<int32_t>& ids) const {
-    if (options_.ignore_merges) {
-      if (const auto id = vocab_.Find(piece)) {
-        ids.push_back(*id);
-        return;
-      }
-    }
-    const bool cacheable = piece.size() < PieceCache::kMaxPieceBytes;
-    if (cacheable && cache_.Get(piece, hash, ids)) return;
-    const size_t first = ids.size();
-    MergeWord(piece, ids);
-    if (cacheable) cache_.Put(piece, hash, ids.data() + first, ids.size() - first);
-  }
-
   static constexpr char32_t kDirect = 0x800;
 
   struct Symbol {
@@ -404,7 +397,6 @@ class Bpe final : public Model {
   std::array<int32_t, kDirect> direct_ids_;
   std::array<int32_t, 256> byte_ids_;
   PieceCache cache_;
-  RecentPieces recent_;
 };
 
 // One merge as the file writes it: "a b" (merges.txt's line) or ["a", "b"].

@@ -64,19 +64,8 @@ class TokenTable {
     }
   }
 
- private:
-  static constexpr uint32_t kNone = ~uint32_t{0};
-  struct Slot {
-    uint32_t hash;  // the high half of the token's hash (the low bits pick the slot)
-    uint32_t size;
-    uint32_t offset;  // in text_
-    int32_t id;       // -1: empty
-  };
-  struct Place {
-    uint32_t offset = kNone;
-    uint32_t size = 0;
-  };
-  // Eight bytes at a time, each step a multiply and a shift; the last one to
+  // The table's hash of a token (also the tokenizer's recent pieces'):
+  // eight bytes at a time, each step a multiply and a shift; the last one to
   // eight bytes read as two overlapping loads (no byte loop, no read past the
   // token); then a final mix, so the low bits pick a slot.
   static uint64_t Hash(std::string_view token) {
@@ -102,6 +91,19 @@ class TokenTable {
     hash *= 0xd6e8feb86659fd93ull;
     return hash ^ (hash >> 32);
   }
+
+ private:
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  struct Slot {
+    uint32_t hash;  // the high half of the token's hash (the low bits pick the slot)
+    uint32_t size;
+    uint32_t offset;  // in text_
+    int32_t id;       // -1: empty
+  };
+  struct Place {
+    uint32_t offset = kNone;
+    uint32_t size = 0;
+  };
   // Whether the n bytes at x and y are the same: whole words (the last one
   // overlapping the one before), never a byte past either.
   static bool SameBytes(const char* x, const char* y, size_t n) {

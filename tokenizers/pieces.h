@@ -57,9 +57,12 @@ class Pieces {
     if (aligned_) spans_.insert(spans_.end(), s.size(), span);
   }
   // s with its spans align[0, s.size()) (null when not aligned).
+  // (s and align may be a piece of this buffer: the room Reserve made
+  // keeps them in place.)
   void AppendCopy(std::string_view s, const Span* align) {
     bytes_.append(s);
-    if (aligned_) spans_.insert(spans_.end(), align, align + s.size());
+    if (aligned_)
+      for (size_t k = 0; k < s.size(); ++k) spans_.push_back(align[k]);
   }
   void AppendByte(char c, Span span) {
     bytes_.push_back(c);

@@ -1,10 +1,10 @@
-// The ids of the pieces a thread tokenized last, in front of a model's own
-// cache: a direct-mapped table of kSlots 64-byte slots (64 KiB a thread, made
-// on its first piece and kept), small enough to stay in the core's cache, so
-// that the common words of a text cost one hash and one compare, with no lock
-// and no lookup in the vocabulary's megabytes. A piece of more than kMaxBytes
-// bytes or kMaxIds ids is not kept. Every slot carries the id of the model
-// that filled it: models used in turn on one thread never read each other's.
+// The ids of the pieces a thread tokenized last, in front of the model (and
+// its own cache, if it has one): a direct-mapped table of kSlots 64-byte slots (64 KiB a thread,
+// made on its first piece and kept), small enough to stay in the core's cache, so that the common
+// words of a text cost one hash and one compare, with no lock and no lookup in the vocabulary's
+// megabytes. A piece of more than kMaxBytes bytes or kMaxIds ids is not kept. Every slot carries
+// the id of the table user (a tokenizer) that filled it: tokenizers used in turn on one thread
+// never read each other's.
 #pragma once
 
 #include <atomic>
@@ -13,6 +13,8 @@
 #include <memory>
 #include <string_view>
 #include <vector>
+
+#include "tokenizers/model_vocab.h"
 
 namespace phasor::tokenizers {
 
@@ -23,6 +25,8 @@ class RecentPieces {
   static constexpr size_t kSlots = 1024;
 
   RecentPieces() : owner_(NextOwner()) {}
+
+  static uint64_t Hash(std::string_view piece) { return TokenTable::Hash(piece); }
 
   // Appends piece's kept ids and returns true, or returns false. hash: any
   // hash of piece, the same on every call.

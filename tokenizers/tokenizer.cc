@@ -11,6 +11,7 @@
 #include "tokenizers/normalizer.h"
 #include "tokenizers/post_processor.h"
 #include "tokenizers/pre_tokenizer.h"
+#include "tokenizers/recent_pieces.h"
 #include "tokenizers/token_offsets.h"
 #include "tokenizers/utf8.h"
 
@@ -64,7 +65,7 @@ void TruncateLongestFirst(TextTokens& a, TextTokens* b, size_t max_length, size_
 
 }  // namespace
 
-Tokenizer::Tokenizer() = default;
+Tokenizer::Tokenizer() : recent_(std::make_unique<RecentPieces>()) {}
 Tokenizer::~Tokenizer() = default;
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
@@ -104,7 +105,14 @@ void Tokenizer::EncodeText(std::string_view text, TextTokens& out) const {
       pieces.Reset(normal.substr(sub.begin, sub.end - sub.begin), part.begin == 0 && sub.begin == 0,
                    nullptr);
       if (pre_tokenizer_) pre_tokenizer_->Split(pieces);
-      for (size_t i = 0; i < pieces.size(); ++i) model_->Tokenize(pieces.text(i), ids);
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        const std::string_view piece = pieces.text(i);
+        const uint64_t hash = RecentPieces::Hash(piece);
+        if (recent_->Get(piece, hash, ids)) continue;
+        const size_t first = ids.size();
+        model_->Tokenize(piece, ids);
+        recent_->Put(piece, hash, ids.data() + first, ids.size() - first);
+      }
     }
   }
 }

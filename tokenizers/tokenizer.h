@@ -30,6 +30,7 @@ class PreTokenizer;
 class Model;
 class AddedTokens;
 class PostProcessor;
+class RecentPieces;
 struct TextTokens;
 struct TextSplit;
 
@@ -115,6 +116,9 @@ class Tokenizer {
   std::unique_ptr<PreTokenizer> pre_tokenizer_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<PostProcessor> post_processor_;
+  // Each thread's last pieces and their ids (recent_pieces.h), in front of
+  // the model: pieces are tokenized by their text alone.
+  std::unique_ptr<RecentPieces> recent_;
   int64_t model_max_length_ = 0;
   std::string description_;
 };

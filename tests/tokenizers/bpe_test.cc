@@ -262,8 +262,8 @@ TEST(BpeTest, ShortAndLongWordsMergeAsTheDefinitionSays) {
   }
 }
 
-// Two models used in turn on one thread (each with the thread's recent
-// pieces in front of its cache) give each its own ids for the same words.
+// Two models used in turn on one thread give each its own ids for the same
+// words (each its own cache).
 TEST(BpeTest, ModelsUsedInTurnKeepTheirOwnIds) {
   const auto merging = MakeBpe(
       Spec({{"a", 0}, {"b", 1}, {"ab", 2}, {"abab", 3}}, nlohmann::json::array({"a b", "ab ab"})),

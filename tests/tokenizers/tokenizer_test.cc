@@ -41,6 +41,25 @@ nlohmann::json Added(const std::string& content, int id, bool single_word, bool 
           {"special", false}};
 }
 
+// Two tokenizers used in turn on one thread (each thread keeps its recent
+// pieces, recent_pieces.h) give each its own ids for the same words: here
+// the second's vocabulary swaps the ids of "hello" and "world".
+TEST(TokenizerTest, TokenizersUsedInTurnKeepTheirOwnIds) {
+  const auto a = HandTokenizer("turn_a");
+  auto spec = nlohmann::json::parse(testing::ReadFile(std::string(phasor::testing::kTestDataDir) +
+                                                      "/tokenizers/hand/tokenizer.json"));
+  spec["model"]["vocab"]["hello"] = 6;
+  spec["model"]["vocab"]["world"] = 5;
+  const std::string dir = ::testing::TempDir() + "tokenizer_test_turn_b";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  std::ofstream(dir + "/tokenizer.json") << spec.dump();
+  const auto b = Tokenizer::Load(dir);
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(a->Encode("hello world", {}).ids, (Ids{2, 5, 6, 3}));
+    EXPECT_EQ(b->Encode("hello world", {}).ids, (Ids{2, 6, 5, 3}));
+  }
+}
+
 TEST(TokenizerTest, TruncationIsLongestFirst) {
   const auto tok = HandTokenizer("truncate");
   TokenizeOptions o;
