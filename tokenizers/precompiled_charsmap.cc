@@ -1,6 +1,7 @@
 #include "tokenizers/precompiled_charsmap.h"
 
 #include <unicode/brkiter.h>
+#include <unicode/uchar.h>
 #include <unicode/locid.h>
 #include <unicode/utext.h>
 #include <unicode/utf8.h>
@@ -36,6 +37,26 @@ bool IsValidUtf8(std::string_view s) {
     U8_NEXT(p, i, n, c);
     if (c < 0) return false;
   }
+  return true;
+}
+
+// Whether the code point at i is a grapheme cluster of its own, and where it
+// ends (end): so when its Grapheme_Cluster_Break is Other and the one after
+// it (if any) is none of Extend, ZWJ and SpacingMark, the only classes that
+// join what comes before them (UAX #29: GB9, GB9a; an Other is no Prepend, CR,
+// Hangul syllable or regional indicator, whose rules look forward). ICU's own
+// property data: the iterator's answer, without its cost.
+bool AloneInItsCluster(std::string_view text, size_t i, size_t& end) {
+  size_t j = i;
+  const auto c = static_cast<UChar32>(NextCodePoint(text, j));
+  if (u_getIntPropertyValue(c, UCHAR_GRAPHEME_CLUSTER_BREAK) != U_GCB_OTHER) return false;
+  if (j < text.size()) {
+    size_t k = j;
+    const auto next = static_cast<UChar32>(NextCodePoint(text, k));
+    const int gcb = u_getIntPropertyValue(next, UCHAR_GRAPHEME_CLUSTER_BREAK);
+    if (gcb == U_GCB_EXTEND || gcb == U_GCB_ZWJ || gcb == U_GCB_SPACING_MARK) return false;
+  }
+  end = j;
   return true;
 }
 
@@ -172,12 +193,15 @@ std::string PrecompiledCharsmap::Apply(std::string_view text) const {
       }
       continue;
     }
-    if (clusters == nullptr) clusters = GraphemesOf(text.data(), n, where_, utext);
-    int32_t end = clusters->following(static_cast<int32_t>(i));
-    if (end == icu::BreakIterator::DONE || static_cast<size_t>(end) <= i)
-      end = static_cast<int32_t>(n);
-    AppendCluster(text.substr(i, static_cast<size_t>(end) - i), out);
-    i = static_cast<size_t>(end);
+    size_t end = 0;
+    if (!AloneInItsCluster(text, i, end)) {
+      if (clusters == nullptr) clusters = GraphemesOf(text.data(), n, where_, utext);
+      const int32_t e = clusters->following(static_cast<int32_t>(i));
+      end =
+          e == icu::BreakIterator::DONE || static_cast<size_t>(e) <= i ? n : static_cast<size_t>(e);
+    }
+    AppendCluster(text.substr(i, end - i), out);
+    i = end;
   }
   return out;
 }
@@ -239,7 +263,7 @@ void PrecompiledCharsmap::ApplyAligned(AlignedText& t) const {
     size_t end = i + 1;
     if (b < 0x80 && (i + 1 == n || static_cast<unsigned char>(text[i + 1]) < 0x80)) {
       if (b == '\r' && i + 1 < n && text[i + 1] == '\n') end = i + 2;  // as Apply
-    } else {
+    } else if (!AloneInItsCluster(text, i, end)) {
       if (clusters == nullptr) clusters = GraphemesOf(text.data(), n, where_, utext);
       const int32_t e = clusters->following(static_cast<int32_t>(i));
       end =
