@@ -1,11 +1,13 @@
 #include "tokenizers/precompiled_charsmap.h"
 
 #include <unicode/brkiter.h>
-#include <unicode/uchar.h>
 #include <unicode/locid.h>
+#include <unicode/uchar.h>
 #include <unicode/utext.h>
 #include <unicode/utf8.h>
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -46,14 +48,26 @@ bool IsValidUtf8(std::string_view s) {
 // join what comes before them (UAX #29: GB9, GB9a; an Other is no Prepend, CR,
 // Hangul syllable or regional indicator, whose rules look forward). ICU's own
 // property data: the iterator's answer, without its cost.
+// Grapheme_Cluster_Break of c: for the BMP from a table made once (64 KiB,
+// a millisecond), since ICU's property lookup would be most of the cost.
+int GraphemeBreak(UChar32 c) {
+  static const std::array<uint8_t, 0x10000> bmp = [] {
+    std::array<uint8_t, 0x10000> t{};
+    for (UChar32 k = 0; k < 0x10000; ++k)
+      t[k] = static_cast<uint8_t>(u_getIntPropertyValue(k, UCHAR_GRAPHEME_CLUSTER_BREAK));
+    return t;
+  }();
+  return c < 0x10000 ? bmp[c] : u_getIntPropertyValue(c, UCHAR_GRAPHEME_CLUSTER_BREAK);
+}
+
 bool AloneInItsCluster(std::string_view text, size_t i, size_t& end) {
   size_t j = i;
   const auto c = static_cast<UChar32>(NextCodePoint(text, j));
-  if (u_getIntPropertyValue(c, UCHAR_GRAPHEME_CLUSTER_BREAK) != U_GCB_OTHER) return false;
+  if (GraphemeBreak(c) != U_GCB_OTHER) return false;
   if (j < text.size()) {
     size_t k = j;
     const auto next = static_cast<UChar32>(NextCodePoint(text, k));
-    const int gcb = u_getIntPropertyValue(next, UCHAR_GRAPHEME_CLUSTER_BREAK);
+    const int gcb = GraphemeBreak(next);
     if (gcb == U_GCB_EXTEND || gcb == U_GCB_ZWJ || gcb == U_GCB_SPACING_MARK) return false;
   }
   end = j;

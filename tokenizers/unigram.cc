@@ -4,8 +4,10 @@
 // (itself SentencePiece's EncodeOptimized). A character no piece of its own
 // length covers may be the unknown piece, scored min_score - 10; consecutive
 // unknown pieces are fused into one; with byte_fallback a fused run that is
-// not itself a piece becomes its "<0xAB>" byte pieces.
+// not itself a piece becomes its "<0xAB>" byte pieces. Pieces are cached
+// (piece_cache.h).
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "tokenizers/model.h"
 #include "tokenizers/model_spec.h"
 #include "tokenizers/model_vocab.h"
+#include "tokenizers/piece_cache.h"
 #include "tokenizers/utf8.h"
 
 namespace phasor::tokenizers {
@@ -121,7 +124,15 @@ class Unigram final : public Model {
   }
 
   void Tokenize(std::string_view piece, std::vector<int32_t>& ids) const override {
+    const bool cacheable = !piece.empty() && piece.size() < PieceCache::kMaxPieceBytes;
+    size_t hash = 0;
+    if (cacheable) {
+      hash = std::hash<std::string_view>()(piece);
+      if (cache_.Get(piece, hash, ids)) return;
+    }
+    const size_t first = ids.size();
     Run(piece, ids, nullptr);
+    if (cacheable) cache_.Put(piece, hash, ids.data() + first, ids.size() - first);
   }
   void TokenizeWithOffsets(std::string_view piece, std::vector<int32_t>& ids,
                            std::vector<Span>& spans) const override {
@@ -226,6 +237,7 @@ class Unigram final : public Model {
   bool byte_fallback_;
   double unk_score_;
   std::array<int32_t, 256> byte_ids_;
+  PieceCache cache_{10000};  // the ids path's pieces
 };
 
 }  // namespace
