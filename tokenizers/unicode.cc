@@ -9,6 +9,7 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <string>
 
@@ -37,6 +38,22 @@ bool InTable(const CodePointRange (&table)[N], char32_t c) {
   const CodePointRange* it = std::upper_bound(
       table, table + N, c, [](char32_t v, const CodePointRange& r) { return v < r.first; });
   return it != table && c <= (it - 1)->last;
+}
+
+// InTable of one of the Unicode 8.0 / 9.0 tables that BERT's normalizer and
+// pre-tokenizer ask of every character: for the BMP from a bit set of the
+// table made once (8 KiB), no search.
+template <const auto& Table>
+bool InTableFast(char32_t c) {
+  if (c >= 0x10000) return InTable(Table, c);
+  static const std::array<uint64_t, 0x10000 / 64> bits = [] {
+    std::array<uint64_t, 0x10000 / 64> b{};
+    for (const CodePointRange& r : Table)
+      for (char32_t k = r.first; k <= r.last && k < 0x10000; ++k)
+        b[k >> 6] |= uint64_t{1} << (k & 63);
+    return b;
+  }();
+  return (bits[c >> 6] >> (c & 63)) & 1;
 }
 
 bool InCategories(char32_t c, uint32_t mask) {
@@ -99,9 +116,9 @@ bool IsRegexCrateWord(char32_t c) {
          u_hasBinaryProperty(cp, UCHAR_JOIN_CONTROL) || InTable(kWordAddedUnicode16, c);
 }
 bool IsNumericRust(char32_t c) { return IsNumber(c) || InTable(kNumberAddedUnicode17, c); }
-bool IsPunctuationUnicode8(char32_t c) { return InTable(kUnicode8Punctuation, c); }
-bool IsOtherAssignedUnicode8(char32_t c) { return InTable(kUnicode8Other, c); }
-bool IsNonspacingMarkUnicode8(char32_t c) { return InTable(kUnicode8NonspacingMark, c); }
+bool IsPunctuationUnicode8(char32_t c) { return InTableFast<kUnicode8Punctuation>(c); }
+bool IsOtherAssignedUnicode8(char32_t c) { return InTableFast<kUnicode8Other>(c); }
+bool IsNonspacingMarkUnicode8(char32_t c) { return InTableFast<kUnicode8NonspacingMark>(c); }
 bool IsMarkUnicode9(char32_t c) { return InTable(kUnicode9Mark, c); }
 bool IsAssignedAfterUnicode9(char32_t c) { return InTable(kUnicode9Unassigned, c); }
 
