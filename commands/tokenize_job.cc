@@ -1,5 +1,6 @@
 #include "commands/tokenize_job.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "commands/option_checks.h"
@@ -14,9 +15,16 @@
 namespace phasor {
 namespace {
 
-// Text read and tokenized at once: large enough for every thread to have
-// many lines, small enough that memory stays flat on any corpus.
-constexpr size_t kBlockBytes = size_t{8} << 20;
+// Text read and tokenized at once: 128 KiB a thread (two of TokenizeLines'
+// tasks each), at most 8 MiB. Small blocks run faster than large ones (one
+// thread, 2 MB of text: 0.10 s in blocks of 128 KiB, 0.13 s in 8 MiB): their
+// buffers are reused block after block, warm in the cache, where a large
+// block's are memory touched for the first time.
+size_t BlockBytes() {
+  const size_t per_thread = size_t{128} << 10;
+  return std::clamp<size_t>(per_thread * static_cast<size_t>(NumThreads()), per_thread,
+                            size_t{8} << 20);
+}
 
 // The model's positions for --truncate when the tokenizer's files give no
 // bound (no model_max_length, or transformers' 1e30 for "no limit") and the
@@ -109,7 +117,7 @@ TokenizeResult RunTokenize(const TokenizeRequest& r, const JobEvents& events,
   TokenizeResult result;
   result.tokenizer = tokenizer->description();
   std::string text;
-  ForEachTokenizedBlock(*tokenizer, source, o, kBlockBytes,
+  ForEachTokenizedBlock(*tokenizer, source, o, BlockBytes(),
                         [&](const TokenizedLines& lines, size_t bytes) {
                           text.clear();
                           text.reserve(lines.batch.ids.size() * 6);

@@ -136,6 +136,9 @@ TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::ve
   ParallelTasks(tasks, 0, [&](int64_t task, int) {
     TaskOutput& t = outputs[static_cast<size_t>(task)];
     thread_local tokenizers::Encoding enc;  // reused line after line
+    const auto lines_here = static_cast<size_t>(task_begin[task + 1] - task_begin[task]);
+    t.lengths.reserve(lines_here);
+    t.pair_starts.reserve(lines_here);
     for (int64_t i = task_begin[task]; i < task_begin[task + 1]; ++i) {
       t.error = TokenizeLine(
           tokenizer, lines[i], [&] { return name(i); }, options, enc);
@@ -154,11 +157,19 @@ TokenizedLines TokenizeAll(const tokenizers::Tokenizer& tokenizer, const std::ve
   TokenizedLines out;
   TokenBatch& b = out.batch;
   b.batch = n;
-  size_t total = 0;
-  for (const TaskOutput& t : outputs) total += t.ids.size();
+  size_t total = 0, spans = 0;
+  for (const TaskOutput& t : outputs) {
+    total += t.ids.size();
+    spans += t.spans.size();
+  }
   b.ids.reserve(total);
   if (pairs) b.types.reserve(total);
   b.offsets.reserve(static_cast<size_t>(n) + 1);
+  b.lengths.reserve(static_cast<size_t>(n));
+  b.lines.reserve(static_cast<size_t>(n));
+  out.pair_starts.reserve(static_cast<size_t>(n));
+  out.spans.reserve(spans);
+  out.special.reserve(spans);
   b.offsets.push_back(0);
   for (const TaskOutput& t : outputs) {
     b.ids.insert(b.ids.end(), t.ids.begin(), t.ids.end());

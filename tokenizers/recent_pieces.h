@@ -1,5 +1,5 @@
 // The ids of the pieces a thread tokenized last, in front of the model (and
-// its own cache, if it has one): a direct-mapped table of kSlots 64-byte slots (64 KiB a thread,
+// its own cache, if it has one): a direct-mapped table of kSlots 64-byte slots (256 KiB a thread,
 // made on its first piece and kept), small enough to stay in the core's cache, so that the common
 // words of a text cost one hash and one compare, with no lock and no lookup in the vocabulary's
 // megabytes. A piece of more than kMaxBytes bytes or kMaxIds ids is not kept. Every slot carries
@@ -22,7 +22,7 @@ class RecentPieces {
  public:
   static constexpr size_t kMaxBytes = 26;
   static constexpr size_t kMaxIds = 6;
-  static constexpr size_t kSlots = 1024;
+  static constexpr size_t kSlots = 4096;
 
   RecentPieces() : owner_(NextOwner()) {}
 
