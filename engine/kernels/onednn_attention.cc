@@ -35,6 +35,9 @@ namespace {
 #include "engine/kernels/attention_tile.inc"
 
 constexpr int64_t kRows = kOnednnRows;
+// Rows of a call: kRows, or a whole query tile of kTileRows at once.
+constexpr int64_t kTileRows = kOnednnTileRows;
+constexpr int64_t kCallRows[2] = {kRows, kTileRows};
 constexpr int64_t kBlock = kOnednnKeyBlock;
 
 int64_t Quads(int64_t n) { return (n + 3) / 4 * 4; }
@@ -68,26 +71,30 @@ void PackOnednnBlock(const float* k, const float* v, int64_t ld, int64_t n, int6
   b.Pack(k, v, ld, n, out);
 }
 
-void OnednnScores(const void* q, const float* q_scales, const uint8_t* block, int64_t d_head,
-                  bool int8_keys, float* scores) {
+void OnednnScores(int64_t rows, const void* q, const float* q_scales, const uint8_t* block,
+                  int64_t d_head, bool int8_keys, float* scores) {
+  assert(rows == kRows || rows == kTileRows);
   Bound& b = State().Bind(FindHeads(d_head, int8_keys));
-  b.Scores(q, q_scales, block, scores, kBlock);
+  b.Scores(rows == kTileRows ? 1 : 0, q, q_scales, block, scores, kBlock);
 }
 
-void OnednnWeighted(const uint16_t* p, const uint8_t* block, int64_t d_head, bool int8_keys,
-                    float* out) {
-  State().Bind(FindHeads(d_head, int8_keys)).Weighted(p, block, out);
+void OnednnWeighted(int64_t rows, const uint16_t* p, const uint8_t* block, int64_t d_head,
+                    bool int8_keys, float* out) {
+  assert(rows == kRows || rows == kTileRows);
+  State().Bind(FindHeads(d_head, int8_keys)).Weighted(rows == kTileRows ? 1 : 0, p, block, out);
 }
 
 #else
 
 bool OnednnAttentionActive() { return false; }
-void OnednnWeighted(const uint16_t*, const uint8_t*, int64_t, bool, float*) { NoOnednn(); }
+void OnednnWeighted(int64_t, const uint16_t*, const uint8_t*, int64_t, bool, float*) { NoOnednn(); }
 int64_t OnednnAttentionBlockBytes(int64_t, bool) { NoOnednn(); }
 void PackOnednnBlock(const float*, const float*, int64_t, int64_t, int64_t, bool, uint8_t*) {
   NoOnednn();
 }
-void OnednnScores(const void*, const float*, const uint8_t*, int64_t, bool, float*) { NoOnednn(); }
+void OnednnScores(int64_t, const void*, const float*, const uint8_t*, int64_t, bool, float*) {
+  NoOnednn();
+}
 
 #endif
 
@@ -174,19 +181,23 @@ void AttentionTileOnednn(const AttentionBf16Args& a, const uint8_t* blocks, floa
   Bound& bound = State().Bind(heads);
   const int64_t q_bytes = QueryBytes(d_head, a.int8_keys);
   const TileScratch t(scratch, rows, d_head, q_bytes);
+  // A whole tile of kTileRows queries in one call of each product, else calls
+  // of kRows: which depends on the tile's query count alone.
+  const int c = rows == kTileRows ? 1 : 0;
+  OnednnOneThread one;  // for the whole tile
   PrepareQueries(a, rows, t, t.partial);
   std::fill(t.run_max, t.run_max + n_q, -std::numeric_limits<float>::infinity());
   for (int64_t j0 = keys.begin; j0 < keys.end; j0 += kBlock) {
     const int64_t kt = std::min(kBlock, keys.end - j0);
     const bool first = j0 == keys.begin;
     const uint8_t* block = blocks + j0 / kBlock * heads.block_bytes;
-    for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
-      bound.Scores(t.q + r0 * q_bytes, t.q_scales + r0, block, t.scores + r0 * kBlock, kt);
+    for (int64_t r0 = 0; r0 < rows; r0 += kCallRows[c]) {
+      bound.Scores(c, t.q + r0 * q_bytes, t.q_scales + r0, block, t.scores + r0 * kBlock, kt);
     }
     for (int64_t i = 0; i < n_q; ++i) Weights(a, t, i, j0, kt, first);
     // partial [rows, d_head] = bf16(p) [rows, block] · bf16(v_block) [block, d_head]
-    for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
-      bound.Weighted(t.pb + r0 * kBlock, block, t.partial + r0 * d_head);
+    for (int64_t r0 = 0; r0 < rows; r0 += kCallRows[c]) {
+      bound.Weighted(c, t.pb + r0 * kBlock, block, t.partial + r0 * d_head);
     }
     for (int64_t i = 0; i < n_q; ++i) {  // out = out·rescale + partial (the first: partial)
       float* o = a.out + i * a.ldo;

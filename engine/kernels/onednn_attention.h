@@ -17,7 +17,9 @@
 //   scores   [kOnednnRows, d] · [d, kOnednnKeyBlock] -> [kOnednnRows, kOnednnKeyBlock]
 //   weighted [kOnednnRows, kOnednnKeyBlock] · [kOnednnKeyBlock, d_head] -> [kOnednnRows, d_head]
 // (d: d_head at bf16, d_head rounded up to 4 at int8). A query tile runs in
-// calls of kOnednnRows rows, its last rows zero; a sequence's keys and values
+// calls of kOnednnRows rows, its last rows zero, or when it has more than
+// 3·kOnednnRows queries in one call of kOnednnTileRows (which one depends on
+// the tile's query count alone); a sequence's keys and values
 // are cut into blocks of kOnednnKeyBlock keys, the last one padded with zero
 // keys and values, whose scores are never read and whose weights are 0.
 // (oneDNN's runtime dimensions would spare the padding, but a memory with a
@@ -34,11 +36,15 @@
 #include <cstdint>
 
 #include "engine/kernels/attention_bf16.h"
+#include "engine/kernels/onednn_matmul.h"
 
 namespace phasor::kernels {
 
 // Keys (and values) of one oneDNN block.
 inline constexpr int64_t kOnednnKeyBlock = 128;
+// Queries of a call when a tile has more than 3·kOnednnRows of them (one
+// call each product for the whole tile: fewer, larger calls).
+inline constexpr int64_t kOnednnTileRows = 4 * kOnednnRows;
 
 // Whether attention at bf16 and int8 takes the oneDNN route now: the amx
 // target is chosen and this build has oneDNN.
@@ -61,18 +67,18 @@ inline int64_t OnednnKeyBlocks(int64_t n_keys) {
 void PackOnednnBlock(const float* k, const float* v, int64_t ld, int64_t n, int64_t d_head,
                      bool int8_keys, uint8_t* out);
 
-// The scores of kOnednnRows queries against one packed block, as the tile
-// computes them: q [kOnednnRows, d] dense, bfloat16 values (bf16(scale·q)) or
-// with int8 keys the bytes q8 + 128 with q_scales [kOnednnRows] (sq·scale);
-// scores: [kOnednnRows, kOnednnKeyBlock] floats (those of keys past the
+// The scores of `rows` queries (kOnednnRows or kOnednnTileRows) against one
+// packed block, as the tile computes them: q [rows, d] dense, bfloat16 values
+// (bf16(scale·q)) or with int8 keys the bytes q8 + 128 with q_scales [rows]
+// (sq·scale); scores: [rows, kOnednnKeyBlock] floats (those of keys past the
 // block's own are not meaningful). Serial.
-void OnednnScores(const void* q, const float* q_scales, const uint8_t* block, int64_t d_head,
-                  bool int8_keys, float* scores);
+void OnednnScores(int64_t rows, const void* q, const float* q_scales, const uint8_t* block,
+                  int64_t d_head, bool int8_keys, float* scores);
 
-// out [kOnednnRows, d_head] (dense) = p [kOnednnRows, kOnednnKeyBlock] (dense
-// bfloat16 values) · the block's values. Serial.
-void OnednnWeighted(const uint16_t* p, const uint8_t* block, int64_t d_head, bool int8_keys,
-                    float* out);
+// out [rows, d_head] (dense) = p [rows, kOnednnKeyBlock] (dense bfloat16
+// values) · the block's values; rows as OnednnScores's. Serial.
+void OnednnWeighted(int64_t rows, const uint16_t* p, const uint8_t* block, int64_t d_head,
+                    bool int8_keys, float* out);
 
 // Floats of scratch that AttentionTileOnednn needs for up to max_q queries.
 int64_t AttentionOnednnScratchFloats(int64_t max_q, int64_t d_head);

@@ -1,11 +1,11 @@
 // Attention's products through oneDNN (engine/kernels/onednn_attention.h), on
 // every CPU with the amx target (forced where it has no AMX: oneDNN's AVX-512
 // kernels): each product against a long double computation on inputs already
-// bfloat16 (float32 sums: within d·2^-24 of Σ|terms|); int8 scores the same
-// bits as the avx512 target's int8 panel kernel; the tile against a naive
-// twin in double (bfloat16 weights: as attention_bf16_test.cc's bound), for
-// sequence lengths on both sides of a key block, one token, a band, and a
-// scratch full of garbage giving the same bits.
+// bfloat16 (float32 sums: within d·2^-24 of Σ|terms|), in calls of either
+// row count; int8 scores the same bits as the avx512 target's int8 panel kernel; the tile against a
+// naive twin in double (bfloat16 weights: as attention_bf16_test.cc's bound), for sequence lengths
+// on both sides of a key block, one token, a band, and a scratch full of garbage giving the same
+// bits.
 #include "engine/kernels/onednn_attention.h"
 
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ namespace {
 using phasor::testing::IsaGuard;
 using phasor::testing::Random;
 
-constexpr int64_t kRows = kOnednnRows, kBlock = kOnednnKeyBlock;
+constexpr int64_t kBlock = kOnednnKeyBlock;
 
 bool HasAmxTarget() {
   for (Isa isa : AvailableIsas()) {
@@ -69,44 +69,47 @@ TEST(OnednnAttentionTest, ProductsMatchLongDoubleOnRoundedInputs) {
   SKIP_WITHOUT_AMX_TARGET();
   IsaGuard guard;
   SetIsa(Isa::kAmx);
-  for (int64_t d : {1, 16, 33, 64, 96}) {
-    for (int64_t n : {1, 31, 100, 128}) {
-      const Block b(n, d, false, 3);
-      const std::vector<float> q = Rounded(Random(kRows * d, 5, -2.0f, 2.0f));  // [kRows, d]
-      std::vector<uint16_t> qb(q.size());
-      RoundBf16(q.data(), static_cast<int64_t>(q.size()), qb.data());
-      std::vector<float> s(kRows * kBlock, NAN);
-      OnednnScores(qb.data(), nullptr, b.packed.data(), d, false, s.data());
-      for (int64_t i = 0; i < kRows; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          long double exact = 0, size = 0;
-          for (int64_t c = 0; c < d; ++c) {
-            const long double t = static_cast<long double>(q[i * d + c]) * b.k[j * b.ld + 1 + c];
-            exact += t;
-            size += std::fabs(t);
-          }
-          ASSERT_LE(std::fabs(s[i * kBlock + j] - exact), d * std::ldexp(size, -24) + 1e-30)
-              << "d " << d << ", " << n << " keys: score " << i << "," << j;
-        }
-      }
-      // Weights: a row's p past n 0 (as the tile writes them), the rest rounded.
-      std::vector<float> p = Rounded(Random(kRows * kBlock, 6, 0.0f, 1.0f));
-      for (int64_t i = 0; i < kRows; ++i) std::fill(&p[i * kBlock + n], &p[(i + 1) * kBlock], 0.0f);
-      std::vector<uint16_t> pb(p.size());
-      RoundBf16(p.data(), static_cast<int64_t>(p.size()), pb.data());
-      std::vector<float> o(kRows * d, NAN);
-      OnednnWeighted(pb.data(), b.packed.data(), d, false, o.data());
-      for (int64_t i = 0; i < kRows; ++i) {
-        for (int64_t c = 0; c < d; ++c) {
-          long double exact = 0, size = 0;
+  for (int64_t rows : {kOnednnRows, kOnednnTileRows}) {
+    for (int64_t d : {1, 16, 33, 64, 96}) {
+      for (int64_t n : {1, 31, 100, 128}) {
+        const Block b(n, d, false, 3);
+        const std::vector<float> q = Rounded(Random(rows * d, 5, -2.0f, 2.0f));  // [rows, d]
+        std::vector<uint16_t> qb(q.size());
+        RoundBf16(q.data(), static_cast<int64_t>(q.size()), qb.data());
+        std::vector<float> s(rows * kBlock, NAN);
+        OnednnScores(rows, qb.data(), nullptr, b.packed.data(), d, false, s.data());
+        for (int64_t i = 0; i < rows; ++i) {
           for (int64_t j = 0; j < n; ++j) {
-            const long double t =
-                static_cast<long double>(p[i * kBlock + j]) * b.v[j * b.ld + 1 + c];
-            exact += t;
-            size += std::fabs(t);
+            long double exact = 0, size = 0;
+            for (int64_t c = 0; c < d; ++c) {
+              const long double t = static_cast<long double>(q[i * d + c]) * b.k[j * b.ld + 1 + c];
+              exact += t;
+              size += std::fabs(t);
+            }
+            ASSERT_LE(std::fabs(s[i * kBlock + j] - exact), d * std::ldexp(size, -24) + 1e-30)
+                << rows << " rows, d " << d << ", " << n << " keys: score " << i << "," << j;
           }
-          ASSERT_LE(std::fabs(o[i * d + c] - exact), n * std::ldexp(size, -24) + 1e-30)
-              << "d " << d << ", " << n << " keys: output " << i << "," << c;
+        }
+        // Weights: a row's p past n 0 (as the tile writes them), the rest rounded.
+        std::vector<float> p = Rounded(Random(rows * kBlock, 6, 0.0f, 1.0f));
+        for (int64_t i = 0; i < rows; ++i)
+          std::fill(&p[i * kBlock + n], &p[(i + 1) * kBlock], 0.0f);
+        std::vector<uint16_t> pb(p.size());
+        RoundBf16(p.data(), static_cast<int64_t>(p.size()), pb.data());
+        std::vector<float> o(rows * d, NAN);
+        OnednnWeighted(rows, pb.data(), b.packed.data(), d, false, o.data());
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t c = 0; c < d; ++c) {
+            long double exact = 0, size = 0;
+            for (int64_t j = 0; j < n; ++j) {
+              const long double t =
+                  static_cast<long double>(p[i * kBlock + j]) * b.v[j * b.ld + 1 + c];
+              exact += t;
+              size += std::fabs(t);
+            }
+            ASSERT_LE(std::fabs(o[i * d + c] - exact), n * std::ldexp(size, -24) + 1e-30)
+                << rows << " rows, d " << d << ", " << n << " keys: output " << i << "," << c;
+          }
         }
       }
     }
@@ -122,47 +125,50 @@ uint32_t BitsOf(float f) {
 TEST(OnednnAttentionTest, Int8ScoresAreTheAvx512TargetsBits) {
   SKIP_WITHOUT_AMX_TARGET();
   IsaGuard guard;
-  for (int64_t d : {1, 16, 33, 64, 96}) {
-    for (int64_t n : {1, 37, 128}) {
-      std::vector<float> k = Random(n * d, 11, -3.0f, 3.0f), q = Random(kRows * d, 12, -3.0f, 3.0f);
-      if (n > 3) {  // a zero key (scale 0), an infinite one (NaN scale)
-        std::fill(k.begin() + d, k.begin() + 2 * d, 0.0f);
-        k[2 * d] = std::numeric_limits<float>::infinity();
-      }
-      std::fill(q.begin(), q.begin() + d, 0.0f);  // a zero query
-      const int64_t d4 = (d + 3) / 4 * 4;
-      const float scale = 0.125f;
-      std::vector<uint8_t> q8(kRows * d4);
-      std::vector<float> sq(kRows);
-      for (int64_t i = 0; i < kRows; ++i) {
-        sq[i] = QuantizeRowInt8(&q[i * d], d, d4, &q8[i * d4]) * scale;
-      }
-      // avx512's: the int8 panel kernel over PackKeysInt8's panels.
-      SetIsa(Isa::kAvx512);
-      std::vector<uint16_t, AlignedAllocator<uint16_t>> kb(KeysInt8Values(n, d));
-      PackKeysInt8(k.data(), d, n, d, kb.data());
-      const auto* bytes = reinterpret_cast<const uint8_t*>(kb.data());
-      const int64_t panel_bytes = d4 * 32 + 256;
-      alignas(64) static const float kZero[32] = {};
-      std::vector<float> want(kRows * n);
-      for (int64_t p = 0; p * 32 < n; ++p) {
-        const uint8_t* panel = bytes + p * panel_bytes;
-        const auto* sums = reinterpret_cast<const int32_t*>(panel + d4 * 32);
-        Kernels().int8_panel(
-            Int8PanelArgs{q8.data(), d4, kRows, sq.data(), reinterpret_cast<const int8_t*>(panel),
-                          d4 / 4, sums, reinterpret_cast<const float*>(sums + 32), kZero, false,
-                          want.data() + p * 32, n, std::min<int64_t>(32, n - p * 32)});
-      }
-      SetIsa(Isa::kAmx);
-      Bytes block(static_cast<size_t>(OnednnAttentionBlockBytes(d, true)));
-      PackOnednnBlock(k.data(), k.data(), d, n, d, true, block.data());
-      std::vector<float> got(kRows * kBlock);
-      OnednnScores(q8.data(), sq.data(), block.data(), d, true, got.data());
-      for (int64_t i = 0; i < kRows; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          ASSERT_EQ(BitsOf(got[i * kBlock + j]), BitsOf(want[i * n + j]))
-              << "d " << d << ", " << n << " keys: score " << i << "," << j << " got "
-              << got[i * kBlock + j] << " want " << want[i * n + j];
+  for (int64_t rows : {kOnednnRows, kOnednnTileRows}) {
+    for (int64_t d : {1, 16, 33, 64, 96}) {
+      for (int64_t n : {1, 37, 128}) {
+        std::vector<float> k = Random(n * d, 11, -3.0f, 3.0f),
+                           q = Random(rows * d, 12, -3.0f, 3.0f);
+        if (n > 3) {  // a zero key (scale 0), an infinite one (NaN scale)
+          std::fill(k.begin() + d, k.begin() + 2 * d, 0.0f);
+          k[2 * d] = std::numeric_limits<float>::infinity();
+        }
+        std::fill(q.begin(), q.begin() + d, 0.0f);  // a zero query
+        const int64_t d4 = (d + 3) / 4 * 4;
+        const float scale = 0.125f;
+        std::vector<uint8_t> q8(rows * d4);
+        std::vector<float> sq(rows);
+        for (int64_t i = 0; i < rows; ++i) {
+          sq[i] = QuantizeRowInt8(&q[i * d], d, d4, &q8[i * d4]) * scale;
+        }
+        // avx512's: the int8 panel kernel over PackKeysInt8's panels.
+        SetIsa(Isa::kAvx512);
+        std::vector<uint16_t, AlignedAllocator<uint16_t>> kb(KeysInt8Values(n, d));
+        PackKeysInt8(k.data(), d, n, d, kb.data());
+        const auto* bytes = reinterpret_cast<const uint8_t*>(kb.data());
+        const int64_t panel_bytes = d4 * 32 + 256;
+        alignas(64) static const float kZero[32] = {};
+        std::vector<float> want(rows * n);
+        for (int64_t p = 0; p * 32 < n; ++p) {
+          const uint8_t* panel = bytes + p * panel_bytes;
+          const auto* sums = reinterpret_cast<const int32_t*>(panel + d4 * 32);
+          Kernels().int8_panel(
+              Int8PanelArgs{q8.data(), d4, rows, sq.data(), reinterpret_cast<const int8_t*>(panel),
+                            d4 / 4, sums, reinterpret_cast<const float*>(sums + 32), kZero, false,
+                            want.data() + p * 32, n, std::min<int64_t>(32, n - p * 32)});
+        }
+        SetIsa(Isa::kAmx);
+        Bytes block(static_cast<size_t>(OnednnAttentionBlockBytes(d, true)));
+        PackOnednnBlock(k.data(), k.data(), d, n, d, true, block.data());
+        std::vector<float> got(rows * kBlock);
+        OnednnScores(rows, q8.data(), sq.data(), block.data(), d, true, got.data());
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            ASSERT_EQ(BitsOf(got[i * kBlock + j]), BitsOf(want[i * n + j]))
+                << rows << " rows, d " << d << ", " << n << " keys: score " << i << "," << j
+                << " got " << got[i * kBlock + j] << " want " << want[i * n + j];
+          }
         }
       }
     }
