@@ -103,6 +103,12 @@ uint64_t AttentionWorkspace::KeyValueBytes(int64_t max_tokens, const AttentionOp
     return SaturatingMul(KeyValueRows(tokens),
                          2 * static_cast<uint64_t>(KvWidth(options)) * sizeof(float));
   }
+  if (kernels::OnednnAttentionActive()) {  // oneDNN's blocks of keys and values (amx)
+    const bool int8 = options.precision == Precision::kInt8;
+    const auto bytes = static_cast<uint64_t>(
+        options.kv_heads() * kernels::OnednnAttentionBlockBytes(options.head_width(), int8));
+    return SaturatingMul((tokens + kernels::kOnednnKeyBlock - 1) / kernels::kOnednnKeyBlock, bytes);
+  }
   return SaturatingMul((tokens + 31) / 32,
                        static_cast<uint64_t>(PackedValuesPer32Tokens(options)) * sizeof(uint16_t));
 }
@@ -134,12 +140,13 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
   } else {
     per_tile = std::max({per_tile, kernels::AttentionBf16ScratchFloats(q_tile, d_head),
                          kernels::AttentionOnednnScratchFloats(q_tile, d_head)});
-    Allocate(kv_bf16_, (max_tokens + 31) / 32, PackedValuesPer32Tokens(options),
-             "packed keys and values");
     if (kernels::OnednnAttentionActive()) {
       const bool int8 = options.precision == Precision::kInt8;
       Allocate(kv_onednn_, options.kv_heads() * kernels::OnednnKeyBlocks(max_tokens),
                kernels::OnednnAttentionBlockBytes(d_head, int8), "oneDNN's keys and values");
+    } else {
+      Allocate(kv_bf16_, (max_tokens + 31) / 32, PackedValuesPer32Tokens(options),
+               "packed keys and values");
     }
   }
   tile_floats_ = (per_tile + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
@@ -272,12 +279,17 @@ void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspac
     kv_values += options_.kv_heads() * (ws.onednn_ ? HeadBlockBytes(spans.Keys(b), ws.block_bytes_)
                                                    : HeadValues(spans.Keys(b)));
   }
+  // Made while another target was chosen, or (amx) short sequences' padding:
+  // the room grows once.
   if (ws.onednn_ && kv_values > static_cast<int64_t>(ws.kv_onednn_.size())) {
-    Allocate(ws.kv_onednn_, 1, kv_values, "oneDNN's keys and values");  // short sequences' padding
+    Allocate(ws.kv_onednn_, 1, kv_values, "oneDNN's keys and values");
   }
-  assert(ws.onednn_ || kv_values <= static_cast<int64_t>(options_.precision == Precision::kFp32
-                                                             ? ws.kv_.size()
-                                                             : ws.kv_bf16_.size()));
+  const bool bf16 = !ws.onednn_ && options_.precision != Precision::kFp32;
+  if (bf16 && kv_values > static_cast<int64_t>(ws.kv_bf16_.size())) {
+    Allocate(ws.kv_bf16_, 1, kv_values, "packed keys and values");
+  }
+  assert(options_.precision != Precision::kFp32 ||
+         kv_values <= static_cast<int64_t>(ws.kv_.size()));
 }
 
 // Keys and values of each (sequence, head) copied out contiguous, [n, d_head]

@@ -113,7 +113,8 @@ class AttentionWorkspace {
   AttentionWorkspace(int64_t max_tokens, const AttentionOptions& options, int threads = 0);
 
   // Bytes of the keys and values of max_tokens tokens (saturating at
-  // UINT64_MAX): the part of the workspace that depends on the precision.
+  // UINT64_MAX): the part of the workspace that depends on the precision (and
+  // at bf16 and int8 on the target chosen now: oneDNN's blocks on amx).
   static uint64_t KeyValueBytes(int64_t max_tokens, const AttentionOptions& options);
   // Bytes a workspace for max_tokens tokens holds for them (saturating): q, k,
   // v, head outputs, the rounded or quantized rows, keys and values. The
@@ -141,10 +142,11 @@ class AttentionWorkspace {
   // bf16 and int8: keys and values packed by head (kernels/attention_bf16.h)
   std::vector<uint16_t, AlignedAllocator<uint16_t>> kv_bf16_;
   // bf16 and int8 on the amx target: keys and values in oneDNN's blocks
-  // (kernels/onednn_attention.h) instead, sized at construction for one
-  // sequence of max_tokens and grown (never shrunk) by a batch that needs more
-  // (its sequences' last blocks padded). onednn_: whether this call runs there;
-  // block_bytes_: a block's bytes.
+  // (kernels/onednn_attention.h) instead. The one of the two that the target
+  // chosen at construction uses is sized then (oneDNN's for one sequence of
+  // max_tokens); either grows (never shrinks) on a call that needs more: a
+  // batch of short sequences (their last blocks padded), another target.
+  // onednn_: whether this call runs on oneDNN; block_bytes_: a block's bytes.
   std::vector<uint8_t, AlignedAllocator<uint8_t>> kv_onednn_;
   bool onednn_ = false;
   int64_t block_bytes_ = 0;

@@ -2,7 +2,8 @@
 // oneDNN (engine/kernels/onednn_attention.h): a sequence gives the same bits
 // alone as in a ragged batch (many short sequences, whose padded blocks grow
 // the workspace's room, and long ones over several key blocks), for 1 and 3
-// threads, also from a workspace made while another target was chosen; and
+// threads, also from a workspace made while another target was chosen (and
+// the avx512 target's from one made on amx); and
 // the route is the one taken (its outputs are not the avx512 target's bits).
 // Against the naive definition: AttentionAtBf16Test (ctest phasor_tests_amx).
 #include <gtest/gtest.h>
@@ -76,6 +77,15 @@ TEST(AttentionOnednnTest, ASequenceAloneGivesItsBitsInAnyBatchAndThreadCount) {
       }
     }
     SetNumThreads(0);
+    // A workspace made while amx was chosen serves the avx512 target later.
+    SetIsa(Isa::kAvx512);
+    std::vector<float> later(x.size());
+    avx512_layer.Forward(x.data(), {batch, seq, lengths.data()}, later.data(), ws);
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t at = b * seq * d, n = lengths[b] * d;
+      EXPECT_EQ(0, std::memcmp(later.data() + at, avx512.data() + at, n * sizeof(float)))
+          << "sequence " << b << ": avx512 from a workspace made on amx";
+    }
     // The layer's int8 weight products are the same bits on both targets:
     // a difference is the attention products'.
     EXPECT_TRUE(differs) << "the amx target's attention gave the avx512 target's bits";
