@@ -22,9 +22,9 @@
 // the tile's query count alone); a sequence's keys and values
 // are cut into blocks of kOnednnKeyBlock keys, the last one padded with zero
 // keys and values, whose scores are never read and whose weights are 0.
-// (oneDNN's runtime dimensions would spare the padding, but a memory with a
-// runtime dimension cannot take format_tag::any: the keys would be re-laid
-// out by oneDNN on every call instead of once.)
+// (oneDNN's runtime dimensions would spare the padding, but oneDNN 2.6 runs a
+// matmul with one only on its gemm:jit kernels, never on brgemm's (AMX's),
+// and a runtime-sized key operand cannot take format_tag::any.)
 //
 // The blocks are laid out once per layer call (PackBlock), per (sequence, kv
 // head), in the layouts oneDNN picks for this CPU (AMX tiles' on Sapphire
