@@ -14,7 +14,8 @@
 //             AVX512-BF16 where the CPU has it too (Cooper Lake, Sapphire
 //             Rapids, Zen 4 and later)
 //   amx       avx512's kernels, with the bf16 and int8 products of the
-//             layers through oneDNN's matmul (engine/kernels/onednn_matmul.h):
+//             layers through oneDNN's matmul (engine/kernels/onednn_matmul.h;
+//             attention's q·kᵀ and p·v: engine/kernels/onednn_attention.h):
 //             chosen where oneDNN reports AMX (Sapphire Rapids and later
 //             Xeons); any CPU with avx512 and AVX-512 VNNI runs it when forced
 //             (oneDNN then takes its AVX-512 kernels), so it is tested there

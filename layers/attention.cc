@@ -10,6 +10,7 @@
 #include "engine/kernels/attention.h"
 #include "engine/kernels/attention_bf16.h"
 #include "engine/kernels/gemm.h"
+#include "engine/kernels/onednn_attention.h"
 #include "engine/memory_limit.h"
 #include "engine/parallel.h"
 #include "engine/size_limits.h"
@@ -102,6 +103,12 @@ uint64_t AttentionWorkspace::KeyValueBytes(int64_t max_tokens, const AttentionOp
     return SaturatingMul(KeyValueRows(tokens),
                          2 * static_cast<uint64_t>(KvWidth(options)) * sizeof(float));
   }
+  if (kernels::OnednnAttentionActive()) {  // oneDNN's blocks of keys and values (amx)
+    const bool int8 = options.precision == Precision::kInt8;
+    const auto bytes = static_cast<uint64_t>(
+        options.kv_heads() * kernels::OnednnAttentionBlockBytes(options.head_width(), int8));
+    return SaturatingMul((tokens + kernels::kOnednnKeyBlock - 1) / kernels::kOnednnKeyBlock, bytes);
+  }
   return SaturatingMul((tokens + 31) / 32,
                        static_cast<uint64_t>(PackedValuesPer32Tokens(options)) * sizeof(uint16_t));
 }
@@ -131,9 +138,16 @@ AttentionWorkspace::AttentionWorkspace(int64_t max_tokens, const AttentionOption
     Allocate(kv_, static_cast<int64_t>(KeyValueRows(std::max<int64_t>(max_tokens, 0))),
              2 * KvWidth(options), "keys and values by head");
   } else {
-    per_tile = std::max(per_tile, kernels::AttentionBf16ScratchFloats(q_tile, d_head));
-    Allocate(kv_bf16_, (max_tokens + 31) / 32, PackedValuesPer32Tokens(options),
-             "packed keys and values");
+    per_tile = std::max({per_tile, kernels::AttentionBf16ScratchFloats(q_tile, d_head),
+                         kernels::AttentionOnednnScratchFloats(q_tile, d_head)});
+    if (kernels::OnednnAttentionActive()) {
+      const bool int8 = options.precision == Precision::kInt8;
+      Allocate(kv_onednn_, options.kv_heads() * kernels::OnednnKeyBlocks(max_tokens),
+               kernels::OnednnAttentionBlockBytes(d_head, int8), "oneDNN's keys and values");
+    } else {
+      Allocate(kv_bf16_, (max_tokens + 31) / 32, PackedValuesPer32Tokens(options),
+               "packed keys and values");
+    }
   }
   tile_floats_ = (per_tile + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
   Allocate(heads_, max_tokens, options.heads_width(), "head outputs");
@@ -242,11 +256,17 @@ int64_t MultiHeadSelfAttention::HeadValues(int64_t keys) const {
   return options_.precision == Precision::kFp32 ? KeyValues(keys) + keys * d_head() : 0;
 }
 
+int64_t MultiHeadSelfAttention::HeadBlockBytes(int64_t keys, int64_t block_bytes) const {
+  return Packed(keys) ? kernels::OnednnKeyBlocks(keys) * block_bytes : 0;
+}
+
 void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspace& ws) const {
   // Per sequence: its first query tile among all, and where its keys and
-  // values start in ws.kv_ (fp32) or ws.kv_bf16_. Serial: a few operations a
-  // sequence.
+  // values start in ws.kv_ (fp32), ws.kv_bf16_ or (amx) ws.kv_onednn_, in
+  // bytes there. Serial: a few operations a sequence.
   const int64_t batch = spans.batch;
+  ws.onednn_ = options_.precision != Precision::kFp32 && kernels::OnednnAttentionActive();
+  ws.block_bytes_ = ws.onednn_ ? kernels::OnednnAttentionBlockBytes(d_head(), Int8Keys()) : 0;
   if (static_cast<int64_t>(ws.tile_start_.size()) < batch + 1) ws.tile_start_.resize(batch + 1);
   if (static_cast<int64_t>(ws.kv_start_.size()) < batch) ws.kv_start_.resize(batch);
   int64_t* tile_start = ws.tile_start_.data();  // [batch + 1]
@@ -256,11 +276,20 @@ void MultiHeadSelfAttention::PlanSequences(const Spans& spans, AttentionWorkspac
   for (int64_t b = 0; b < batch; ++b) {
     tile_start[b + 1] = tile_start[b] + (spans.length[b] + kQueryTile - 1) / kQueryTile;
     kv_start[b] = kv_values;
-    kv_values += options_.kv_heads() * HeadValues(spans.Keys(b));
+    kv_values += options_.kv_heads() * (ws.onednn_ ? HeadBlockBytes(spans.Keys(b), ws.block_bytes_)
+                                                   : HeadValues(spans.Keys(b)));
   }
-  assert(kv_values <= static_cast<int64_t>(options_.precision == Precision::kFp32
-                                               ? ws.kv_.size()
-                                               : ws.kv_bf16_.size()));
+  // Made while another target was chosen, or (amx) short sequences' padding:
+  // the room grows once.
+  if (ws.onednn_ && kv_values > static_cast<int64_t>(ws.kv_onednn_.size())) {
+    Allocate(ws.kv_onednn_, 1, kv_values, "oneDNN's keys and values");
+  }
+  const bool bf16 = !ws.onednn_ && options_.precision != Precision::kFp32;
+  if (bf16 && kv_values > static_cast<int64_t>(ws.kv_bf16_.size())) {
+    Allocate(ws.kv_bf16_, 1, kv_values, "packed keys and values");
+  }
+  assert(options_.precision != Precision::kFp32 ||
+         kv_values <= static_cast<int64_t>(ws.kv_.size()));
 }
 
 // Keys and values of each (sequence, head) copied out contiguous, [n, d_head]
@@ -290,6 +319,17 @@ void MultiHeadSelfAttention::GatherKeysValues(const Spans& spans, AttentionWorks
     const float* k_in = qkv + spans.start[b] * ld_qkv + options_.heads_width() + g * d_head;
     const float* v_in = k_in + kv_width;                 // [n, d_head], row stride ld_qkv
     const int64_t at = kv_start[b] + g * HeadValues(n);  // this kv head's keys, then values
+    if (ws.onednn_) {
+      if (!Packed(n)) return;
+      const int64_t bytes = ws.block_bytes_, ld = ld_qkv;
+      uint8_t* blocks = ws.kv_onednn_.data() + kv_start[b] + g * HeadBlockBytes(n, bytes);
+      for (int64_t j0 = 0, i = 0; j0 < n; j0 += kernels::kOnednnKeyBlock, ++i) {
+        const int64_t m = std::min(kernels::kOnednnKeyBlock, n - j0);
+        kernels::PackOnednnBlock(k_in + j0 * ld, v_in + j0 * ld, ld, m, d_head, Int8Keys(),
+                                 blocks + i * bytes);
+      }
+      return;
+    }
     if (reduced) {
       if (!Packed(n)) return;
       (Int8Keys() ? kernels::PackKeysInt8 : kernels::PackKeysBf16)(k_in, ld_qkv, n, d_head,
@@ -372,16 +412,19 @@ void MultiHeadSelfAttention::AttendTiles(int64_t tokens, const Spans& spans,
         a.distance_bias = {options_.distance_bias + h * (2 * r + 1), r};
       }
     };
-    const int64_t at = kv_start[b] + g * HeadValues(n);  // this kv head's keys, then values
-    if (Packed(n)) {
+    if (Packed(n)) {  // bfloat16 or int8 keys; amx: oneDNN's blocks from kv_start[b]
       kernels::AttentionBf16Args a;
       tile(a);
-      a.k = kv_bf16 + at;
-      a.v = a.k + KeyValues(n);
       a.int8_keys = Int8Keys();
-      kernels::AttentionTileBf16(a, ws.TileScratch(slot));
-      return;
+      if (ws.onednn_) {
+        const int64_t at = kv_start[b] + g * HeadBlockBytes(n, ws.block_bytes_);
+        return kernels::AttentionTileOnednn(a, ws.kv_onednn_.data() + at, ws.TileScratch(slot));
+      }
+      a.k = kv_bf16 + kv_start[b] + g * HeadValues(n);  // this kv head's keys, then values
+      a.v = a.k + KeyValues(n);
+      return kernels::AttentionTileBf16(a, ws.TileScratch(slot));
     }
+    const int64_t at = kv_start[b] + g * HeadValues(n);
     kernels::AttentionArgs a;
     tile(a);
     if (reduced) {  // a short sequence at bf16 or int8: keys and values in place

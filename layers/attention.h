@@ -20,7 +20,8 @@
 // keys, stored once, stay in cache. The projections use weights packed at load
 // at the options' precision (layers/linear.h); at bf16 the attention products
 // are bfloat16, at int8 its scores are int8 products and the weighted sum of
-// values bfloat16 (kMinBf16Keys). The output projection can end in a fused
+// values bfloat16 (kMinBf16Keys); on the amx target both products run through
+// oneDNN's matmul (engine/kernels/onednn_attention.h). The output projection can end in a fused
 // residual add and LayerNorm (ResidualNorm). Results are bit-identical for any
 // thread count, and a sequence's are the same alone as in any batch.
 #pragma once
@@ -112,7 +113,8 @@ class AttentionWorkspace {
   AttentionWorkspace(int64_t max_tokens, const AttentionOptions& options, int threads = 0);
 
   // Bytes of the keys and values of max_tokens tokens (saturating at
-  // UINT64_MAX): the part of the workspace that depends on the precision.
+  // UINT64_MAX): the part of the workspace that depends on the precision (and
+  // at bf16 and int8 on the target chosen now: oneDNN's blocks on amx).
   static uint64_t KeyValueBytes(int64_t max_tokens, const AttentionOptions& options);
   // Bytes a workspace for max_tokens tokens holds for them (saturating): q, k,
   // v, head outputs, the rounded or quantized rows, keys and values. The
@@ -139,6 +141,15 @@ class AttentionWorkspace {
   std::vector<float> kv_;    // fp32: [KeyValueRows, 2·kv width]: keys, values by kv head
   // bf16 and int8: keys and values packed by head (kernels/attention_bf16.h)
   std::vector<uint16_t, AlignedAllocator<uint16_t>> kv_bf16_;
+  // bf16 and int8 on the amx target: keys and values in oneDNN's blocks
+  // (kernels/onednn_attention.h) instead. The one of the two that the target
+  // chosen at construction uses is sized then (oneDNN's for one sequence of
+  // max_tokens); either grows (never shrinks) on a call that needs more: a
+  // batch of short sequences (their last blocks padded), another target.
+  // onednn_: whether this call runs on oneDNN; block_bytes_: a block's bytes.
+  std::vector<uint8_t, AlignedAllocator<uint8_t>> kv_onednn_;
+  bool onednn_ = false;
+  int64_t block_bytes_ = 0;
   std::vector<float> heads_;      // [max_tokens, heads_width]: o_h of every head, concatenated
   std::vector<float> tiles_;      // [threads, tile_floats] (+ alignment slack)
   std::vector<float> out_tiles_;  // [threads, kOutRows, d_model]: out_proj rows before the epilogue
@@ -228,6 +239,9 @@ class MultiHeadSelfAttention {
   // HeadValues is 0 for a short sequence at bf16 or int8: it is read in place.
   int64_t KeyValues(int64_t keys) const;
   int64_t HeadValues(int64_t keys) const;
+  // On the amx target: the bytes of one head's keys and values in oneDNN's
+  // blocks (0 for a sequence read in place), block_bytes a block's.
+  int64_t HeadBlockBytes(int64_t keys, int64_t block_bytes) const;
   // Each sequence's first query tile and packed keys' offset in ws.
   void PlanSequences(const Spans& spans, AttentionWorkspace& ws) const;
   // Keys and values of each (sequence, head) out of ws's q | k | v rows.

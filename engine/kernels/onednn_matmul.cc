@@ -12,18 +12,17 @@
 #include "engine/error.h"
 
 #if PHASOR_ONEDNN
-#include <omp.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include "engine/kernels/onednn_common.h"
 #endif
 
 namespace phasor::kernels {
@@ -36,26 +35,8 @@ using dnnl::memory;
 using Dt = memory::data_type;
 using Tag = memory::format_tag;
 
-dnnl::engine& Engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-// The calling thread's OpenMP thread count at 1 while it lives.
-class OneThread {
- public:
-  OneThread() : saved_(omp_get_max_threads()) {
-    if (saved_ != 1) omp_set_num_threads(1);
-  }
-  ~OneThread() {
-    if (saved_ != 1) omp_set_num_threads(saved_);
-  }
-  OneThread(const OneThread&) = delete;
-  OneThread& operator=(const OneThread&) = delete;
-
- private:
-  int saved_;
-};
+dnnl::engine& Engine() { return OnednnEngine(); }
+using OneThread = OnednnOneThread;
 
 // What a primitive is made for: kOnednnRows dense rows of in values times W
 // [out, in], into dense rows of out. (oneDNN 2.6's brgemm matmul, its AMX
