@@ -25,6 +25,7 @@
 #include "engine/aligned_allocator.h"
 #include "engine/error.h"
 #include "tokenizers/json_reader.h"
+#include "tokenizers/merge_queue.h"
 #include "tokenizers/model.h"
 #include "tokenizers/model_spec.h"
 #include "tokenizers/model_vocab.h"
@@ -274,20 +275,16 @@ class Bpe final : public Model {
   // each new pair a merge makes queued as it is made; stale entries (a pair
   // merged away or changed) are skipped when they come up.
   void MergeLong(std::vector<Symbol>& symbols) const {
-    thread_local std::vector<Candidate> queue;
-    queue.clear();
+    thread_local MergeQueue queue;
+    std::vector<Candidate>& keys = queue.Buffer();
     for (size_t pos = 0; pos + 1 < symbols.size(); ++pos) {
       if (const auto* rule = merges_.Find(symbols[pos].id, symbols[pos + 1].id)) {
-        queue.push_back(Key(rule->rank, static_cast<int32_t>(pos)));
+        keys.push_back(Key(rule->rank, static_cast<int32_t>(pos)));
       }
     }
-    // std's heap keeps the greatest on top: ordered by greater, the smallest.
-    const std::greater<Candidate> after;
-    std::make_heap(queue.begin(), queue.end(), after);
+    queue.Assign(std::move(keys));
     while (!queue.empty()) {
-      std::pop_heap(queue.begin(), queue.end(), after);
-      const Candidate top = queue.back();
-      queue.pop_back();
+      const Candidate top = queue.Pop();
       const auto rank = static_cast<int32_t>(top >> 32);
       const auto pos = static_cast<int32_t>(top & 0xFFFFFFFFu);
       Symbol& left = symbols[pos];
@@ -305,14 +302,12 @@ class Bpe final : public Model {
       if (right.next >= 0) symbols[right.next].prev = pos;
       if (left.prev >= 0) {
         if (const auto* r = merges_.Find(symbols[left.prev].id, left.id)) {
-          queue.push_back(Key(r->rank, left.prev));
-          std::push_heap(queue.begin(), queue.end(), after);
+          queue.Push(Key(r->rank, left.prev));
         }
       }
       if (left.next >= 0) {
         if (const auto* r = merges_.Find(left.id, symbols[left.next].id)) {
-          queue.push_back(Key(r->rank, pos));
-          std::push_heap(queue.begin(), queue.end(), after);
+          queue.Push(Key(r->rank, pos));
         }
       }
     }
