@@ -14,7 +14,8 @@ void Pieces::Reset(std::string_view text, bool at_text_start, const Span* align)
 }
 
 void Pieces::Reserve(size_t more) {
-  bytes_.reserve(bytes_.size() + more);
+  room_ = bytes_.size() + more;
+  bytes_.reserve(room_);
   if (aligned_) spans_.reserve(spans_.size() + more);
 }
 

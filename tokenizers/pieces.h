@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/error.h"
 #include "tokenizers/aligned_text.h"
 
 namespace phasor::tokenizers {
@@ -36,7 +37,7 @@ class Pieces {
   }
   bool aligned() const { return aligned_; }
   // [text(i).size()] piece i's bytes' spans; only when aligned().
-  const Span* align(size_t i) const { return spans_.data() + refs_[i].begin; }
+  const Span* align(size_t i) const { return aligned_ ? spans_.data() + refs_[i].begin : nullptr; }
 
   // Cutting: the new refs are built in next() (cleared by StartCut) from
   // parts of the current ones, then Commit makes them the pieces.
@@ -53,6 +54,7 @@ class Pieces {
   void Reserve(size_t more);
   size_t Mark() const { return bytes_.size(); }
   void Append(std::string_view s, Span span) {
+    CheckRoom(s.size());
     bytes_.append(s);
     if (aligned_) spans_.insert(spans_.end(), s.size(), span);
   }
@@ -60,16 +62,19 @@ class Pieces {
   // (s and align may be a piece of this buffer: the room Reserve made
   // keeps them in place.)
   void AppendCopy(std::string_view s, const Span* align) {
+    CheckRoom(s.size());
     bytes_.append(s);
     if (aligned_)
       for (size_t k = 0; k < s.size(); ++k) spans_.push_back(align[k]);
   }
   void AppendByte(char c, Span span) {
+    CheckRoom(1);
     bytes_.push_back(c);
     if (aligned_) spans_.push_back(span);
   }
   // n new bytes to write (their spans, when aligned, left to AppendSpans).
   char* Grow(size_t n) {
+    CheckRoom(n);
     bytes_.resize(bytes_.size() + n);
     return bytes_.data() + bytes_.size() - n;
   }
@@ -91,6 +96,13 @@ class Pieces {
   std::vector<Span> spans_;  // [bytes_.size()] when aligned_
   std::vector<Ref> refs_, next_;
   bool aligned_ = false;
+  size_t room_ = 0;  // the buffer's size the last Reserve made room for
+
+  // A rewrite that would outgrow the room Reserve made (so move the buffer
+  // under the views it reads) is a bug: refused, never run.
+  void CheckRoom(size_t n) const {
+    if (bytes_.size() + n > room_) throw Error("pieces: a rewrite outgrew its reserved room");
+  }
 };
 
 }  // namespace phasor::tokenizers

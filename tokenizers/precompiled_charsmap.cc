@@ -42,12 +42,6 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
-// Whether the code point at i is a grapheme cluster of its own, and where it
-// ends (end): so when its Grapheme_Cluster_Break is Other and the one after
-// it (if any) is none of Extend, ZWJ and SpacingMark, the only classes that
-// join what comes before them (UAX #29: GB9, GB9a; an Other is no Prepend, CR,
-// Hangul syllable or regional indicator, whose rules look forward). ICU's own
-// property data: the iterator's answer, without its cost.
 // Grapheme_Cluster_Break of c: for the BMP from a table made once (64 KiB,
 // a millisecond), since ICU's property lookup would be most of the cost.
 int GraphemeBreak(UChar32 c) {
@@ -58,20 +52,6 @@ int GraphemeBreak(UChar32 c) {
     return t;
   }();
   return c < 0x10000 ? bmp[c] : u_getIntPropertyValue(c, UCHAR_GRAPHEME_CLUSTER_BREAK);
-}
-
-bool AloneInItsCluster(std::string_view text, size_t i, size_t& end) {
-  size_t j = i;
-  const auto c = static_cast<UChar32>(NextCodePoint(text, j));
-  if (GraphemeBreak(c) != U_GCB_OTHER) return false;
-  if (j < text.size()) {
-    size_t k = j;
-    const auto next = static_cast<UChar32>(NextCodePoint(text, k));
-    const int gcb = GraphemeBreak(next);
-    if (gcb == U_GCB_EXTEND || gcb == U_GCB_ZWJ || gcb == U_GCB_SPACING_MARK) return false;
-  }
-  end = j;
-  return true;
 }
 
 // One character BreakIterator per thread: creating one costs far more than
@@ -106,6 +86,27 @@ icu::BreakIterator* GraphemesOf(const char* text, size_t n, const std::string& w
 }
 
 }  // namespace
+
+// Whether the code point at i is a grapheme cluster of its own, and where it
+// ends (end): so when its Grapheme_Cluster_Break is Other and the one after
+// it (if any) is none of Extend, ZWJ and SpacingMark, the only classes that
+// join what comes before them (UAX #29: GB9, GB9a; an Other is no Prepend, CR,
+// Hangul syllable or regional indicator, whose rules look forward). ICU's own
+// property data: the iterator's answer, without its cost.
+bool AloneInItsCluster(std::string_view text, size_t i, size_t& end) {
+  size_t j = i;
+  const auto c = static_cast<UChar32>(NextCodePoint(text, j));
+  if (GraphemeBreak(c) != U_GCB_OTHER) return false;
+  if (j < text.size()) {
+    size_t k = j;
+    const auto next = static_cast<UChar32>(NextCodePoint(text, k));
+    const int gcb = GraphemeBreak(next);
+    if (gcb == U_GCB_EXTEND || gcb == U_GCB_ZWJ || gcb == U_GCB_SPACING_MARK) return false;
+  }
+  end = j;
+  return true;
+}
+
 
 PrecompiledCharsmap::PrecompiledCharsmap(const std::string& bytes, const std::string& where)
     : where_(where) {

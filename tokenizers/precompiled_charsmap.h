@@ -25,6 +25,12 @@ namespace phasor::tokenizers {
 struct AlignedText;  // aligned_text.h
 struct CharChange;
 
+// Whether the code point at byte i of text (valid UTF-8) is a grapheme
+// cluster of its own by its class and the next one's alone (Other, not
+// followed by Extend, ZWJ or SpacingMark), and then where it ends (end).
+// false: ICU's iterator must decide.
+bool AloneInItsCluster(std::string_view text, size_t i, size_t& end);
+
 class PrecompiledCharsmap {
  public:
   // bytes: the raw charsmap. Throws Error naming where if it is too short for

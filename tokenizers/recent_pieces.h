@@ -49,7 +49,7 @@ class RecentPieces {
     s.len = static_cast<uint8_t>(piece.size());
     s.n_ids = static_cast<uint8_t>(n);
     std::memcpy(s.bytes, piece.data(), piece.size());
-    std::memcpy(s.ids, ids, n * sizeof(int32_t));
+    if (n > 0) std::memcpy(s.ids, ids, n * sizeof(int32_t));  // ids may be null for none
   }
 
  private:

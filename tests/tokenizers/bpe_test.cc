@@ -209,14 +209,15 @@ TEST(BpeTest, ManyThreadsShareTheCache) {
 }
 
 // The merges by their definition, written out plainly: the pair of lowest
-// rank, the leftmost of equal ones, merged until no pair has a rule. Over
-// code points of a byte-level vocabulary in which each one is a token.
+// rank, the leftmost of equal ones, merged until no pair has a rule (a pair
+// listed twice takes its later rank, as the crate's HashMap collect). Over
+// code points of a vocabulary in which each one is a token.
 std::vector<int32_t> ReferenceIds(const nlohmann::json& spec, const std::string& word) {
   std::map<std::pair<std::string, std::string>, size_t> rank;
   for (size_t r = 0; r < spec["merges"].size(); ++r) {
     const std::string m = spec["merges"][r];
     const size_t space = m.find(' ');
-    rank.emplace(std::make_pair(m.substr(0, space), m.substr(space + 1)), r);
+    rank[std::make_pair(m.substr(0, space), m.substr(space + 1))] = r;  // the last line wins
   }
   std::vector<std::string> symbols;
   for (size_t i = 0; i < word.size();) {
@@ -260,6 +261,23 @@ TEST(BpeTest, ShortAndLongWordsMergeAsTheDefinitionSays) {
     for (int k = 0; k < n; ++k) w += letters[rng() % letters.size()];
     EXPECT_EQ(Ids(*model, w), ReferenceIds(spec, w)) << w;
   }
+}
+
+// A pair listed twice takes the rank of its later line: here "b c" (rank 1)
+// goes before "a b" (rank 2), in short words and long ones alike.
+TEST(BpeTest, ARepeatedMergeTakesItsLaterRank) {
+  const nlohmann::json spec = Spec({{"a", 0}, {"b", 1}, {"c", 2}, {"ab", 3}, {"bc", 4}},
+                                   nlohmann::json::array({"a b", "b c", "a b"}));
+  const auto model = MakeBpe(spec, "t");
+  EXPECT_EQ(Ids(*model, "abc"), (std::vector<int32_t>{0, 4}));
+  std::string long_word;
+  std::vector<int32_t> want;
+  for (int k = 0; k < 12; ++k) {
+    long_word += "abc";
+    want.insert(want.end(), {0, 4});
+  }
+  EXPECT_EQ(Ids(*model, long_word), want);
+  EXPECT_EQ(ReferenceIds(spec, long_word), want);
 }
 
 // Two models used in turn on one thread give each its own ids for the same
