@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -163,6 +164,16 @@ Regex::Regex(const std::string& pattern, const std::string& where) : where_(wher
   }
   // Where there is no JIT the interpreter gives the same matches, slower.
   pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);
+  // The bytes a match can begin with, when PCRE2 knows a set of them and the
+  // pattern cannot match the empty string: a text holding none of them has
+  // no match, found without a call.
+  uint32_t match_empty = 1;
+  const uint8_t* bitmap = nullptr;
+  if (pcre2_pattern_info(code_, PCRE2_INFO_MATCHEMPTY, &match_empty) == 0 && match_empty == 0 &&
+      pcre2_pattern_info(code_, PCRE2_INFO_FIRSTBITMAP, &bitmap) == 0 && bitmap != nullptr) {
+    for (int b = 0; b < 256; ++b) first_bytes_[b] = (bitmap[b / 8] >> (b % 8)) & 1;
+    has_first_bytes_ = true;
+  }
 }
 
 Regex::~Regex() { pcre2_code_free(code_); }
@@ -175,6 +186,10 @@ std::vector<std::pair<size_t, size_t>> Regex::FindAll(std::string_view text) con
 
 void Regex::FindAll(std::string_view text, std::vector<std::pair<size_t, size_t>>& spans) const {
   spans.clear();
+  if (has_first_bytes_ && std::none_of(text.begin(), text.end(), [this](char c) {
+        return first_bytes_[static_cast<unsigned char>(c)];
+      }))
+    return;
   // The thread's match data, made once: one pair, the whole match's (groups
   // are not read; a match with groups returns 0, "ovector too small").
   thread_local std::unique_ptr<pcre2_match_data, MatchDataDeleter> data(

@@ -24,6 +24,7 @@
 // refused with an Error naming the pattern.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -65,6 +66,10 @@ class Regex {
  private:
   pcre2_real_code_8* code_ = nullptr;
   std::string where_;
+  // [256] whether a match can begin with the byte (PCRE2's start bitmap),
+  // when has_first_bytes_.
+  std::array<bool, 256> first_bytes_{};
+  bool has_first_bytes_ = false;
 };
 
 }  // namespace phasor::tokenizers
