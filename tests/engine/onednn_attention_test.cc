@@ -33,16 +33,6 @@ using phasor::testing::Random;
 
 constexpr int64_t kBlock = kOnednnKeyBlock;
 
-bool HasAmxTarget() {
-  for (Isa isa : AvailableIsas()) {
-    if (isa == Isa::kAmx) return true;
-  }
-  return false;
-}
-
-#define SKIP_WITHOUT_AMX_TARGET() \
-  if (!HasAmxTarget()) GTEST_SKIP() << "this CPU or build has no amx target"
-
 using Bytes = std::vector<uint8_t, AlignedAllocator<uint8_t>>;
 
 // x rounded to bfloat16 and back: the inputs the products take unchanged.

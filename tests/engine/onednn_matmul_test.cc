@@ -47,16 +47,6 @@ uint32_t BitsOf(float f) {
   return bits;
 }
 
-bool HasAmxTarget() {
-  for (Isa isa : AvailableIsas()) {
-    if (isa == Isa::kAmx) return true;
-  }
-  return false;
-}
-
-#define SKIP_WITHOUT_AMX_TARGET() \
-  if (!HasAmxTarget()) GTEST_SKIP() << "this CPU or build has no amx target"
-
 struct Case {
   int64_t rows, in, out;
 };

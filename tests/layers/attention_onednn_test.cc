@@ -23,13 +23,6 @@
 namespace phasor {
 namespace {
 
-bool HasAmxTarget() {
-  for (Isa isa : AvailableIsas()) {
-    if (isa == Isa::kAmx) return true;
-  }
-  return false;
-}
-
 Weights AttentionWeights(int64_t d) {
   Weights w("test weights");
   const float a = 2.0f / std::sqrt(static_cast<float>(d));
@@ -41,7 +34,7 @@ Weights AttentionWeights(int64_t d) {
 }
 
 TEST(AttentionOnednnTest, ASequenceAloneGivesItsBitsInAnyBatchAndThreadCount) {
-  if (!HasAmxTarget()) GTEST_SKIP() << "this CPU or build has no amx target";
+  SKIP_WITHOUT_AMX_TARGET();
   testing::IsaGuard guard;
   const int64_t d = 128, seq = 300;
   const std::vector<int64_t> lengths = {300, 33, 1, 0, 129, 40, 32, 32, 40, 35, 31, 257};

@@ -51,6 +51,17 @@ class ThreadsGuard {  // restores the default thread count after a test
   ~ThreadsGuard() { SetNumThreads(0); }
 };
 
+// Whether this CPU and build have the amx target (oneDNN's; forced on any
+// CPU with AVX-512 VNNI), and a test's first line that skips it otherwise.
+inline bool HasAmxTarget() {
+  for (Isa isa : AvailableIsas()) {
+    if (isa == Isa::kAmx) return true;
+  }
+  return false;
+}
+#define SKIP_WITHOUT_AMX_TARGET() \
+  if (!::phasor::testing::HasAmxTarget()) GTEST_SKIP() << "this CPU or build has no amx target"
+
 // Runs f() once per target this CPU has; returns the results in the order of
 // AvailableIsas() (portable last).
 template <class F>
