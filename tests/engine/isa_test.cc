@@ -9,6 +9,8 @@
 // isa_*_test.cc, one family a file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,24 @@ TEST(IsaTest, PortableIsAlwaysAvailableAndLast) {
   ASSERT_FALSE(isas.empty());
   EXPECT_EQ(isas.back(), Isa::kPortable);
   EXPECT_NE(std::find(isas.begin(), isas.end(), ActiveIsa()), isas.end());
+}
+
+// The amx target (oneDNN's products) is the first choice only where the CPU
+// has AMX tiles (its own flag in /proc/cpuinfo, read here apart from oneDNN)
+// and oneDNN reports them usable: elsewhere oneDNN's AVX-512 kernels are
+// slower than phasor's own (README, "The amx target"), so avx512 comes first.
+TEST(IsaTest, AmxComesFirstOnlyWhereTheCpuHasAmxTiles) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  bool tiles = false;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) == 0 && line.find(" amx_tile") != std::string::npos) tiles = true;
+  }
+  const std::vector<Isa> isas = AvailableIsas();
+  if (!tiles) {
+    EXPECT_FALSE(HasAmx());
+  }
+  EXPECT_EQ(isas.front() == Isa::kAmx, tiles && HasAmx()) << "first: " << IsaName(isas.front());
 }
 
 TEST(IsaTest, UnknownOrMissingTargetIsAUsageErrorNamingWhatTheCpuHas) {
