@@ -66,18 +66,7 @@ def make_m2m100(name, prefix="model.", seed=11):
     def add(name, *shape, scale=0.2, around=0.0):
         t[name] = (around + scale * rng.standard_normal(shape)).astype(np.float32)
     add("shared.weight", cfg["vocab_size"], d, scale=1 / math.sqrt(d))
-    for i in range(cfg["encoder_layers"]):
-        p = f"encoder.layers.{i}."
-        for m in ("q_proj", "k_proj", "v_proj", "out_proj"):
-            add(p + "self_attn." + m + ".weight", d, d, scale=1 / math.sqrt(d))
-            add(p + "self_attn." + m + ".bias", d, scale=0.1)
-        add(p + "fc1.weight", ff, d, scale=1 / math.sqrt(d))
-        add(p + "fc1.bias", ff, scale=0.1)
-        add(p + "fc2.weight", d, ff, scale=1 / math.sqrt(ff))
-        add(p + "fc2.bias", d, scale=0.1)
-        for n in ("self_attn_layer_norm", "final_layer_norm"):
-            add(p + n + ".weight", d, scale=0.1, around=1.0)
-            add(p + n + ".bias", d, scale=0.1)
+    random_marian_layers(add, cfg, "encoder")  # M2M100's layers have Marian's names
     add("encoder.layer_norm.weight", d, scale=0.1, around=1.0)
     add("encoder.layer_norm.bias", d, scale=0.1)
     add("decoder.layers.0.fc1.weight", ff, d)  # a decoder part, which phasor does not read
